@@ -1,0 +1,185 @@
+/*
+ * card.c: cards, their text notation, variants, options and error text.
+ */
+#include <string.h>
+
+#include <sodium.h>
+
+#include "briscola.h"
+
+/* Strength inside a suit, by rank - 1: Asso, 3, Re, Cavallo, Fante, 7..2. */
+static const uint8_t strength[10] = { 10, 1, 9, 2, 3, 4, 5, 6, 7, 8 };
+/* Card points by rank - 1. */
+static const uint8_t cardpoints[10] = { 11, 0, 10, 0, 0, 0, 0, 2, 3, 4 };
+static const char suitletter[4] = { 'C', 'D', 'B', 'S' };
+
+static const struct {
+	const char	*name;
+	int		 seats;
+} variants[BRI_NVARIANTS] = {
+	[BRI_JOKER3] =   { "joker3",   3 },
+	[BRI_CLASSIC2] = { "classic2", 2 },
+	[BRI_CLASSIC3] = { "classic3", 3 },
+	[BRI_CLASSIC4] = { "classic4", 4 },
+};
+
+/*
+ * Initialise the library: libsodium must be ready before a seed is
+ * expanded.  Safe to call more than once and from several threads.
+ * Returns BRI_OK, or BRI_EINVAL if libsodium cannot start.
+ */
+int
+bri_init(void)
+{
+	return sodium_init() < 0 ? BRI_EINVAL : BRI_OK;
+}
+
+/* Static English text for an error code; never NULL. */
+const char *
+bri_strerror(int e)
+{
+	switch (e) {
+	case BRI_OK:		return "no error";
+	case BRI_EINVAL:	return "invalid argument";
+	case BRI_EBADCARD:	return "not a card";
+	case BRI_ETURN:		return "not your turn";
+	case BRI_ENOTINHAND:	return "card not in hand";
+	case BRI_EDEALOVER:	return "deal over";
+	case BRI_EMATCHOVER:	return "match over";
+	case BRI_EDECK:		return "not a deck for this variant";
+	case BRI_ESEED:		return "not a seed";
+	case BRI_ENOENTROPY:	return "no entropy from the kernel";
+	}
+	return "unknown error";
+}
+
+/*
+ * Parse the first len bytes of s as a card: rank 1..10 then a suit letter
+ * C, D, B or S, in either case, nothing else.  On success stores the card
+ * in *c and returns BRI_OK; otherwise BRI_EBADCARD and *c is untouched.
+ */
+int
+bri_card_parse(const char *s, size_t len, bri_card *c)
+{
+	int	 rank, suit;
+	char	 l;
+
+	if (s == NULL || len < 2 || len > 3)
+		return BRI_EBADCARD;
+	if (len == 3) {
+		if (s[0] != '1' || s[1] != '0')
+			return BRI_EBADCARD;
+		rank = 10;
+	} else {
+		if (s[0] < '1' || s[0] > '9')
+			return BRI_EBADCARD;
+		rank = s[0] - '0';
+	}
+	l = s[len - 1];
+	if (l >= 'a' && l <= 'z')
+		l -= 'a' - 'A';
+	for (suit = 0; suit < 4; suit++)
+		if (suitletter[suit] == l)
+			break;
+	if (suit == 4)
+		return BRI_EBADCARD;
+	*c = BRI_CARD(rank, suit);
+	return BRI_OK;
+}
+
+/* Canonical text of a card into buf ("?" for a non-card); returns buf. */
+const char *
+bri_card_format(bri_card c, char buf[BRI_CARD_STRLEN])
+{
+	int	 rank, i = 0;
+
+	if (c >= BRI_NCARDS) {
+		buf[0] = '?';
+		buf[1] = '\0';
+		return buf;
+	}
+	rank = BRI_CARD_RANK(c);
+	if (rank == 10) {
+		buf[i++] = '1';
+		buf[i++] = '0';
+	} else
+		buf[i++] = '0' + rank;
+	buf[i++] = suitletter[BRI_CARD_SUIT(c)];
+	buf[i] = '\0';
+	return buf;
+}
+
+/* Card points of a card: 11, 10, 4, 3, 2 or 0. */
+int
+bri_card_points(bri_card c)
+{
+	return c < BRI_NCARDS ? cardpoints[c % 10] : 0;
+}
+
+/* Strength inside its suit, 1 (the 2) to 10 (the Asso). */
+int
+bri_card_strength(bri_card c)
+{
+	return c < BRI_NCARDS ? strength[c % 10] : 0;
+}
+
+/* Name of a variant, or NULL for a value out of range. */
+const char *
+bri_variant_name(enum bri_variant v)
+{
+	return (unsigned)v < BRI_NVARIANTS ? variants[v].name : NULL;
+}
+
+/* Parse a variant name (exact, lowercase); BRI_OK or BRI_EINVAL. */
+int
+bri_variant_parse(const char *s, enum bri_variant *v)
+{
+	int	 i;
+
+	if (s == NULL)
+		return BRI_EINVAL;
+	for (i = 0; i < BRI_NVARIANTS; i++)
+		if (strcmp(s, variants[i].name) == 0) {
+			*v = i;
+			return BRI_OK;
+		}
+	return BRI_EINVAL;
+}
+
+/* Seats at the table of a variant, or 0 for a value out of range. */
+int
+bri_variant_seats(enum bri_variant v)
+{
+	return (unsigned)v < BRI_NVARIANTS ? variants[v].seats : 0;
+}
+
+/* Fill *o with the documented defaults of variant v. */
+void
+bri_options_default(struct bri_options *o, enum bri_variant v)
+{
+	memset(o, 0, sizeof(*o));
+	o->variant = v;
+	o->deals_to_win = 2;
+	o->match_target = 10;
+	o->deal_cap = 100;
+	o->removed_two = -1;
+}
+
+/* BRI_OK if every option is in range, BRI_EINVAL otherwise. */
+int
+bri_options_check(const struct bri_options *o)
+{
+	if ((unsigned)o->variant >= BRI_NVARIANTS)
+		return BRI_EINVAL;
+	if (o->deals_to_win < 1 || o->deals_to_win > 1000)
+		return BRI_EINVAL;
+	if (o->match_target < 1 || o->match_target > 1000)
+		return BRI_EINVAL;
+	if (o->deal_cap < 1 || o->deal_cap > 100000)
+		return BRI_EINVAL;
+	if (o->removed_two < -1 || o->removed_two > 3)
+		return BRI_EINVAL;
+	if (o->removed_two != -1 && o->variant != BRI_CLASSIC3)
+		return BRI_EINVAL;
+	return BRI_OK;
+}

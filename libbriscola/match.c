@@ -1,0 +1,211 @@
+/*
+ * match.c: a match of deals from one seed, its match points and its end,
+ * and the per-seat view that is all a seat may know.
+ */
+#include <string.h>
+
+#include "briscola.h"
+
+/*
+ * Start a match with options o and seed s: checks the options, draws the
+ * first dealer, and deals nothing yet (call bri_match_deal()).  Returns
+ * BRI_OK or BRI_EINVAL.
+ */
+int
+bri_match_init(struct bri_match *m, const struct bri_options *o,
+    const struct bri_seed *s)
+{
+	if (o == NULL || s == NULL || bri_options_check(o) != BRI_OK)
+		return BRI_EINVAL;
+	memset(m, 0, sizeof(*m));
+	m->opt = *o;
+	m->seed = *s;
+	m->nseats = bri_variant_seats(o->variant);
+	m->first_dealer = (uint8_t)bri_first_dealer(s, m->nseats);
+	m->winner = BRI_NOSEAT;
+	m->deal.over = 1;		/* no deal in play yet */
+	return BRI_OK;
+}
+
+/*
+ * Deal the next deal: its deck comes from the seed and its index, its
+ * dealer is the first dealer moved one seat clockwise per deal.  Returns
+ * BRI_OK, BRI_EMATCHOVER, or BRI_EINVAL while a deal is still in play.
+ */
+int
+bri_match_deal(struct bri_match *m)
+{
+	bri_card	 deck[BRI_NCARDS], removed;
+	int		 n, e;
+
+	if (m->result != BRI_MATCH_PLAYING)
+		return BRI_EMATCHOVER;
+	if (!m->deal.over)
+		return BRI_EINVAL;
+	n = bri_shuffle(&m->seed, &m->opt, m->ndeals, deck, &removed);
+	if (n < 0)
+		return n;
+	e = bri_deal_init(&m->deal, m->opt.variant, deck, n,
+	    (m->first_dealer + m->ndeals) % m->nseats);
+	if (e != BRI_OK)
+		return e;
+	m->ndeals++;
+	return BRI_OK;
+}
+
+/* Seats holding the top match points, as a bitmask; *top gets the value. */
+static unsigned
+match_leaders(const struct bri_match *m, int *top)
+{
+	unsigned	 mask = 0;
+	int		 i;
+
+	*top = -1;
+	for (i = 0; i < m->nseats; i++) {
+		if (m->mpoints[i] > *top) {
+			*top = m->mpoints[i];
+			mask = 0;
+		}
+		if (m->mpoints[i] == *top)
+			mask |= 1u << i;
+	}
+	return mask;
+}
+
+/* Apply a finished deal to the match points and decide the match's end. */
+static void
+match_score(struct bri_match *m)
+{
+	struct bri_deal	*d = &m->deal;
+	unsigned	 lead;
+	int		 i, top, target;
+
+	switch (d->result) {
+	case BRI_DEAL_JOKER:
+		m->mpoints[d->joker] += 2;
+		m->deals_won[d->joker]++;
+		break;
+	case BRI_DEAL_ALLIES:
+		for (i = 0; i < m->nseats; i++)
+			if (i != d->joker) {
+				m->mpoints[i]++;
+				m->deals_won[i]++;
+			}
+		break;
+	case BRI_DEAL_WON:
+		for (i = 0; i < m->nseats; i++)
+			if (bri_deal_team(d, i) == d->winner) {
+				m->mpoints[i]++;
+				m->deals_won[i]++;
+			}
+		break;
+	default:
+		break;
+	}
+
+	target = m->opt.variant == BRI_JOKER3 ? m->opt.match_target :
+	    m->opt.deals_to_win;
+	lead = match_leaders(m, &top);
+	if (top >= target && (lead & (lead - 1)) == 0) {
+		m->result = BRI_MATCH_WON;
+		for (i = 0; i < m->nseats; i++)
+			if (lead >> i & 1)
+				m->winner = bri_deal_team(d, i);
+	} else if (top >= target && m->opt.variant == BRI_CLASSIC4) {
+		/* partners share their points: the pair is one leader */
+		m->result = BRI_MATCH_WON;
+		m->winner = bri_deal_team(d, __builtin_ctz(lead));
+	} else if (m->ndeals >= m->opt.deal_cap) {
+		m->result = BRI_MATCH_DRAWN;
+		m->tied = (uint8_t)lead;
+	}
+}
+
+/*
+ * Seat plays card c in the current deal, as bri_deal_play(); when that
+ * ends the deal, the match points move and ev->match_over says whether
+ * the match is over.  Returns what bri_deal_play() returns, or
+ * BRI_EMATCHOVER.
+ */
+int
+bri_match_play(struct bri_match *m, int seat, bri_card c,
+    struct bri_event *ev)
+{
+	struct bri_event	 dummy;
+	int			 e;
+
+	if (m->result != BRI_MATCH_PLAYING)
+		return BRI_EMATCHOVER;
+	if (ev == NULL)
+		ev = &dummy;
+	if ((e = bri_deal_play(&m->deal, seat, c, ev)) != BRI_OK)
+		return e;
+	if (ev->deal_over) {
+		match_score(m);
+		ev->match_over = m->result != BRI_MATCH_PLAYING;
+	}
+	return BRI_OK;
+}
+
+/*
+ * What seat may know of deal d now, into *v: its own hand, the trump
+ * card, every card played, the Joker, the scores; in classic4 its
+ * partner's hand once the stock is empty; the removed 2 once the deal is
+ * over.  Returns BRI_OK or BRI_EINVAL for a seat not at the table.
+ */
+int
+bri_view_of_deal(const struct bri_deal *d, int seat, struct bri_view *v)
+{
+	int	 p;
+
+	if (seat < 0 || seat >= d->nseats)
+		return BRI_EINVAL;
+	memset(v, 0, sizeof(*v));
+	v->variant = d->variant;
+	v->nseats = d->nseats;
+	v->seat = (uint8_t)seat;
+	v->dealer = d->dealer;
+	v->trump = d->trump;
+	v->nhand = d->nhand[seat];
+	memcpy(v->hand, d->hand[seat], sizeof(v->hand));
+	v->drawn = d->drawn[seat];
+	v->stock = d->nstock;
+	v->turn = d->turn;
+	v->leader = d->leader;
+	v->nplays = d->nplays;
+	memcpy(v->plays, d->plays, d->nplays);
+	memcpy(v->playseat, d->playseat, d->nplays);
+	memset(v->plays + d->nplays, BRI_NOCARD, BRI_NCARDS - d->nplays);
+	v->trick = d->trick;
+	memcpy(v->winners, d->winners, d->trick);
+	v->joker = d->joker;
+	memcpy(v->points, d->points, sizeof(v->points));
+	v->partner = BRI_NOSEAT;
+	memset(v->partner_hand, BRI_NOCARD, sizeof(v->partner_hand));
+	if (d->variant == BRI_CLASSIC4) {
+		p = (seat + 2) % 4;
+		v->partner = (int8_t)p;
+		if (d->nstock == 0) {
+			v->npartner = d->nhand[p];
+			memcpy(v->partner_hand, d->hand[p], d->nhand[p]);
+		}
+	}
+	v->over = d->over;
+	v->result = d->result;
+	v->winner = d->winner;
+	v->removed = d->over ? d->removed : BRI_NOCARD;
+	return BRI_OK;
+}
+
+/* bri_view_of_deal() of the match's current deal, with match points. */
+int
+bri_view_build(const struct bri_match *m, int seat, struct bri_view *v)
+{
+	int	 e;
+
+	if ((e = bri_view_of_deal(&m->deal, seat, v)) != BRI_OK)
+		return e;
+	v->deal_no = m->ndeals;
+	memcpy(v->mpoints, m->mpoints, sizeof(v->mpoints));
+	return BRI_OK;
+}
