@@ -1,0 +1,789 @@
+/*
+ * ctl.c: the control socket, a Unix-domain socket of mode 0600 that
+ * speaks GTP: "[id] command args" answered by "=id text" or "?id error"
+ * and an empty line.  Commands are data: one table gives each its
+ * arity, usage and handler, and list_commands, known_command, help and
+ * arity checks all read it.  Handlers check everything before acting.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/listener.h>
+
+#include "refd.h"
+#include "log.h"
+#include "util.h"
+
+#define CTL_MAXCONNS	64
+
+struct ctl_conn {
+	TAILQ_ENTRY(ctl_conn) entry;	/* all connections */
+	TAILQ_ENTRY(ctl_conn) mentry;	/* a match's watchers or waiters */
+	struct bufferevent *bev;
+	struct match	*match;		/* watched or awaited */
+	long		 id;		/* id of that streaming command */
+	int		 closing;	/* close once output is flushed */
+	int		 watching;	/* following as a watcher, not a waiter */
+};
+
+struct ctl_command {
+	const char	*name;
+	int		 min, max;	/* argument count */
+	const char	*usage;
+	int		(*fn)(struct ctl_conn *, struct gtp_cmd *, char *,
+			    size_t);
+};
+
+static TAILQ_HEAD(, ctl_conn) conns = TAILQ_HEAD_INITIALIZER(conns);
+static struct evconnlistener *listener;
+static int		 nconns;
+static char		 ctl_sockpath[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+static int	ctl_protocol_version(struct ctl_conn *, struct gtp_cmd *,
+		    char *, size_t);
+static int	ctl_name(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_version(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_known_command(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_list_commands(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_help(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_quit(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_bot_add(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_bot_list(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_match_start(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_match_list(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_match_show(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_match_watch(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_match_wait(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_match_stop(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_status(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_shutdown(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+
+/* Sorted by name; the 1 in "max" of variadic commands is GTP_MAXARGS. */
+static const struct ctl_command ctl_commands[] = {
+	{ "bot_add", 3, GTP_MAXARGS, "NAME spawn COMMAND [ARG ...] | "
+	    "NAME remote TOKEN", ctl_bot_add },
+	{ "bot_list", 0, 0, "", ctl_bot_list },
+	{ "help", 0, 1, "[COMMAND]", ctl_help },
+	{ "known_command", 1, 1, "COMMAND", ctl_known_command },
+	{ "list_commands", 0, 0, "", ctl_list_commands },
+	{ "match_list", 0, 0, "", ctl_match_list },
+	{ "match_show", 1, 1, "ID", ctl_match_show },
+	{ "match_start", 2, GTP_MAXARGS, "VARIANT BOT ... [seed=HEX] "
+	    "[move_ms=N] [bank_ms=N] [startup_ms=N] [policy=forfeit|fallback] "
+	    "[max_faults=N] [target=N] [deals_to_win=N] [deal_cap=N] "
+	    "[removed_two=random|C|D|B|S]", ctl_match_start },
+	{ "match_stop", 1, 1, "ID", ctl_match_stop },
+	{ "match_wait", 1, 1, "ID", ctl_match_wait },
+	{ "match_watch", 1, 1, "ID", ctl_match_watch },
+	{ "name", 0, 0, "", ctl_name },
+	{ "protocol_version", 0, 0, "", ctl_protocol_version },
+	{ "quit", 0, 0, "", ctl_quit },
+	{ "shutdown", 0, 0, "", ctl_shutdown },
+	{ "status", 0, 0, "", ctl_status },
+	{ "version", 0, 0, "", ctl_version },
+};
+#define NCOMMANDS (sizeof(ctl_commands) / sizeof(ctl_commands[0]))
+
+/* The one success reply: "=id text" and the empty line. */
+static void
+ctl_reply(struct ctl_conn *c, long id, const char *text)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->bev);
+
+	if (id >= 0)
+		evbuffer_add_printf(out, "=%ld %s\n\n", id, text);
+	else
+		evbuffer_add_printf(out, "= %s\n\n", text);
+}
+
+/* The one error reply: "?id message" and the empty line. */
+static void
+ctl_error(struct ctl_conn *c, long id, const char *msg)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->bev);
+
+	if (id >= 0)
+		evbuffer_add_printf(out, "?%ld %s\n\n", id, msg);
+	else
+		evbuffer_add_printf(out, "? %s\n\n", msg);
+}
+
+/* The table entry of a command, or NULL. */
+static const struct ctl_command *
+ctl_lookup(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (strcmp(ctl_commands[i].name, name) == 0)
+			return &ctl_commands[i];
+	return NULL;
+}
+
+static int
+ctl_protocol_version(struct ctl_conn *c, struct gtp_cmd *cmd, char *r,
+    size_t len)
+{
+	(void)c;
+	(void)cmd;
+	snprintf(r, len, "2");
+	return 0;
+}
+
+static int
+ctl_name(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	(void)c;
+	(void)cmd;
+	snprintf(r, len, "refd");
+	return 0;
+}
+
+static int
+ctl_version(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	(void)c;
+	(void)cmd;
+	snprintf(r, len, "%s", REFD_VERSION);
+	return 0;
+}
+
+static int
+ctl_known_command(struct ctl_conn *c, struct gtp_cmd *cmd, char *r,
+    size_t len)
+{
+	(void)c;
+	snprintf(r, len, "%s", ctl_lookup(cmd->argv[0]) ? "true" : "false");
+	return 0;
+}
+
+static int
+ctl_list_commands(struct ctl_conn *c, struct gtp_cmd *cmd, char *r,
+    size_t len)
+{
+	size_t	 i, at = 0;
+
+	(void)c;
+	(void)cmd;
+	r[0] = '\0';
+	for (i = 0; i < NCOMMANDS && at < len; i++)
+		at += snprintf(r + at, len - at, "%s%s", i ? "\n" : "",
+		    ctl_commands[i].name);
+	return 0;
+}
+
+/* help [COMMAND]: the usage of one command, or of all. */
+static int
+ctl_help(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	const struct ctl_command *t;
+	size_t			 i, at = 0;
+
+	(void)c;
+	if (cmd->argc == 1) {
+		if ((t = ctl_lookup(cmd->argv[0])) == NULL) {
+			snprintf(r, len, "unknown command");
+			return -1;
+		}
+		snprintf(r, len, "%s %s", t->name, t->usage);
+		return 0;
+	}
+	r[0] = '\0';
+	for (i = 0; i < NCOMMANDS && at < len; i++)
+		at += snprintf(r + at, len - at, "%s%s %s", i ? "\n" : "",
+		    ctl_commands[i].name, ctl_commands[i].usage);
+	return 0;
+}
+
+static int
+ctl_quit(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	(void)cmd;
+	(void)len;
+	r[0] = '\0';
+	c->closing = 1;
+	return 0;
+}
+
+/* bot_add NAME spawn COMMAND [ARG...] | bot_add NAME remote TOKEN */
+static int
+ctl_bot_add(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	enum bot_kind	 kind;
+
+	(void)c;
+	if (strcmp(cmd->argv[1], "spawn") == 0)
+		kind = BOT_SPAWN;
+	else if (strcmp(cmd->argv[1], "remote") == 0)
+		kind = BOT_REMOTE;
+	else {
+		snprintf(r, len, "kind must be spawn or remote");
+		return -1;
+	}
+	if (bots_add(cmd->argv[0], kind, cmd->argc - 2, cmd->argv + 2, r,
+	    len) == -1)
+		return -1;
+	snprintf(r, len, "%s", cmd->argv[0]);
+	return 0;
+}
+
+/* bot_list: one line a bot. */
+static int
+ctl_bot_list(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	struct bot	*b;
+	struct seat	*s;
+	size_t		 at = 0;
+	int		 i, n;
+
+	(void)c;
+	(void)cmd;
+	r[0] = '\0';
+	for (b = bots_first(); b != NULL && at < len; b = bots_next(b)) {
+		at += snprintf(r + at, len - at, "%s%s %s", at ? "\n" : "",
+		    b->name, b->kind == BOT_SPAWN ? "spawn" : "remote");
+		if (b->kind == BOT_SPAWN)
+			for (i = 0; i < b->argc && at < len; i++)
+				at += snprintf(r + at, len - at, " %s",
+				    b->argv[i]);
+		else {
+			n = 0;
+			TAILQ_FOREACH(s, &b->idle, pool)
+				n++;
+			if (at < len)
+				at += snprintf(r + at, len - at, " idle=%d", n);
+		}
+	}
+	return 0;
+}
+
+/* Parse one key=value option of match_start into mc. */
+static int
+ctl_match_option(struct match_conf *mc, char *kv, char *r, size_t len)
+{
+	static const struct {
+		const char	*key;
+		long long	 min, max;
+		size_t		 off;
+	} nums[] = {
+		{ "move_ms", 1, 3600000, offsetof(struct match_conf, move_ms) },
+		{ "bank_ms", 0, 86400000, offsetof(struct match_conf, bank_ms) },
+		{ "startup_ms", 1, 600000,
+		    offsetof(struct match_conf, startup_ms) },
+		{ "max_faults", 1, 1000,
+		    offsetof(struct match_conf, max_faults) },
+		{ "target", 1, 1000,
+		    offsetof(struct match_conf, opt.match_target) },
+		{ "deals_to_win", 1, 1000,
+		    offsetof(struct match_conf, opt.deals_to_win) },
+		{ "deal_cap", 1, 100000,
+		    offsetof(struct match_conf, opt.deal_cap) },
+	};
+	const char	*errstr, *v;
+	char		*eq = strchr(kv, '=');
+	size_t		 i;
+	long long	 n;
+
+	if (eq == NULL) {
+		snprintf(r, len, "expected key=value, got \"%.40s\"", kv);
+		return -1;
+	}
+	*eq = '\0';
+	v = eq + 1;
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (strcmp(kv, nums[i].key) != 0)
+			continue;
+		n = util_num(v, nums[i].min, nums[i].max, &errstr);
+		if (errstr != NULL) {
+			snprintf(r, len, "%s: %s (%lld to %lld)", kv, errstr,
+			    nums[i].min, nums[i].max);
+			return -1;
+		}
+		*(int *)((char *)mc + nums[i].off) = (int)n;
+		return 0;
+	}
+	if (strcmp(kv, "seed") == 0) {
+		if (bri_seed_parse(v, &mc->seed) != BRI_OK) {
+			snprintf(r, len, "seed: 64 hex digits expected");
+			return -1;
+		}
+		mc->have_seed = 1;
+	} else if (strcmp(kv, "policy") == 0) {
+		if (strcmp(v, "forfeit") == 0)
+			mc->policy = POLICY_FORFEIT;
+		else if (strcmp(v, "fallback") == 0)
+			mc->policy = POLICY_FALLBACK;
+		else {
+			snprintf(r, len, "policy: forfeit or fallback");
+			return -1;
+		}
+	} else if (strcmp(kv, "removed_two") == 0) {
+		if (strcmp(v, "random") == 0)
+			mc->opt.removed_two = -1;
+		else if (strlen(v) == 1 && strchr("CDBS", v[0]) != NULL)
+			mc->opt.removed_two = (int)(strchr("CDBS", v[0]) -
+			    "CDBS");
+		else {
+			snprintf(r, len, "removed_two: random, C, D, B or S");
+			return -1;
+		}
+	} else {
+		snprintf(r, len, "unknown option %.40s", kv);
+		return -1;
+	}
+	return 0;
+}
+
+/* match_start VARIANT BOT... [key=value...]: answers the match id. */
+static int
+ctl_match_start(struct ctl_conn *c, struct gtp_cmd *cmd, char *r,
+    size_t len)
+{
+	struct match_conf mc;
+	struct match	*m;
+	enum bri_variant v;
+	int		 i;
+
+	(void)c;
+	if (bri_variant_parse(cmd->argv[0], &v) != BRI_OK) {
+		snprintf(r, len, "unknown variant %.40s (joker3, classic2, "
+		    "classic3, classic4)", cmd->argv[0]);
+		return -1;
+	}
+	memset(&mc, 0, sizeof(mc));
+	bri_options_default(&mc.opt, v);
+	mc.move_ms = conf.move_ms;
+	mc.bank_ms = conf.bank_ms;
+	mc.startup_ms = conf.startup_ms;
+	mc.policy = POLICY_FORFEIT;
+	mc.max_faults = 3;
+	for (i = 1; i < cmd->argc; i++) {
+		if (strchr(cmd->argv[i], '=') != NULL) {
+			if (ctl_match_option(&mc, cmd->argv[i], r, len) == -1)
+				return -1;
+			continue;
+		}
+		if (mc.nbots == BRI_MAXSEATS) {
+			snprintf(r, len, "too many bots");
+			return -1;
+		}
+		if (bots_find(cmd->argv[i]) == NULL) {
+			snprintf(r, len, "unknown bot %.40s", cmd->argv[i]);
+			return -1;
+		}
+		snprintf(mc.bots[mc.nbots++], sizeof(mc.bots[0]), "%s",
+		    cmd->argv[i]);
+	}
+	if (bri_options_check(&mc.opt) != BRI_OK) {
+		snprintf(r, len, "option not valid for %s", cmd->argv[0]);
+		return -1;
+	}
+	if ((m = match_start(&mc, r, len)) == NULL)
+		return -1;
+	snprintf(r, len, "%lld", (long long)m->id);
+	return 0;
+}
+
+/* One line describing a match. */
+static size_t
+ctl_match_line(struct match *m, char *r, size_t len)
+{
+	size_t	 at;
+	int	 i;
+
+	at = snprintf(r, len, "%lld %s %s deal=%d result=%s",
+	    (long long)m->id, bri_variant_name(m->conf.opt.variant),
+	    match_state_name(m->state), m->bm.ndeals,
+	    m->result[0] ? m->result : "-");
+	for (i = 0; i < m->nseats && at < len; i++)
+		at += snprintf(r + at, len - at, " %s", m->conf.bots[i]);
+	return at < len ? at : len;
+}
+
+/* match_list: one line a match. */
+static int
+ctl_match_list(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	struct match	*m;
+	size_t		 at = 0;
+
+	(void)c;
+	(void)cmd;
+	r[0] = '\0';
+	TAILQ_FOREACH(m, &matches, entry) {
+		if (at + 2 >= len)
+			break;
+		if (at)
+			r[at++] = '\n';
+		at += ctl_match_line(m, r + at, len - at);
+	}
+	return 0;
+}
+
+/* The match named by a command's first argument. */
+static struct match *
+ctl_match_arg(struct gtp_cmd *cmd, char *r, size_t len)
+{
+	const char	*errstr;
+	struct match	*m;
+	long long	 id;
+
+	id = util_num(cmd->argv[0], 1, INT64_MAX, &errstr);
+	if (errstr != NULL) {
+		snprintf(r, len, "match id: %s", errstr);
+		return NULL;
+	}
+	if ((m = match_find(id)) == NULL)
+		snprintf(r, len, "no match %lld in this refd", id);
+	return m;
+}
+
+/* match_show ID: the match's state in detail. */
+static int
+ctl_match_show(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	struct match	*m;
+	size_t		 at;
+	int		 i;
+
+	(void)c;
+	if ((m = ctl_match_arg(cmd, r, len)) == NULL)
+		return -1;
+	at = ctl_match_line(m, r, len);
+	at += snprintf(r + at, len - at, "\noptions %s\ncommit %s",
+	    m->options, m->commit);
+	for (i = 0; i < m->nseats && at < len; i++)
+		at += snprintf(r + at, len - at, "\nseat %d %s mpoints=%d "
+		    "faults=%d", i, m->conf.bots[i], m->bm.mpoints[i],
+		    m->faults[i]);
+	if (m->reason[0] && at < len)
+		snprintf(r + at, len - at, "\nreason %s", m->reason);
+	return 0;
+}
+
+/* match_watch ID: events stream until the match ends. */
+static int
+ctl_match_watch(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	struct match	*m;
+
+	if ((m = ctl_match_arg(cmd, r, len)) == NULL)
+		return -1;
+	if (c->match != NULL) {
+		snprintf(r, len, "already following a match");
+		return -1;
+	}
+	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED) {
+		snprintf(r, len, "end %s %s", m->result, m->reason);
+		return 0;
+	}
+	c->match = m;
+	c->id = cmd->id;
+	c->watching = 1;
+	TAILQ_INSERT_TAIL(&m->watchers, c, mentry);
+	evbuffer_add_printf(bufferevent_get_output(c->bev), "=%ld%swatching "
+	    "match %lld\n", cmd->id >= 0 ? cmd->id : 0, cmd->id >= 0 ? " " :
+	    "", (long long)m->id);
+	return 1;
+}
+
+/* match_wait ID: answered when the match ends. */
+static int
+ctl_match_wait(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	struct match	*m;
+
+	if ((m = ctl_match_arg(cmd, r, len)) == NULL)
+		return -1;
+	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED) {
+		snprintf(r, len, "%s %s", m->result, m->reason);
+		return 0;
+	}
+	if (c->match != NULL) {
+		snprintf(r, len, "already following a match");
+		return -1;
+	}
+	c->match = m;
+	c->id = cmd->id;
+	c->watching = 0;
+	TAILQ_INSERT_TAIL(&m->waiters, c, mentry);
+	return 1;
+}
+
+/* match_stop ID: end it now, as aborted. */
+static int
+ctl_match_stop(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	struct match	*m;
+
+	(void)c;
+	if ((m = ctl_match_arg(cmd, r, len)) == NULL)
+		return -1;
+	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED) {
+		snprintf(r, len, "match %lld is already over",
+		    (long long)m->id);
+		return -1;
+	}
+	match_stop(m, "stopped by the operator");
+	snprintf(r, len, "%lld aborted", (long long)m->id);
+	return 0;
+}
+
+/* status: what refd is doing. */
+static int
+ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	struct match	*m;
+	int		 done = 0;
+
+	(void)c;
+	(void)cmd;
+	TAILQ_FOREACH(m, &matches, entry)
+		done += m->state == MATCH_DONE || m->state == MATCH_ABORTED;
+	snprintf(r, len, "version %s\nmatches_running %d\nmatches_over %d\n"
+	    "connections %d\ncontrol_clients %d\nlog %s", REFD_VERSION,
+	    match_running(), done, seat_count(), nconns, conf.db_path);
+	return 0;
+}
+
+/* shutdown: stop every match as aborted, then leave the loop. */
+static int
+ctl_shutdown(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	(void)cmd;
+	snprintf(r, len, "shutting down");
+	c->closing = 1;
+	refd_shutdown();
+	return 0;
+}
+
+/* Run one command line. */
+static void
+ctl_command(struct ctl_conn *c, char *line)
+{
+	const struct ctl_command *t;
+	struct gtp_cmd		 cmd;
+	char			 r[16384];
+	int			 rc;
+
+	if (gtp_clean(line))
+		return;
+	if (gtp_parse_command(line, &cmd) == -1) {
+		ctl_error(c, -1, "syntax error");
+		return;
+	}
+	if ((t = ctl_lookup(cmd.name)) == NULL) {
+		ctl_error(c, cmd.id, "unknown command");
+		return;
+	}
+	if (cmd.argc < t->min || cmd.argc > t->max) {
+		snprintf(r, sizeof(r), "usage: %s %s", t->name, t->usage);
+		ctl_error(c, cmd.id, r);
+		return;
+	}
+	if (c->match != NULL) {
+		ctl_error(c, cmd.id, "busy following a match");
+		return;
+	}
+	r[0] = '\0';
+	rc = t->fn(c, &cmd, r, sizeof(r));
+	if (rc == 0)
+		ctl_reply(c, cmd.id, r);
+	else if (rc < 0)
+		ctl_error(c, cmd.id, r);
+}
+
+/* Drop a control connection. */
+static void
+ctl_drop(struct ctl_conn *c)
+{
+	if (c->match != NULL) {
+		if (c->watching)
+			TAILQ_REMOVE(&c->match->watchers, c, mentry);
+		else
+			TAILQ_REMOVE(&c->match->waiters, c, mentry);
+	}
+	TAILQ_REMOVE(&conns, c, entry);
+	nconns--;
+	bufferevent_free(c->bev);
+	free(c);
+}
+
+/* Lines from an operator. */
+static void
+ctl_read(struct bufferevent *bev, void *arg)
+{
+	struct ctl_conn	*c = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	char		*line;
+	size_t		 len;
+
+	while (!c->closing &&
+	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
+		if (len > GTP_MAXLINE || memchr(line, '\0', len) != NULL)
+			ctl_error(c, -1, "line too long or not text");
+		else
+			ctl_command(c, line);
+		free(line);
+	}
+	if (evbuffer_get_length(in) > GTP_MAXLINE) {
+		ctl_error(c, -1, "line too long");
+		c->closing = 1;
+	}
+	if (c->closing && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		ctl_drop(c);
+}
+
+/* Output flushed: a closing connection can go. */
+static void
+ctl_write(struct bufferevent *bev, void *arg)
+{
+	struct ctl_conn	*c = arg;
+
+	(void)bev;
+	if (c->closing)
+		ctl_drop(c);
+}
+
+static void
+ctl_event(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		ctl_drop(arg);
+}
+
+/* A new operator connection. */
+static void
+ctl_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct ctl_conn	*c;
+
+	(void)l;
+	(void)sa;
+	(void)salen;
+	(void)arg;
+	if (nconns >= CTL_MAXCONNS || (c = calloc(1, sizeof(*c))) == NULL) {
+		log_warnx("control: connection refused (limit or memory)");
+		close(fd);
+		return;
+	}
+	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (c->bev == NULL) {
+		close(fd);
+		free(c);
+		return;
+	}
+	bufferevent_setcb(c->bev, ctl_read, ctl_write, ctl_event, c);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	TAILQ_INSERT_TAIL(&conns, c, entry);
+	nconns++;
+}
+
+/* A watched match produced an event line. */
+void
+ctl_match_event(struct match *m, const char *line)
+{
+	struct ctl_conn	*c;
+
+	TAILQ_FOREACH(c, &m->watchers, mentry)
+		evbuffer_add_printf(bufferevent_get_output(c->bev), "%s\n",
+		    line);
+}
+
+/* A match ended: end the watchers' streams and answer the waiters. */
+void
+ctl_match_done(struct match *m)
+{
+	struct ctl_conn	*c;
+	char		 r[512];
+
+	while ((c = TAILQ_FIRST(&m->watchers)) != NULL) {
+		TAILQ_REMOVE(&m->watchers, c, mentry);
+		evbuffer_add_printf(bufferevent_get_output(c->bev), "\n");
+		c->match = NULL;
+	}
+	while ((c = TAILQ_FIRST(&m->waiters)) != NULL) {
+		TAILQ_REMOVE(&m->waiters, c, mentry);
+		c->match = NULL;
+		snprintf(r, sizeof(r), "%s %s", m->result, m->reason);
+		ctl_reply(c, c->id, r);
+	}
+}
+
+/* A match is being freed: nobody may point at it. */
+void
+ctl_forget(struct match *m)
+{
+	ctl_match_done(m);
+}
+
+/* Listen on the control socket at path, mode 0600. */
+int
+ctl_listen(const char *path)
+{
+	struct sockaddr_un	 sun;
+	mode_t			 old;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		log_warnx("control socket path too long: %s", path);
+		return -1;
+	}
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	snprintf(ctl_sockpath, sizeof(ctl_sockpath), "%s", path);
+	unlink(path);
+	old = umask(0077);
+	listener = evconnlistener_new_bind(base, ctl_accept, NULL,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1,
+	    (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (listener == NULL) {
+		log_warn("control socket %s", path);
+		return -1;
+	}
+	chmod(path, 0600);
+	return 0;
+}
+
+/* Close the control socket and every operator connection. */
+void
+ctl_close(void)
+{
+	struct ctl_conn	*c;
+
+	if (listener != NULL) {
+		evconnlistener_free(listener);
+		listener = NULL;
+		unlink(ctl_sockpath);
+	}
+	while ((c = TAILQ_FIRST(&conns)) != NULL) {
+		if (c->match != NULL)
+			ctl_match_done(c->match);
+		ctl_drop(c);
+	}
+}

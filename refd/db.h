@@ -1,0 +1,96 @@
+/*
+ * db.h: refd's SQLite log of matches, deals, plays and faults.
+ *
+ * Every write goes through here.  Each row that records something a match
+ * did (deal, play, trick, fault, deal end, match end) also carries a link
+ * of the match's hash chain: BLAKE2b-256 over the previous link and the
+ * row's canonical text (see refd-log(5)).  A function returns 0 on
+ * success and -1 on failure, with the reason in db_error(); after a
+ * failure the caller must stop the match, never play on unlogged.
+ *
+ * db_open() opens (and, unless readonly, creates) the log at path and
+ * brings its schema up to date; it returns NULL with the reason in err
+ * (errlen bytes, may be 0) when it cannot.  The other functions:
+ *
+ *	db_writable	1 if a write transaction can start now, else 0
+ *	db_abort_unfinished	marks every running match aborted
+ *	db_match_begin	inserts the match and its seats; sets m->id and
+ *			starts m->chain
+ *	db_seat_version	seat's GTP name and version, once it answered
+ *	db_deal		deal deal_no (1-based) as dealt
+ *	db_play		deal_no, seq (0-based within the deal), trick,
+ *			seat, card, ms taken, fault (1 if refd chose it)
+ *	db_trick	deal_no, trick, winner, points
+ *	db_joker	deal_no, seat made Joker
+ *	db_fault	deal_no (0 before the first deal), seat, kind,
+ *			evidence, ms, action
+ *	db_deal_end	the deal just over in the match; durable
+ *	db_match_end	result, reason, match points of nseats; durable
+ *	db_bot_event	match id (0 for none), seat (-1 for none), bot,
+ *			kind, detail; not chained
+ */
+#ifndef REFD_DB_H
+#define REFD_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "briscola.h"
+
+#define DB_HASHLEN	32
+
+struct db;
+
+/* What a match is, as recorded when it starts. */
+struct db_match {
+	int64_t		 id;		/* set by db_match_begin() */
+	const char	*variant;
+	const char	*options;	/* "key=value ..." in force */
+	const char	*seed_hex;	/* 64 hex digits */
+	const char	*commit_hex;	/* 64 hex digits */
+	const char	*rng;		/* "chacha20-ietf/1" */
+	int		 move_ms;	/* per-move limit */
+	int		 bank_ms;	/* time bank, 0 for none */
+	int		 startup_ms;	/* first answer limit */
+	const char	*policy;	/* "forfeit" or "fallback" */
+	int		 max_faults;	/* fallback: faults before forfeit */
+	int64_t		 tournament;	/* 0 when not part of one */
+	uint8_t		 chain[DB_HASHLEN]; /* running chain, kept by db.c */
+	int		 links;		/* links after chain0, kept by db.c */
+};
+
+/* One seat as recorded when a match starts. */
+struct db_seat {
+	int		 seat;
+	const char	*bot;		/* registered bot name */
+	const char	*version;	/* as the bot answered, or "" */
+	const char	*kind;		/* "spawn" or "remote" */
+	const char	*identity;	/* argv joined for display, or peer */
+};
+
+struct db	*db_open(const char *, int, char *, size_t);
+void		 db_close(struct db *);
+const char	*db_error(struct db *);
+int		 db_writable(struct db *);
+int		 db_abort_unfinished(struct db *, int *);
+
+int		 db_match_begin(struct db *, struct db_match *,
+		    const struct db_seat *, int);
+int		 db_seat_version(struct db *, struct db_match *, int,
+		    const char *, const char *);
+int		 db_deal(struct db *, struct db_match *,
+		    const struct bri_deal *, int);
+int		 db_play(struct db *, struct db_match *, int, int, int, int,
+		    bri_card, int, int);
+int		 db_trick(struct db *, struct db_match *, int, int, int, int);
+int		 db_joker(struct db *, struct db_match *, int, int);
+int		 db_fault(struct db *, struct db_match *, int, int,
+		    const char *, const char *, int, const char *);
+int		 db_deal_end(struct db *, struct db_match *,
+		    const struct bri_match *);
+int		 db_match_end(struct db *, struct db_match *, const char *,
+		    const char *, const int *, int);
+int		 db_bot_event(struct db *, int64_t, int, const char *,
+		    const char *, const char *);
+
+#endif /* REFD_DB_H */

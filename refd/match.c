@@ -1,0 +1,584 @@
+/*
+ * match.c: one match's state machine, its clocks and its fault policy.
+ *
+ * A match asks libbriscola what is legal and what happened, writes each
+ * event to the log before anyone hears of it, and then tells every seat
+ * what its own view allows.  Nothing here blocks: a bot's silence is a
+ * deadline in seat.c, and each log write is one short SQLite commit.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "refd.h"
+#include "log.h"
+#include "util.h"
+
+struct matchlist	 matches = TAILQ_HEAD_INITIALIZER(matches);
+
+static void	match_hello_done(struct match *);
+static void	match_deal(struct match *);
+static void	match_ask(struct match *);
+static void	match_apply(struct match *, int, bri_card, int64_t, int);
+static void	match_finish(struct match *, enum match_state, const char *,
+		    const char *);
+
+/* Name of a match state, for listings and the debug log. */
+const char *
+match_state_name(enum match_state s)
+{
+	switch (s) {
+	case MATCH_WAITING:	return "waiting";
+	case MATCH_PLAYING:	return "playing";
+	case MATCH_DONE:	return "done";
+	case MATCH_ABORTED:	return "aborted";
+	}
+	return "?";
+}
+
+/* Every state change passes here. */
+static void
+match_enter(struct match *m, enum match_state st)
+{
+	log_debug("match %lld: %s -> %s", (long long)m->id,
+	    match_state_name(m->state), match_state_name(st));
+	m->state = st;
+}
+
+/* Matches not yet over. */
+int
+match_running(void)
+{
+	struct match	*m;
+	int		 n = 0;
+
+	TAILQ_FOREACH(m, &matches, entry)
+		if (m->state == MATCH_WAITING || m->state == MATCH_PLAYING)
+			n++;
+	return n;
+}
+
+/* The match with id, or NULL. */
+struct match *
+match_find(int64_t id)
+{
+	struct match	*m;
+
+	TAILQ_FOREACH(m, &matches, entry)
+		if (m->id == id)
+			return m;
+	return NULL;
+}
+
+/* Tell the operator's watchers one event line. */
+static void
+match_emit(struct match *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void
+match_emit(struct match *m, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 line[512];
+
+	if (TAILQ_EMPTY(&m->watchers))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ctl_match_event(m, line);
+}
+
+/* The log refused a write: the match cannot go on unlogged. */
+static void
+match_logfail(struct match *m)
+{
+	char	 why[256];
+
+	snprintf(why, sizeof(why), "log failure: %s", db_error(logdb));
+	log_warnx("match %lld: %s", (long long)m->id, why);
+	match_finish(m, MATCH_ABORTED, "aborted", why);
+}
+
+/* Give seat i its bot: spawn it, or take a connected remote one. */
+static int
+match_seat_up(struct match *m, int i, char *err, size_t errlen)
+{
+	struct bot	*b = bots_find(m->conf.bots[i]);
+	struct seat	*s;
+	char		 path[1200];
+
+	if (b->kind == BOT_SPAWN) {
+		snprintf(path, sizeof(path), "%s/match%lld-seat%d-%s.log",
+		    conf.botlog_dir, (long long)m->id, i, b->name);
+		if ((s = seat_spawn(b, conf.botlog_dir[0] ? path : NULL, err,
+		    errlen)) == NULL)
+			return -1;
+		db_bot_event(logdb, m->id, i, b->name, "spawn", s->peer);
+	} else {
+		if ((s = TAILQ_FIRST(&b->idle)) == NULL)
+			return 0;	/* wait for it to connect */
+		TAILQ_REMOVE(&b->idle, s, pool);
+		s->state = SEAT_PLAYING;
+	}
+	s->match = m;
+	s->index = i;
+	m->seat[i] = s;
+	seat_send(s, PEND_NAME, m->conf.startup_ms, "name");
+	if (m->seat[i] != NULL)
+		seat_send(s, PEND_VERSION, m->conf.startup_ms, "version");
+	return 0;
+}
+
+/* A remote bot of b connected or came free: seat it where awaited. */
+void
+match_remote_ready(struct bot *b)
+{
+	struct match	*m, *t;
+	char		 err[256];
+	int		 i;
+
+	TAILQ_FOREACH_SAFE(m, &matches, entry, t) {
+		if (m->state != MATCH_WAITING)
+			continue;
+		for (i = 0; i < m->nseats && !TAILQ_EMPTY(&b->idle); i++)
+			if (m->seat[i] == NULL &&
+			    strcmp(m->conf.bots[i], b->name) == 0)
+				match_seat_up(m, i, err, sizeof(err));
+	}
+}
+
+/* Remote bots did not come in time. */
+static void
+match_wait_expired(evutil_socket_t fd, short what, void *arg)
+{
+	struct match	*m = arg;
+	char		 why[128];
+	int		 i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < m->nseats; i++)
+		if (m->seat[i] == NULL)
+			break;
+	if (m->state != MATCH_WAITING || i == m->nseats)
+		return;
+	snprintf(why, sizeof(why), "remote bot %s did not connect in time",
+	    m->conf.bots[i]);
+	match_finish(m, MATCH_ABORTED, "aborted", why);
+}
+
+/*
+ * Start a match: check it, log it, start its seats.  Returns the match,
+ * or NULL with the reason in err; a match is never started unlogged.
+ */
+struct match *
+match_start(const struct match_conf *mc, char *err, size_t errlen)
+{
+	struct match	*m;
+	struct db_seat	 ds[BRI_MAXSEATS];
+	struct bot	*b;
+	char		 seed[BRI_SEED_STRLEN], ident[BRI_MAXSEATS][256];
+	char		 rm[8];
+	uint8_t		 commit[BRI_COMMITLEN];
+	struct timeval	 tv;
+	int		 i, j, n;
+	size_t		 at;
+
+	n = bri_variant_seats(mc->opt.variant);
+	if (mc->nbots != n) {
+		snprintf(err, errlen, "%s needs %d bots, %d given",
+		    bri_variant_name(mc->opt.variant), n, mc->nbots);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (bots_find(mc->bots[i]) == NULL) {
+			snprintf(err, errlen, "unknown bot %s", mc->bots[i]);
+			return NULL;
+		}
+	if (bri_options_check(&mc->opt) != BRI_OK) {
+		snprintf(err, errlen, "bad match options");
+		return NULL;
+	}
+	if (!db_writable(logdb)) {
+		snprintf(err, errlen, "the log cannot be written: %s",
+		    db_error(logdb));
+		return NULL;
+	}
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->conf = *mc;
+	m->nseats = n;
+	TAILQ_INIT(&m->watchers);
+	TAILQ_INIT(&m->waiters);
+	if (!mc->have_seed && bri_seed_new(&m->conf.seed) != BRI_OK) {
+		snprintf(err, errlen, "no entropy for a seed");
+		free(m);
+		return NULL;
+	}
+	bri_match_init(&m->bm, &m->conf.opt, &m->conf.seed);
+	bri_seed_commit(&m->conf.seed, commit);
+	util_hex(commit, sizeof(commit), m->commit);
+	if (mc->opt.removed_two < 0)
+		snprintf(rm, sizeof(rm), "random");
+	else
+		snprintf(rm, sizeof(rm), "%c", "CDBS"[mc->opt.removed_two]);
+	snprintf(m->options, sizeof(m->options), "target=%d deals_to_win=%d "
+	    "deal_cap=%d removed_two=%s move_ms=%d bank_ms=%d startup_ms=%d "
+	    "policy=%s max_faults=%d", mc->opt.match_target,
+	    mc->opt.deals_to_win, mc->opt.deal_cap, rm, mc->move_ms,
+	    mc->bank_ms, mc->startup_ms,
+	    mc->policy == POLICY_FORFEIT ? "forfeit" : "fallback",
+	    mc->max_faults);
+
+	m->dbm.variant = bri_variant_name(mc->opt.variant);
+	m->dbm.options = m->options;
+	m->dbm.seed_hex = bri_seed_format(&m->conf.seed, seed);
+	m->dbm.commit_hex = m->commit;
+	m->dbm.rng = BRI_RNG_NAME "/1";
+	m->dbm.move_ms = mc->move_ms;
+	m->dbm.bank_ms = mc->bank_ms;
+	m->dbm.startup_ms = mc->startup_ms;
+	m->dbm.policy = mc->policy == POLICY_FORFEIT ? "forfeit" : "fallback";
+	m->dbm.max_faults = mc->max_faults;
+	m->dbm.tournament = mc->tournament;
+	for (i = 0; i < n; i++) {
+		b = bots_find(mc->bots[i]);
+		ds[i].seat = i;
+		ds[i].bot = b->name;
+		ds[i].version = "";
+		ds[i].kind = b->kind == BOT_SPAWN ? "spawn" : "remote";
+		ident[i][0] = '\0';
+		if (b->kind == BOT_SPAWN)
+			for (j = 0, at = 0; j < b->argc && at < 250; j++)
+				at += snprintf(ident[i] + at,
+				    sizeof(ident[i]) - at, "%s%s", j ? " " : "",
+				    b->argv[j]);
+		else
+			snprintf(ident[i], sizeof(ident[i]), "remote");
+		ds[i].identity = ident[i];
+	}
+	if (db_match_begin(logdb, &m->dbm, ds, n) == -1) {
+		snprintf(err, errlen, "the log refused the match: %s",
+		    db_error(logdb));
+		free(m);
+		return NULL;
+	}
+	m->id = m->dbm.id;
+	for (i = 0; i < n; i++)
+		m->bank_us[i] = (int64_t)mc->bank_ms * 1000;
+	m->state = MATCH_WAITING;
+	TAILQ_INSERT_TAIL(&matches, m, entry);
+	log_info("match %lld: %s started", (long long)m->id,
+	    bri_variant_name(mc->opt.variant));
+
+	m->wait_timer = evtimer_new(base, match_wait_expired, m);
+	tv.tv_sec = mc->startup_ms / 1000;
+	tv.tv_usec = (mc->startup_ms % 1000) * 1000;
+	evtimer_add(m->wait_timer, &tv);
+	for (i = 0; i < n && m->state == MATCH_WAITING; i++)
+		if (match_seat_up(m, i, err, errlen) == -1) {
+			char why[300];
+			snprintf(why, sizeof(why), "cannot start %s: %s",
+			    mc->bots[i], err);
+			match_finish(m, MATCH_ABORTED, "aborted", why);
+		}
+	return m;
+}
+
+/* Every seat answered name and version: the match begins. */
+static void
+match_hello_done(struct match *m)
+{
+	int	 i;
+
+	evtimer_del(m->wait_timer);
+	for (i = 0; i < m->nseats; i++)
+		if (db_seat_version(logdb, &m->dbm, i, m->seat[i]->name,
+		    m->seat[i]->version) == -1) {
+			match_logfail(m);
+			return;
+		}
+	match_enter(m, MATCH_PLAYING);
+	for (i = 0; i < m->nseats; i++)
+		botproto_match_start(m->seat[i], m);
+	match_deal(m);
+}
+
+/* Deal the next deal and tell each seat its hand. */
+static void
+match_deal(struct match *m)
+{
+	struct bri_view	 v;
+	char		 t[BRI_CARD_STRLEN];
+	int		 i;
+
+	if (bri_match_deal(&m->bm) != BRI_OK) {
+		match_finish(m, MATCH_ABORTED, "aborted", "cannot deal");
+		return;
+	}
+	m->nplays = 0;
+	if (db_deal(logdb, &m->dbm, &m->bm.deal, m->bm.ndeals) == -1) {
+		match_logfail(m);
+		return;
+	}
+	match_emit(m, "deal %d dealer=%d trump=%s", m->bm.ndeals,
+	    m->bm.deal.dealer, bri_card_format(m->bm.deal.trump, t));
+	for (i = 0; i < m->nseats; i++) {
+		bri_view_build(&m->bm, i, &v);
+		botproto_deal_start(m->seat[i], &v);
+	}
+	match_ask(m);
+}
+
+/* Ask the seat whose turn it is for a card. */
+static void
+match_ask(struct match *m)
+{
+	struct bri_view	 v;
+	int		 t = m->bm.deal.turn, ms = m->conf.move_ms;
+
+	if (m->state != MATCH_PLAYING)
+		return;
+	if (m->conf.bank_ms > 0 && m->bank_us[t] / 1000 < ms)
+		ms = (int)(m->bank_us[t] / 1000);
+	if (ms <= 0) {
+		match_seat_fault(m, m->seat[t], "timeout", "time bank exhausted");
+		return;
+	}
+	bri_view_build(&m->bm, t, &v);
+	m->ask_us = util_now_us();
+	botproto_genplay(m->seat[t], &v, ms);
+}
+
+/* An answer from a seat: hello, a move, or an acknowledged note. */
+void
+match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
+    int ok, const char *text, int64_t us)
+{
+	char		 ev[160];
+	bri_card	 c;
+	size_t		 len;
+	int		 e;
+
+	switch (kind) {
+	case PEND_NAME:
+	case PEND_VERSION:
+		if (m->state == MATCH_WAITING && ++m->hello == 2 * m->nseats)
+			match_hello_done(m);
+		return;
+	case PEND_GENPLAY:
+		break;
+	default:
+		return;		/* '=' or '?' to a note is never a fault */
+	}
+	if (m->state != MATCH_PLAYING || s->index != m->bm.deal.turn)
+		return;
+	if (m->conf.bank_ms > 0)
+		m->bank_us[s->index] -= us;
+	len = strcspn(text, " \n");
+	if (!ok) {
+		snprintf(ev, sizeof(ev), "refused to play: ?%.100s", text);
+		match_seat_fault(m, s, "refused", ev);
+		return;
+	}
+	if (bri_card_parse(text, len, &c) != BRI_OK) {
+		snprintf(ev, sizeof(ev), "not a card: =%.100s", text);
+		match_seat_fault(m, s, "illegal", ev);
+		return;
+	}
+	if ((e = bri_deal_check(&m->bm.deal, s->index, c)) != BRI_OK) {
+		snprintf(ev, sizeof(ev), "%s: =%.100s", bri_strerror(e), text);
+		match_seat_fault(m, s, "illegal", ev);
+		return;
+	}
+	match_apply(m, s->index, c, us / 1000, 0);
+}
+
+/* The documented fallback card: fewest points, then weakest, first. */
+static bri_card
+match_fallback(const struct bri_deal *d, int seat)
+{
+	bri_card	 best = d->hand[seat][0], c;
+	int		 i;
+
+	for (i = 1; i < d->nhand[seat]; i++) {
+		c = d->hand[seat][i];
+		if (bri_card_points(c) < bri_card_points(best) ||
+		    (bri_card_points(c) == bri_card_points(best) &&
+		    bri_card_strength(c) < bri_card_strength(best)))
+			best = c;
+	}
+	return best;
+}
+
+/*
+ * A seat faulted.  Under "fallback" a move fault of a seat that can still
+ * be spoken to costs a fallback card, until max_faults; anything else
+ * forfeits the match.  The fault is logged first, with its evidence.
+ */
+void
+match_seat_fault(struct match *m, struct seat *s, const char *kind,
+    const char *evidence)
+{
+	char		 action[32], res[16], why[300], cs[BRI_CARD_STRLEN];
+	bri_card	 c;
+	int		 i = s->index, ms, fallback;
+
+	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED)
+		return;
+	ms = (int)((util_now_us() - m->ask_us) / 1000);
+	m->faults[i]++;
+	fallback = m->conf.policy == POLICY_FALLBACK && !s->broken &&
+	    m->state == MATCH_PLAYING && i == m->bm.deal.turn &&
+	    m->faults[i] < m->conf.max_faults;
+	if (fallback) {
+		c = match_fallback(&m->bm.deal, i);
+		snprintf(action, sizeof(action), "fallback %s",
+		    bri_card_format(c, cs));
+	} else
+		snprintf(action, sizeof(action), "forfeit");
+	match_emit(m, "fault seat=%d kind=%s action=%s evidence=%s", i, kind,
+	    action, evidence);
+	if (db_fault(logdb, &m->dbm, m->bm.ndeals, i, kind, evidence, ms,
+	    action) == -1) {
+		match_logfail(m);
+		return;
+	}
+	if (fallback) {
+		match_apply(m, i, c, ms, 1);
+		return;
+	}
+	snprintf(res, sizeof(res), "forfeit%d", i);
+	snprintf(why, sizeof(why), "seat %d (%s): %s: %s", i, m->conf.bots[i],
+	    kind, evidence);
+	match_finish(m, MATCH_DONE, res, why);
+}
+
+/* Play card c for seat: apply, log, then tell every seat. */
+static void
+match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
+{
+	struct bri_event ev;
+	struct bri_view	 v;
+	struct bri_deal	*d = &m->bm.deal;
+	char		 cs[BRI_CARD_STRLEN], res[16];
+	int		 i, trick = d->trick;
+
+	if (bri_match_play(&m->bm, seat, c, &ev) != BRI_OK) {
+		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
+		return;
+	}
+	if (db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++, trick, seat, c,
+	    (int)ms, fault) == -1 ||
+	    (ev.joker != BRI_NOSEAT &&
+	    db_joker(logdb, &m->dbm, m->bm.ndeals, ev.joker) == -1) ||
+	    (ev.trick_done && db_trick(logdb, &m->dbm, m->bm.ndeals, trick,
+	    ev.trick_winner, ev.trick_points) == -1) ||
+	    (ev.deal_over && db_deal_end(logdb, &m->dbm, &m->bm) == -1)) {
+		match_logfail(m);
+		return;
+	}
+	match_emit(m, "play %d %s", seat, bri_card_format(c, cs));
+	if (ev.joker != BRI_NOSEAT)
+		match_emit(m, "joker %d", ev.joker);
+	if (ev.trick_done)
+		match_emit(m, "trick %d %d", ev.trick_winner, ev.trick_points);
+	for (i = 0; i < m->nseats; i++) {
+		struct seat *s = m->seat[i];
+
+		bri_view_build(&m->bm, i, &v);
+		botproto_play(s, &v);
+		if (ev.joker != BRI_NOSEAT)
+			botproto_joker(s, &v);
+		if (ev.trick_done)
+			botproto_trick(s, &v);
+		if (ev.ndraws > 0)
+			botproto_draw(s, &v);
+		if (ev.stock_empty && v.partner != BRI_NOSEAT)
+			botproto_partner(s, &v);
+		if (ev.deal_over)
+			botproto_deal_end(s, &v);
+		if (m->state != MATCH_PLAYING)
+			return;		/* a seat faulted on the way */
+	}
+	if (ev.deal_over) {
+		bri_view_build(&m->bm, 0, &v);
+		match_emit(m, "dealend %d %s", m->bm.ndeals,
+		    botproto_deal_result(&v, res, sizeof(res)));
+	}
+	if (ev.match_over) {
+		if (m->bm.result == BRI_MATCH_DRAWN)
+			snprintf(res, sizeof(res), "draw");
+		else
+			snprintf(res, sizeof(res), "%s%d",
+			    m->conf.opt.variant == BRI_CLASSIC4 ? "team" :
+			    "seat", m->bm.winner);
+		match_finish(m, MATCH_DONE, res,
+		    m->bm.result == BRI_MATCH_DRAWN ? "deal cap reached" :
+		    "played out");
+	} else if (ev.deal_over)
+		match_deal(m);
+	else
+		match_ask(m);
+}
+
+/*
+ * End the match: log the result durably first, then tell the seats
+ * (with the seed and the final chain link) and let them go.
+ */
+static void
+match_finish(struct match *m, enum match_state st, const char *result,
+    const char *reason)
+{
+	int	 i;
+
+	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED)
+		return;
+	snprintf(m->result, sizeof(m->result), "%s", result);
+	snprintf(m->reason, sizeof(m->reason), "%s", reason);
+	match_enter(m, st);
+	if (m->wait_timer != NULL)
+		evtimer_del(m->wait_timer);
+	if (db_match_end(logdb, &m->dbm, m->result, m->reason, m->bm.mpoints,
+	    m->nseats) == -1)
+		log_warnx("match %lld: result not logged: %s",
+		    (long long)m->id, db_error(logdb));
+	log_info("match %lld: %s (%s)", (long long)m->id, m->result,
+	    m->reason);
+	for (i = 0; i < m->nseats; i++) {
+		struct seat *s = m->seat[i];
+
+		if (s == NULL)
+			continue;
+		m->seat[i] = NULL;
+		if (!s->broken && s->bev != NULL)
+			botproto_match_end(s, m);
+		if (s->match == m)	/* not already gone with a fault */
+			seat_release(s);
+	}
+	match_emit(m, "end %s %s", m->result, m->reason);
+	ctl_match_done(m);
+}
+
+/* The operator stops a match: it ends aborted, with the reason given. */
+void
+match_stop(struct match *m, const char *why)
+{
+	match_finish(m, MATCH_ABORTED, "aborted", why);
+}
+
+/* Free a finished match. */
+void
+match_free(struct match *m)
+{
+	TAILQ_REMOVE(&matches, m, entry);
+	ctl_forget(m);
+	if (m->wait_timer != NULL)
+		event_free(m->wait_timer);
+	free(m);
+}

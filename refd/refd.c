@@ -1,0 +1,371 @@
+/*
+ * refd.c: the daemon's start, configuration, listeners and signals.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/listener.h>
+
+#include "refd.h"
+#include "log.h"
+#include "util.h"
+
+struct refd_conf	 conf;
+struct event_base	*base;
+struct db		*logdb;
+
+static struct evconnlistener *bot_listener;
+static int		 shutting_down;
+
+/* Usage, on a bad command line. */
+static void __attribute__((noreturn))
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: refd [-dhv] [-c socket] [-D database] [-f config] "
+	    "[-L botlogdir]\n"
+	    "            [-l host:port] [-m move_ms] [-s startup_ms]\n"
+	    "  -c socket     control socket (default refd.sock)\n"
+	    "  -D database   SQLite log (default refd.db)\n"
+	    "  -d            run as a daemon, logging to syslog\n"
+	    "  -f config     read settings and bots from config (refd.conf(5))\n"
+	    "  -L dir        per-bot stderr logs (default: discarded)\n"
+	    "  -l host:port  listen for remote bots (default: none)\n"
+	    "  -m ms         default per-move limit (default 5000)\n"
+	    "  -s ms         default start-up limit (default 10000)\n"
+	    "  -v            more verbose; -vv for debugging\n");
+	exit(status);
+}
+
+/* Parse "host:port" into the listen settings. */
+static int
+parse_listen(const char *s, char *err, size_t errlen)
+{
+	const char	*colon = strrchr(s, ':'), *errstr;
+	long long	 port;
+
+	if (colon == NULL || colon == s ||
+	    (size_t)(colon - s) >= sizeof(conf.listen_host)) {
+		snprintf(err, errlen, "listen: host:port expected");
+		return -1;
+	}
+	port = util_num(colon + 1, 0, 65535, &errstr);
+	if (errstr != NULL) {
+		snprintf(err, errlen, "listen: port %s", errstr);
+		return -1;
+	}
+	memcpy(conf.listen_host, s, colon - s);
+	conf.listen_host[colon - s] = '\0';
+	conf.listen_port = (int)port;
+	return 0;
+}
+
+/* Apply one config line, already split into words. */
+static int
+conf_line(int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct {
+		const char	*key;
+		int		*val;
+		long long	 min, max;
+	} nums[] = {
+		{ "move_ms", &conf.move_ms, 1, 3600000 },
+		{ "bank_ms", &conf.bank_ms, 0, 86400000 },
+		{ "startup_ms", &conf.startup_ms, 1, 600000 },
+		{ "max_connections", &conf.max_conns, 1, 100000 },
+	};
+	const char	*errstr;
+	size_t		 i;
+	long long	 n;
+
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (strcmp(argv[0], nums[i].key) != 0)
+			continue;
+		if (argc != 2) {
+			snprintf(err, errlen, "%s takes one number", argv[0]);
+			return -1;
+		}
+		n = util_num(argv[1], nums[i].min, nums[i].max, &errstr);
+		if (errstr != NULL) {
+			snprintf(err, errlen, "%s: %s (%lld to %lld)", argv[0],
+			    errstr, nums[i].min, nums[i].max);
+			return -1;
+		}
+		*nums[i].val = (int)n;
+		return 0;
+	}
+	if (strcmp(argv[0], "bot") == 0) {
+		if (argc < 4) {
+			snprintf(err, errlen, "usage: bot NAME spawn COMMAND "
+			    "[ARG ...] | bot NAME remote TOKEN");
+			return -1;
+		}
+		if (strcmp(argv[2], "spawn") != 0 &&
+		    strcmp(argv[2], "remote") != 0) {
+			snprintf(err, errlen, "bot kind must be spawn or remote");
+			return -1;
+		}
+		return bots_add(argv[1], strcmp(argv[2], "spawn") == 0 ?
+		    BOT_SPAWN : BOT_REMOTE, argc - 3, argv + 3, err, errlen);
+	}
+	if (argc != 2) {
+		snprintf(err, errlen, "unknown setting or wrong arity: %s",
+		    argv[0]);
+		return -1;
+	}
+	if (strcmp(argv[0], "database") == 0)
+		snprintf(conf.db_path, sizeof(conf.db_path), "%s", argv[1]);
+	else if (strcmp(argv[0], "control") == 0)
+		snprintf(conf.ctl_path, sizeof(conf.ctl_path), "%s", argv[1]);
+	else if (strcmp(argv[0], "botlogs") == 0)
+		snprintf(conf.botlog_dir, sizeof(conf.botlog_dir), "%s",
+		    argv[1]);
+	else if (strcmp(argv[0], "listen") == 0)
+		return parse_listen(argv[1], err, errlen);
+	else {
+		snprintf(err, errlen, "unknown setting %s", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read a config file; exits with file:line on the first error. */
+static void
+conf_read(const char *path)
+{
+	FILE		*fp;
+	char		 line[GTP_MAXLINE + 2], err[512], *w[GTP_MAXARGS];
+	int		 n, lineno = 0;
+	char		*p;
+
+	if ((fp = fopen(path, "r")) == NULL)
+		fatal("%s", path);
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(fp))
+			fatalx("%s:%d: line too long", path, lineno);
+		if (gtp_clean(line))
+			continue;
+		n = 0;
+		for (p = strtok(line, " "); p != NULL; p = strtok(NULL, " ")) {
+			if (n == GTP_MAXARGS)
+				fatalx("%s:%d: too many words", path, lineno);
+			w[n++] = p;
+		}
+		if (conf_line(n, w, err, sizeof(err)) == -1)
+			fatalx("%s:%d: %s", path, lineno, err);
+	}
+	fclose(fp);
+}
+
+/* A remote bot connects to the bot listener. */
+static void
+bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct sockaddr_in	*sin = (struct sockaddr_in *)sa;
+	char			 peer[64], addr[INET_ADDRSTRLEN];
+
+	(void)l;
+	(void)salen;
+	(void)arg;
+	if (seat_count() >= conf.max_conns) {
+		log_warnx("bot listener: connection limit %d reached",
+		    conf.max_conns);
+		close(fd);
+		return;
+	}
+	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
+	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
+	if (seat_accept(fd, peer) == NULL)
+		close(fd);
+}
+
+/* Listen for remote bots on the configured address. */
+static int
+bot_listen(void)
+{
+	struct sockaddr_in	 sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(conf.listen_port);
+	if (inet_pton(AF_INET, conf.listen_host, &sin.sin_addr) != 1) {
+		log_warnx("listen: %s is not an IPv4 address",
+		    conf.listen_host);
+		return -1;
+	}
+	bot_listener = evconnlistener_new_bind(base, bot_accept, NULL,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
+	    128, (struct sockaddr *)&sin, sizeof(sin));
+	if (bot_listener == NULL) {
+		log_warn("listen %s:%d", conf.listen_host, conf.listen_port);
+		return -1;
+	}
+	log_info("listening for bots on %s:%d", conf.listen_host,
+	    conf.listen_port);
+	return 0;
+}
+
+/* Stop gracefully: running matches end aborted, with nothing half-written. */
+void
+refd_shutdown(void)
+{
+	struct match	*m;
+	struct timeval	 tv = { 0, 200000 };
+
+	if (shutting_down)
+		return;
+	shutting_down = 1;
+	log_info("shutting down");
+	TAILQ_FOREACH(m, &matches, entry)
+		if (m->state == MATCH_WAITING || m->state == MATCH_PLAYING)
+			match_stop(m, "refd shut down");
+	if (bot_listener != NULL) {
+		evconnlistener_free(bot_listener);
+		bot_listener = NULL;
+	}
+	/* a moment for quits and replies to leave, then out */
+	event_base_loopexit(base, &tv);
+}
+
+/* SIGTERM and SIGINT stop refd; SIGCHLD reaps bots. */
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	pid_t	 pid;
+	int	 status;
+
+	(void)what;
+	(void)arg;
+	if (sig != SIGCHLD) {
+		refd_shutdown();
+		return;
+	}
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		seat_reap(pid, status);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct event	*sigs[3];
+	const char	*errstr;
+	struct match	*m;
+	char		 err[512];
+	int		 ch, daemonize = 0, verbose = 0, i, n;
+	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
+
+	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
+	snprintf(conf.ctl_path, sizeof(conf.ctl_path), "refd.sock");
+	conf.move_ms = 5000;
+	conf.startup_ms = 10000;
+	conf.max_conns = 4096;
+	log_init("refd", 1, 0);
+	if (bri_init() != BRI_OK)
+		fatalx("cannot initialise libsodium");
+
+	while ((ch = getopt(argc, argv, "c:D:df:hL:l:m:s:v")) != -1) {
+		switch (ch) {
+		case 'c':
+			snprintf(conf.ctl_path, sizeof(conf.ctl_path), "%s",
+			    optarg);
+			break;
+		case 'D':
+			snprintf(conf.db_path, sizeof(conf.db_path), "%s",
+			    optarg);
+			break;
+		case 'd':
+			daemonize = 1;
+			break;
+		case 'f':
+			conf_read(optarg);
+			break;
+		case 'h':
+			usage(0);
+		case 'L':
+			snprintf(conf.botlog_dir, sizeof(conf.botlog_dir), "%s",
+			    optarg);
+			break;
+		case 'l':
+			if (parse_listen(optarg, err, sizeof(err)) == -1)
+				fatalx("%s", err);
+			break;
+		case 'm':
+			conf.move_ms = (int)util_num(optarg, 1, 3600000,
+			    &errstr);
+			if (errstr != NULL)
+				fatalx("-m: %s", errstr);
+			break;
+		case 's':
+			conf.startup_ms = (int)util_num(optarg, 1, 600000,
+			    &errstr);
+			if (errstr != NULL)
+				fatalx("-s: %s", errstr);
+			break;
+		case 'v':
+			verbose++;
+			break;
+		default:
+			usage(1);
+		}
+	}
+	if (optind != argc)
+		usage(1);
+	log_init("refd", !daemonize, verbose);
+
+	if ((logdb = db_open(conf.db_path, 0, err, sizeof(err))) == NULL)
+		fatalx("%s: %s", conf.db_path, err);
+	if (db_abort_unfinished(logdb, &n) == -1)
+		fatalx("%s: %s", conf.db_path, db_error(logdb));
+	if (n > 0)
+		log_warnx("%d unfinished match%s marked aborted", n,
+		    n == 1 ? "" : "es");
+
+	if (daemonize && daemon(1, 0) == -1)
+		fatal("daemon");
+	signal(SIGPIPE, SIG_IGN);
+	if ((base = event_base_new()) == NULL)
+		fatalx("event_base_new");
+	for (i = 0; i < 3; i++) {
+		sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
+		evsignal_add(sigs[i], NULL);
+	}
+	if (ctl_listen(conf.ctl_path) == -1)
+		exit(1);
+	if (conf.listen_host[0] != '\0' && bot_listen() == -1)
+		exit(1);
+	log_info("refd %s: log %s, control %s", REFD_VERSION, conf.db_path,
+	    conf.ctl_path);
+
+	event_base_dispatch(base);
+
+	ctl_close();
+	seat_shutdown_all();
+	while ((m = TAILQ_FIRST(&matches)) != NULL)
+		match_free(m);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	/* let the scheduled frees run */
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	for (i = 0; i < 3; i++)
+		event_free(sigs[i]);
+	bots_free();
+	db_close(logdb);
+	event_base_free(base);
+	return 0;
+}

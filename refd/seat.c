@@ -1,0 +1,625 @@
+/*
+ * seat.c: one bot connection of either kind, spawned or remote.
+ *
+ * A seat frames the bot's bytes into GTP answers and matches them, in
+ * order, to the commands sent.  It knows nothing of cards.  Every
+ * expected answer has an absolute deadline, so a bot that trickles a
+ * byte at a time is cut off as surely as a silent one; lines are capped
+ * at GTP_MAXLINE and unread output at SEAT_MAXOUT.  Whatever goes wrong
+ * is reported to the seat's match as a fault, with the evidence.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#include "refd.h"
+#include "log.h"
+#include "util.h"
+
+#define SEAT_AUTH_MS	10000	/* a remote bot's time to authenticate */
+#define SEAT_QUIT_MS	1000	/* grace after quit, then after SIGTERM */
+
+static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
+static int	nseats_alive;
+
+static void	seat_read(struct bufferevent *, void *);
+static void	seat_event(struct bufferevent *, short, void *);
+static void	seat_timeout(evutil_socket_t, short, void *);
+static void	seat_killstep(evutil_socket_t, short, void *);
+static void	seat_fault(struct seat *, const char *, const char *);
+static void	seat_close(struct seat *);
+static void	seat_maybe_free(struct seat *);
+
+/* Name of a seat state, for the debug log and status. */
+const char *
+seat_state_name(enum seat_state s)
+{
+	switch (s) {
+	case SEAT_AUTH:		return "auth";
+	case SEAT_IDLE:		return "idle";
+	case SEAT_PLAYING:	return "playing";
+	case SEAT_CLOSING:	return "closing";
+	case SEAT_DEAD:		return "dead";
+	}
+	return "?";
+}
+
+/* Every state change passes here, so the debug log tells the story. */
+static void
+seat_enter(struct seat *s, enum seat_state st)
+{
+	log_debug("seat %s (%s): %s -> %s", s->bot ? s->bot->name : "-",
+	    s->peer, seat_state_name(s->state), seat_state_name(st));
+	s->state = st;
+}
+
+/* Connections alive now (for status and limits). */
+int
+seat_count(void)
+{
+	return nseats_alive;
+}
+
+/* A new seat around a connected descriptor. */
+static struct seat *
+seat_new(int fd)
+{
+	struct seat	*s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->fd = fd;
+	s->errfd = s->logfd = -1;
+	s->index = -1;
+	s->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	s->timer = evtimer_new(base, seat_timeout, s);
+	s->killtimer = evtimer_new(base, seat_killstep, s);
+	if (s->bev == NULL || s->timer == NULL || s->killtimer == NULL) {
+		if (s->bev)
+			bufferevent_free(s->bev);
+		else
+			close(fd);
+		if (s->timer)
+			event_free(s->timer);
+		if (s->killtimer)
+			event_free(s->killtimer);
+		free(s);
+		return NULL;
+	}
+	bufferevent_setcb(s->bev, seat_read, NULL, seat_event, s);
+	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+	TAILQ_INSERT_TAIL(&seats, s, entry);
+	nseats_alive++;
+	return s;
+}
+
+/* Copy a spawned bot's stderr to its log file, up to the cap. */
+static void
+seat_stderr(evutil_socket_t fd, short what, void *arg)
+{
+	struct seat	*s = arg;
+	char		 buf[4096];
+	ssize_t		 n;
+	size_t		 keep;
+
+	(void)what;
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		event_free(s->errev);
+		s->errev = NULL;
+		close(s->errfd);
+		s->errfd = -1;
+		return;
+	}
+	if (s->logfd == -1 || s->logged >= SEAT_STDERR_CAP)
+		return;
+	keep = (size_t)n;
+	if (keep > SEAT_STDERR_CAP - s->logged)
+		keep = SEAT_STDERR_CAP - s->logged;
+	if (write(s->logfd, buf, keep) == (ssize_t)keep)
+		s->logged += keep;
+	if (s->logged >= SEAT_STDERR_CAP)
+		dprintf(s->logfd, "\n[refd: stderr log capped at %d bytes]\n",
+		    SEAT_STDERR_CAP);
+}
+
+/*
+ * Start bot b as a subprocess, its stderr going to logpath (or nowhere if
+ * NULL).  Returns the seat, or NULL with the reason in err.
+ */
+struct seat *
+seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
+{
+	struct seat	*s;
+	pid_t		 pid;
+	int		 sock, errfd;
+
+	pid = spawn_bot(b->argv, &sock, &errfd, err, errlen);
+	if (pid == -1)
+		return NULL;
+	if ((s = seat_new(sock)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		close(errfd);
+		spawn_signal(pid, SIGKILL);
+		return NULL;
+	}
+	s->bot = b;
+	s->pid = pid;
+	s->errfd = errfd;
+	snprintf(s->peer, sizeof(s->peer), "pid %ld", (long)pid);
+	if (logpath != NULL)
+		s->logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND |
+		    O_CLOEXEC, 0600);
+	s->errev = event_new(base, errfd, EV_READ | EV_PERSIST, seat_stderr,
+	    s);
+	if (s->errev != NULL)
+		event_add(s->errev, NULL);
+	s->state = SEAT_PLAYING;
+	return s;
+}
+
+/* A remote bot connected: it has SEAT_AUTH_MS to authenticate. */
+struct seat *
+seat_accept(int fd, const char *peer)
+{
+	struct seat	*s;
+	struct timeval	 tv = { SEAT_AUTH_MS / 1000, 0 };
+
+	if ((s = seat_new(fd)) == NULL)
+		return NULL;
+	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+	s->state = SEAT_AUTH;
+	evtimer_add(s->timer, &tv);
+	return s;
+}
+
+/* Arm the timer for the oldest answer still awaited, if any. */
+static void
+seat_arm(struct seat *s)
+{
+	struct timeval	 tv;
+	int64_t		 left;
+	int		 i;
+
+	evtimer_del(s->timer);
+	for (i = 0; i < s->npend; i++) {
+		struct seat_pend *p = &s->pend[(s->phead + i) % SEAT_MAXPEND];
+		if (p->abandoned)
+			continue;
+		left = p->deadline_us - util_now_us();
+		if (left < 0)
+			left = 0;
+		tv.tv_sec = left / 1000000;
+		tv.tv_usec = left % 1000000;
+		evtimer_add(s->timer, &tv);
+		return;
+	}
+}
+
+/*
+ * Send a command to the bot: "ID " then the formatted text and a newline.
+ * Its answer is due within limit_ms of now.  Returns 0, or -1 if the bot
+ * has too much unread or unanswered (a fault is then reported).
+ */
+int
+seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
+    const char *fmt, ...)
+{
+	struct evbuffer	*out;
+	struct seat_pend *p;
+	va_list		 ap;
+
+	if (s->bev == NULL || s->broken)
+		return -1;
+	out = bufferevent_get_output(s->bev);
+	if (s->npend == SEAT_MAXPEND || evbuffer_get_length(out) > SEAT_MAXOUT) {
+		seat_fault(s, "unresponsive",
+		    s->npend == SEAT_MAXPEND ? "too many unanswered commands" :
+		    "bot stopped reading its input");
+		return -1;
+	}
+	p = &s->pend[(s->phead + s->npend++) % SEAT_MAXPEND];
+	p->id = ++s->next_id;
+	p->kind = kind;
+	p->sent_us = util_now_us();
+	p->deadline_us = p->sent_us + (int64_t)limit_ms * 1000;
+	p->abandoned = 0;
+	evbuffer_add_printf(out, "%u ", p->id);
+	va_start(ap, fmt);
+	evbuffer_add_vprintf(out, fmt, ap);
+	va_end(ap);
+	evbuffer_add(out, "\n", 1);
+	if (s->npend == 1 || kind == PEND_GENPLAY)
+		seat_arm(s);
+	return 0;
+}
+
+/* Report a fault to the seat's match, or just close an idle seat. */
+static void
+seat_fault(struct seat *s, const char *kind, const char *evidence)
+{
+	log_info("bot %s (%s): %s: %s", s->bot ? s->bot->name : "-", s->peer,
+	    kind, evidence);
+	if (strcmp(kind, "timeout") != 0 && strcmp(kind, "illegal") != 0)
+		s->broken = 1;
+	if (s->state == SEAT_PLAYING && s->match != NULL)
+		match_seat_fault(s->match, s, kind, evidence);
+	else
+		seat_close(s);
+}
+
+/* Cut a line for evidence: printable, at most 120 bytes. */
+static void
+seat_evidence(char *dst, size_t len, const char *src, size_t srclen)
+{
+	size_t	 i, j = 0;
+
+	for (i = 0; i < srclen && j + 5 < len && j < 120; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (c >= 32 && c < 127)
+			dst[j++] = (char)c;
+		else
+			j += snprintf(dst + j, len - j, "\\x%02x", c);
+	}
+	if (i < srclen && j + 4 < len) {
+		memcpy(dst + j, "...", 3);
+		j += 3;
+	}
+	dst[j] = '\0';
+}
+
+/* A remote bot's first line: "auth NAME TOKEN". */
+static void
+seat_auth(struct seat *s, char *line)
+{
+	struct gtp_cmd	 c;
+	struct bot	*b;
+	struct evbuffer	*out = bufferevent_get_output(s->bev);
+
+	if (gtp_parse_command(line, &c) == -1 || strcmp(c.name, "auth") != 0 ||
+	    c.argc != 2 || (b = bots_find(c.argv[0])) == NULL ||
+	    b->kind != BOT_REMOTE || !bots_auth(c.argv[0], c.argv[1])) {
+		log_warnx("remote bot %s: authentication failed", s->peer);
+		db_bot_event(logdb, 0, -1, c.argc >= 1 ? c.argv[0] : "",
+		    "auth-failed", s->peer);
+		evbuffer_add_printf(out, "? authentication failed\n\n");
+		s->broken = 1;
+		seat_close(s);
+		return;
+	}
+	evtimer_del(s->timer);
+	s->bot = b;
+	evbuffer_add_printf(out, "=\n\n");
+	db_bot_event(logdb, 0, -1, b->name, "connect", s->peer);
+	seat_enter(s, SEAT_IDLE);
+	TAILQ_INSERT_TAIL(&b->idle, s, pool);
+	match_remote_ready(b);
+}
+
+/* A whole answer arrived: pop its command and hand it to the match. */
+static void
+seat_answer(struct seat *s)
+{
+	struct seat_pend p = s->pend[s->phead];
+
+	s->phead = (s->phead + 1) % SEAT_MAXPEND;
+	s->npend--;
+	s->in_answer = 0;
+	seat_arm(s);
+	if (p.abandoned)
+		return;
+	if (p.kind == PEND_NAME)
+		snprintf(s->name, sizeof(s->name), "%.63s", s->ans);
+	else if (p.kind == PEND_VERSION)
+		snprintf(s->version, sizeof(s->version), "%.63s", s->ans);
+	if (s->state == SEAT_PLAYING && s->match != NULL)
+		match_seat_answer(s->match, s, p.kind, s->ans_ok, s->ans,
+		    util_now_us() - p.sent_us);
+}
+
+/* One line from a bot in play: part of an answer, or noise. */
+static void
+seat_line(struct seat *s, char *line, size_t len)
+{
+	char		 ev[256], *text;
+	long		 id;
+	int		 ok, empty;
+
+	empty = gtp_clean(line);
+	if (!s->in_answer) {
+		if (empty)
+			return;
+		if (gtp_parse_answer(line, &id, &ok, &text) == -1) {
+			seat_evidence(ev, sizeof(ev), line, len);
+			seat_fault(s, "garbage", ev);
+			return;
+		}
+		if (s->npend == 0) {
+			seat_evidence(ev, sizeof(ev), line, len);
+			seat_fault(s, "unasked", ev);
+			return;
+		}
+		if (id != (long)s->pend[s->phead].id) {
+			snprintf(ev, sizeof(ev), "expected id %u: ",
+			    s->pend[s->phead].id);
+			seat_evidence(ev + strlen(ev), sizeof(ev) - strlen(ev),
+			    line, len);
+			seat_fault(s, "wrong-id", ev);
+			return;
+		}
+		s->in_answer = 1;
+		s->ans_ok = ok;
+		s->ans_id = id;
+		s->anslen = strlen(text);
+		memcpy(s->ans, text, s->anslen + 1);
+		return;
+	}
+	if (empty) {
+		seat_answer(s);
+		return;
+	}
+	if (s->anslen + 1 + strlen(line) >= sizeof(s->ans)) {
+		seat_fault(s, "overlong", "answer longer than the line cap");
+		return;
+	}
+	s->ans[s->anslen++] = '\n';
+	memcpy(s->ans + s->anslen, line, strlen(line) + 1);
+	s->anslen += strlen(line);
+}
+
+/* Bytes arrived: frame them into lines, at most GTP_MAXLINE each. */
+static void
+seat_read(struct bufferevent *bev, void *arg)
+{
+	struct seat	*s = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	char		*line, ev[256];
+	size_t		 len;
+
+	while (s->bev != NULL && !s->broken &&
+	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
+		if (len > GTP_MAXLINE) {
+			free(line);
+			seat_fault(s, "overlong", "line over the cap");
+			return;
+		}
+		if (memchr(line, '\0', len) != NULL) {
+			seat_evidence(ev, sizeof(ev), line, len);
+			free(line);
+			seat_fault(s, "garbage", ev);
+			return;
+		}
+		if (s->state == SEAT_AUTH)
+			seat_auth(s, line);
+		else if (s->state == SEAT_IDLE) {
+			if (!gtp_clean(line)) {
+				s->broken = 1;
+				seat_close(s);
+			}
+		} else if (s->state == SEAT_PLAYING ||
+		    s->state == SEAT_CLOSING)
+			seat_line(s, line, len);
+		free(line);
+	}
+	if (s->bev != NULL && !s->broken &&
+	    evbuffer_get_length(bufferevent_get_input(s->bev)) > GTP_MAXLINE)
+		seat_fault(s, "overlong", "line over the cap");
+	if (s->bev != NULL && s->broken && s->state != SEAT_PLAYING)
+		evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+/* End of file or an error on the connection. */
+static void
+seat_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct seat	*s = arg;
+
+	(void)bev;
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	if (s->state == SEAT_PLAYING && s->match != NULL) {
+		seat_fault(s, s->bot->kind == BOT_SPAWN ? "eof" : "disconnect",
+		    what & BEV_EVENT_EOF ? "end of file" : "connection error");
+		return;
+	}
+	if (s->state == SEAT_IDLE && s->bot != NULL)
+		db_bot_event(logdb, 0, -1, s->bot->name, "disconnect",
+		    s->peer);
+	seat_close(s);
+}
+
+/* The oldest awaited answer is late. */
+static void
+seat_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct seat	*s = arg;
+	struct seat_pend *p;
+	char		 ev[128];
+	int		 i;
+
+	(void)fd;
+	(void)what;
+	if (s->state == SEAT_AUTH) {
+		log_warnx("remote bot %s: no authentication in time",
+		    s->peer);
+		s->broken = 1;
+		seat_close(s);
+		return;
+	}
+	if (s->state == SEAT_CLOSING) {
+		seat_close(s);
+		return;
+	}
+	for (i = 0; i < s->npend; i++) {
+		p = &s->pend[(s->phead + i) % SEAT_MAXPEND];
+		if (p->abandoned)
+			continue;
+		if (p->deadline_us > util_now_us()) {
+			seat_arm(s);
+			return;
+		}
+		p->abandoned = 1;
+		snprintf(ev, sizeof(ev), "no answer to command %u after %lld ms",
+		    p->id, (long long)(util_now_us() - p->sent_us) / 1000);
+		if (p->kind != PEND_GENPLAY)
+			s->broken = 1;
+		seat_fault(s, "timeout", ev);
+		return;
+	}
+}
+
+/*
+ * The match is done with this seat.  A healthy remote bot goes back to
+ * its pool; a spawned bot is told to quit, then signalled.
+ */
+void
+seat_release(struct seat *s)
+{
+	struct timeval	 tv = { 0, SEAT_QUIT_MS * 1000 };
+
+	s->match = NULL;
+	s->index = -1;
+	if (s->bev == NULL) {
+		seat_close(s);
+		return;
+	}
+	if (s->bot->kind == BOT_REMOTE && !s->broken && s->npend == 0) {
+		seat_enter(s, SEAT_IDLE);
+		TAILQ_INSERT_TAIL(&s->bot->idle, s, pool);
+		match_remote_ready(s->bot);
+		return;
+	}
+	if (s->bot->kind == BOT_REMOTE || s->pid == 0) {
+		seat_close(s);
+		return;
+	}
+	if (!s->broken)
+		seat_send(s, PEND_QUIT, SEAT_QUIT_MS, "quit");
+	seat_enter(s, SEAT_CLOSING);
+	evtimer_add(s->killtimer, &tv);
+}
+
+/* Closing a spawned bot: SIGTERM to its group, then SIGKILL. */
+static void
+seat_killstep(evutil_socket_t fd, short what, void *arg)
+{
+	struct seat	*s = arg;
+	struct timeval	 tv = { 0, SEAT_QUIT_MS * 1000 };
+
+	(void)fd;
+	(void)what;
+	if (s->pid <= 0)
+		return;
+	spawn_signal(s->pid, s->killstep++ == 0 ? SIGTERM : SIGKILL);
+	if (s->killstep < 3)
+		evtimer_add(s->killtimer, &tv);
+}
+
+/* Drop the connection; the seat is freed once its process is reaped. */
+static void
+seat_close(struct seat *s)
+{
+	struct timeval	 tv = { 0, 0 };
+
+	if (s->state == SEAT_IDLE && s->bot != NULL)
+		TAILQ_REMOVE(&s->bot->idle, s, pool);
+	if (s->bev != NULL) {
+		bufferevent_free(s->bev);
+		s->bev = NULL;
+	}
+	evtimer_del(s->timer);
+	if (s->state != SEAT_DEAD)
+		seat_enter(s, SEAT_DEAD);
+	s->match = NULL;
+	if (s->pid > 0 && s->killstep == 0)
+		evtimer_add(s->killtimer, &tv);
+	seat_maybe_free(s);
+}
+
+/* Free a seat, from the loop, once no callback can still hold it. */
+static void
+seat_free(evutil_socket_t fd, short what, void *arg)
+{
+	struct seat	*s = arg;
+
+	(void)fd;
+	(void)what;
+	TAILQ_REMOVE(&seats, s, entry);
+	nseats_alive--;
+	event_free(s->timer);
+	event_free(s->killtimer);
+	if (s->errev != NULL)
+		event_free(s->errev);
+	if (s->errfd != -1)
+		close(s->errfd);
+	if (s->logfd != -1)
+		close(s->logfd);
+	free(s);
+}
+
+/* Schedule the free of a dead seat whose process, if any, was reaped. */
+static void
+seat_maybe_free(struct seat *s)
+{
+	struct timeval	 tv = { 0, 0 };
+
+	if (s->state != SEAT_DEAD || s->pid > 0 || s->freeing)
+		return;
+	s->freeing = 1;
+	event_base_once(base, -1, EV_TIMEOUT, seat_free, s, &tv);
+}
+
+/* A child exited: find its seat and let it go. */
+void
+seat_reap(pid_t pid, int status)
+{
+	struct seat	*s;
+
+	TAILQ_FOREACH(s, &seats, entry)
+		if (s->pid == pid)
+			break;
+	if (s == NULL)
+		return;
+	log_debug("bot %s (%s) exited with status %d", s->bot->name,
+	    s->peer, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	/* whatever the group left behind goes too */
+	spawn_signal(pid, SIGKILL);
+	s->pid = 0;
+	evtimer_del(s->killtimer);
+	if (s->state == SEAT_PLAYING && s->bev != NULL) {
+		/* let seat_event report the EOF once the socket drains */
+		return;
+	}
+	if (s->state == SEAT_CLOSING)
+		seat_close(s);
+	else
+		seat_maybe_free(s);
+}
+
+/* Shutting down: close every connection and kill every bot now. */
+void
+seat_shutdown_all(void)
+{
+	struct seat	*s, *t;
+
+	TAILQ_FOREACH_SAFE(s, &seats, entry, t) {
+		if (s->pid > 0)
+			spawn_signal(s->pid, SIGKILL);
+		if (s->state != SEAT_DEAD)
+			seat_close(s);
+	}
+}

@@ -1,0 +1,100 @@
+/* util.c: small helpers shared by refd and refctl. */
+#include "config.h"
+
+#include <sys/time.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util.h"
+
+/*
+ * Parse a whole decimal number in [min, max], strtonum(3)-style: returns
+ * it, or 0 with *errstr set to "invalid", "too small" or "too large".
+ */
+long long
+util_num(const char *s, long long min, long long max, const char **errstr)
+{
+	long long	 v;
+	char		*end;
+
+	*errstr = NULL;
+	if (s == NULL || *s == '\0' || strlen(s) > 20) {
+		*errstr = "invalid";
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0' || end == s) {
+		*errstr = "invalid";
+		return 0;
+	}
+	if ((errno == ERANGE && v == LLONG_MIN) || v < min) {
+		*errstr = "too small";
+		return 0;
+	}
+	if ((errno == ERANGE && v == LLONG_MAX) || v > max) {
+		*errstr = "too large";
+		return 0;
+	}
+	return v;
+}
+
+/* Milliseconds on the monotonic clock. */
+int64_t
+util_now_ms(void)
+{
+	return util_now_us() / 1000;
+}
+
+/* Microseconds on the monotonic clock. */
+int64_t
+util_now_us(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* UTC wall time as ISO-8601 with milliseconds, for the log. */
+void
+util_timestamp(char *buf, size_t len)
+{
+	struct timespec	 ts;
+	struct tm	 tm;
+	char		 tmp[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ldZ", tmp, ts.tv_nsec / 1000000);
+}
+
+/* Is s a valid bot name: 1 to 32 of [A-Za-z0-9_.-]? */
+int
+util_name_ok(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	return n >= 1 && n <= 32 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+/* Lowercase hex of len bytes into out, which holds 2 * len + 1. */
+void
+util_hex(const uint8_t *b, size_t len, char *out)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[2 * len] = '\0';
+}

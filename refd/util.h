@@ -1,0 +1,15 @@
+/* util.h: small helpers shared by refd and refctl. */
+#ifndef REFD_UTIL_H
+#define REFD_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+long long	 util_num(const char *, long long, long long, const char **);
+int64_t		 util_now_ms(void);
+int64_t		 util_now_us(void);
+void		 util_timestamp(char *, size_t);
+int		 util_name_ok(const char *);
+void		 util_hex(const uint8_t *, size_t, char *);
+
+#endif
