@@ -1,0 +1,982 @@
+/*
+ * db.c: refd's SQLite log: the schema and its migrations, one prepared
+ * statement per write, the hash chain of every match, and when a write
+ * must reach the disk.  The tables and the chain's texts are described
+ * in refd-log(5).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+#include <sqlite3.h>
+
+#include "db.h"
+
+/* db_migrations[]: schema/N.sql, embedded at build time, is [N - 1]. */
+#include "refd/schema.inc"
+
+#ifndef nitems
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+#define DB_SCHEMA	((int)nitems(db_migrations)) /* newest version */
+#define DB_BUSY_MS	200		/* wait no longer for a lock */
+#define DB_TEXTMAX	1024		/* bytes kept of free text */
+#define DB_LINEMAX	2048		/* longest canonical text */
+#define DB_CHAIN_TAG	"refd-chain-v1"	/* prefix of link 0 */
+
+enum db_stmt {
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_SYNC_FULL,
+	S_SYNC_NORMAL,
+	S_ABORT_RUNNING,
+	S_MATCH_INSERT,
+	S_MATCH_CHAIN0,
+	S_SEAT_INSERT,
+	S_SEAT_VERSION,
+	S_DEAL,
+	S_PLAY,
+	S_TRICK,
+	S_JOKER,
+	S_FAULT,
+	S_DEAL_END,
+	S_MATCH_END,
+	S_BOT_EVENT,
+	S_COUNT
+};
+
+/*
+ * Every statement refd runs more than once.  In a chained write the last
+ * two parameters are always chain_no and chain (see db_chained()).
+ */
+static const char *const db_sql[S_COUNT] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_SYNC_FULL] = "PRAGMA synchronous = FULL",
+	[S_SYNC_NORMAL] = "PRAGMA synchronous = NORMAL",
+	[S_ABORT_RUNNING] =
+	    "UPDATE matches SET state = 'aborted', result = 'aborted',"
+	    " reason = 'refd restarted',"
+	    " ended = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+	    " WHERE state = 'running'",
+	[S_MATCH_INSERT] =
+	    "INSERT INTO matches (variant, options, seed, commitment, rng,"
+	    " move_ms, bank_ms, startup_ms, policy, max_faults, tournament)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_MATCH_CHAIN0] =
+	    "UPDATE matches SET chain0 = ?2 WHERE id = ?1",
+	[S_SEAT_INSERT] =
+	    "INSERT INTO seats (match_id, seat, bot, version, kind, identity)"
+	    " VALUES (?, ?, ?, ?, ?, ?)",
+	[S_SEAT_VERSION] =
+	    "UPDATE seats SET name = ?3, version = ?4"
+	    " WHERE match_id = ?1 AND seat = ?2",
+	[S_DEAL] =
+	    "INSERT INTO deals (match_id, deal_no, dealer, deck, removed,"
+	    " trump, chain_no, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_PLAY] =
+	    "INSERT INTO plays (match_id, deal_no, seq, trick, seat, card, ms,"
+	    " fault, chain_no, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_TRICK] =
+	    "INSERT INTO tricks (match_id, deal_no, trick, winner, points,"
+	    " chain_no, chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[S_JOKER] =
+	    "INSERT INTO jokers (match_id, deal_no, seat, chain_no, chain)"
+	    " VALUES (?, ?, ?, ?, ?)",
+	[S_FAULT] =
+	    "INSERT INTO faults (match_id, deal_no, seat, kind, evidence, ms,"
+	    " action, chain_no, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_DEAL_END] =
+	    "INSERT INTO deal_results (match_id, deal_no, result, winner,"
+	    " points, mpoints, chain_no, chain)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_MATCH_END] =
+	    "UPDATE matches SET state = ?2, result = ?3, mpoints = ?4,"
+	    " reason = ?5, end_no = ?6, final_chain = ?7,"
+	    " ended = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+	    " WHERE id = ?1 AND state = 'running'",
+	[S_BOT_EVENT] =
+	    "INSERT INTO bot_events (match_id, seat, bot, kind, detail)"
+	    " VALUES (?, ?, ?, ?, ?)",
+};
+
+struct db {
+	sqlite3		*h;		/* the connection */
+	sqlite3_stmt	*st[S_COUNT];	/* prepared once, by db_open() */
+	int		 readonly;	/* opened for reading only */
+	char		 err[256];	/* why the last call failed */
+};
+
+/* A canonical text being built; overflow makes it an error, never a cut. */
+struct db_line {
+	char		 buf[DB_LINEMAX]; /* the text, NUL-terminated */
+	size_t		 len;		/* its length */
+	int		 overflow;	/* something did not fit */
+};
+
+static int	 db_failx(struct db *, const char *, ...)
+		    __attribute__((__format__(__printf__, 2, 3)));
+static int	 db_fail(struct db *, const char *);
+static int	 db_bindv(struct db *, sqlite3_stmt *, int, const char *,
+		    va_list);
+static int	 db_step(struct db *, sqlite3_stmt *, const char *);
+static int	 db_run(struct db *, enum db_stmt, const char *,
+		    const char *, ...);
+static int	 db_chained(struct db *, struct db_match *, enum db_stmt,
+		    const struct db_line *, const char *, ...);
+static int	 db_durable(struct db *, int);
+static int	 db_pragma_int(struct db *, const char *, int *);
+static int	 db_migrate(struct db *);
+static int	 db_prepare(struct db *);
+static void	 db_link(const uint8_t *, const char *, size_t, uint8_t *);
+static void	 line_add(struct db_line *, const char *, ...)
+		    __attribute__((__format__(__printf__, 2, 3)));
+static void	 line_ints(struct db_line *, const int *, int);
+static int	 is_token(const char *);
+static int	 is_printable(const char *);
+static int	 is_phrase(const char *);
+static int	 is_hex64(const char *);
+static size_t	 text_cap(const char *);
+
+/* Record why a call failed, in the caller's words. */
+static int
+db_failx(struct db *db, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(db->err, sizeof(db->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Record why a call failed: what refd was doing, then SQLite's reason. */
+static int
+db_fail(struct db *db, const char *what)
+{
+	return db_failx(db, "%s: %s", what, sqlite3_errmsg(db->h));
+}
+
+/* Append to a canonical text, remembering if it no longer fits. */
+static void
+line_add(struct db_line *l, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	if (l->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(l->buf) - l->len)
+		l->overflow = 1;
+	else
+		l->len += (size_t)n;
+}
+
+/* Append n integers joined by commas, the form of points and mpoints. */
+static void
+line_ints(struct db_line *l, const int *v, int n)
+{
+	int	 i;
+
+	for (i = 0; i < n; i++)
+		line_add(l, i ? ",%d" : "%d", v[i]);
+}
+
+/* Is s a word a canonical text can hold: non-empty, printable, no space? */
+static int
+is_token(const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return 0;
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* Is s free of control characters, so a canonical text stays one line? */
+static int
+is_printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < ' ' || (unsigned char)*s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * Is s refd's own short text that may hold spaces, such as the action
+ * "fallback 3S": non-empty, printable, and without '=', so a canonical
+ * text's next "key=" still marks where it ends.
+ */
+static int
+is_phrase(const char *s)
+{
+	return s != NULL && *s != '\0' && is_printable(s) &&
+	    strchr(s, '=') == NULL;
+}
+
+/* Is s 64 lowercase hex digits, the form of seeds and hashes? */
+static int
+is_hex64(const char *s)
+{
+	int	 i;
+
+	if (s == NULL)
+		return 0;
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[64] == '\0';
+}
+
+/*
+ * Length to keep of free text so that it fits DB_TEXTMAX bytes without
+ * cutting a UTF-8 sequence in two; bots' bytes are otherwise kept as is.
+ */
+static size_t
+text_cap(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	if (n <= DB_TEXTMAX)
+		return n;
+	n = DB_TEXTMAX;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+/*
+ * One link of a chain: BLAKE2b-256 of the previous link's 32 bytes
+ * followed by the text's bytes (no terminator), into link.
+ */
+static void
+db_link(const uint8_t *prev, const char *text, size_t len, uint8_t *link)
+{
+	crypto_generichash_state	 st;
+
+	crypto_generichash_init(&st, NULL, 0, DB_HASHLEN);
+	crypto_generichash_update(&st, prev, DB_HASHLEN);
+	crypto_generichash_update(&st, (const unsigned char *)text, len);
+	crypto_generichash_final(&st, link, DB_HASHLEN);
+}
+
+/*
+ * Bind parameters from index first on, one per letter of fmt: 'i' an
+ * int, 'I' an int64_t, 'j' an int and 'J' an int64_t that bind NULL
+ * when below 0 and 1, 's' a string (NULL binds NULL), 'S' a size_t
+ * length then a string of that length.  Returns the next free index, or
+ * -1.
+ */
+static int
+db_bindv(struct db *db, sqlite3_stmt *st, int first, const char *fmt,
+    va_list ap)
+{
+	const char	*s;
+	size_t		 len;
+	int64_t		 v64;
+	int		 i = first, rc = SQLITE_OK, v;
+
+	for (; *fmt != '\0' && rc == SQLITE_OK; fmt++, i++) {
+		switch (*fmt) {
+		case 'i':
+			rc = sqlite3_bind_int(st, i, va_arg(ap, int));
+			break;
+		case 'I':
+			rc = sqlite3_bind_int64(st, i,
+			    (sqlite3_int64)va_arg(ap, int64_t));
+			break;
+		case 's':
+			s = va_arg(ap, const char *);
+			rc = s == NULL ? sqlite3_bind_null(st, i) :
+			    sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+			break;
+		case 'S':
+			len = va_arg(ap, size_t);
+			s = va_arg(ap, const char *);
+			rc = sqlite3_bind_text(st, i, s, (int)len,
+			    SQLITE_STATIC);
+			break;
+		case 'j':
+			v = va_arg(ap, int);
+			rc = v < 0 ? sqlite3_bind_null(st, i) :
+			    sqlite3_bind_int(st, i, v);
+			break;
+		case 'J':
+			v64 = va_arg(ap, int64_t);
+			rc = v64 < 1 ? sqlite3_bind_null(st, i) :
+			    sqlite3_bind_int64(st, i, (sqlite3_int64)v64);
+			break;
+		default:
+			abort();	/* a bad format is refd's bug */
+		}
+	}
+	if (rc != SQLITE_OK)
+		return db_fail(db, "bind");
+	return i;
+}
+
+/* Step a statement to its end and reset it, so each call stands alone. */
+static int
+db_step(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int	 rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	if (rc != SQLITE_DONE)
+		db_fail(db, what);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Bind fmt's values to a prepared statement and run it once. */
+static int
+db_run(struct db *db, enum db_stmt s, const char *what, const char *fmt,
+    ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = db_bindv(db, db->st[s], 1, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		sqlite3_clear_bindings(db->st[s]);
+		return -1;
+	}
+	return db_step(db, db->st[s], what);
+}
+
+/*
+ * Write one chained row: the row's values from fmt, then its link number
+ * and the link over text.  Only a committed row moves m's chain on, so a
+ * failed write leaves the chain as the table has it.
+ */
+static int
+db_chained(struct db *db, struct db_match *m, enum db_stmt s,
+    const struct db_line *text, const char *fmt, ...)
+{
+	sqlite3_stmt	*st = db->st[s];
+	uint8_t		 link[DB_HASHLEN];
+	char		 hex[2 * DB_HASHLEN + 1], what[64];
+	va_list		 ap;
+	int		 n;
+
+	if (m == NULL || m->id <= 0)
+		return db_failx(db, "%.32s: match not begun", text->buf);
+	if (text->overflow)
+		return db_failx(db, "match %lld: event text too long",
+		    (long long)m->id);
+	db_link(m->chain, text->buf, text->len, link);
+	sodium_bin2hex(hex, sizeof(hex), link, sizeof(link));
+	va_start(ap, fmt);
+	n = db_bindv(db, st, 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || sqlite3_bind_int(st, n, m->links + 1) != SQLITE_OK ||
+	    sqlite3_bind_text(st, n + 1, hex, -1, SQLITE_STATIC) !=
+	    SQLITE_OK) {
+		if (n >= 0)
+			db_fail(db, "bind");
+		sqlite3_clear_bindings(st);
+		return -1;
+	}
+	snprintf(what, sizeof(what), "match %lld: %.32s", (long long)m->id,
+	    text->buf);
+	if (db_step(db, st, what) == -1)
+		return -1;
+	memcpy(m->chain, link, DB_HASHLEN);
+	m->links++;
+	return 0;
+}
+
+/*
+ * Switch a result's commit to synchronous=FULL (on) and back to NORMAL
+ * (off): in WAL mode FULL syncs the log at commit, which makes the
+ * result and every play before it survive a power loss.
+ */
+static int
+db_durable(struct db *db, int on)
+{
+	return db_step(db, db->st[on ? S_SYNC_FULL : S_SYNC_NORMAL],
+	    on ? "synchronous=FULL" : "synchronous=NORMAL");
+}
+
+/* Read an integer pragma, such as user_version. */
+static int
+db_pragma_int(struct db *db, const char *pragma, int *v)
+{
+	sqlite3_stmt	*st;
+	char		 sql[64];
+	int		 rc;
+
+	snprintf(sql, sizeof(sql), "PRAGMA %s", pragma);
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, sql);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int(st, 0);
+	else if (rc != SQLITE_DONE)
+		db_fail(db, sql);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/*
+ * Bring the schema up to DB_SCHEMA, one migration per transaction, so a
+ * crash leaves the file at some whole version.  The version is read
+ * again under the write lock, so two refds starting on one file never
+ * both apply a migration.  Foreign keys are off meanwhile (a migration
+ * may rebuild a table) and checked before each commit.
+ */
+static int
+db_migrate(struct db *db)
+{
+	sqlite3_stmt	*st;
+	char		*msg = NULL;
+	int		 v, after, bad;
+
+	if (db_pragma_int(db, "user_version", &v) == -1)
+		return -1;
+	if (v > DB_SCHEMA)
+		return db_failx(db, "schema version %d is newer than this "
+		    "refd knows (%d): use a newer refd", v, DB_SCHEMA);
+	if (v == DB_SCHEMA)
+		return 0;
+	if (v < 0)
+		return db_failx(db, "bad schema version %d", v);
+	if (db->readonly)
+		return db_failx(db, "schema version %d is older than %d: "
+		    "open it once with refd to migrate", v, DB_SCHEMA);
+	if (sqlite3_db_readonly(db->h, "main") == 1)
+		return db_failx(db, "schema version %d is older than %d "
+		    "and the file is read-only", v, DB_SCHEMA);
+
+	if (sqlite3_exec(db->h, "PRAGMA foreign_keys = OFF", NULL, NULL,
+	    NULL) != SQLITE_OK)
+		return db_fail(db, "foreign_keys=OFF");
+	for (;;) {
+		if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL,
+		    NULL) != SQLITE_OK)
+			return db_fail(db, "migration");
+		if (db_pragma_int(db, "user_version", &v) == -1)
+			goto fail;
+		if (v >= DB_SCHEMA)
+			break;
+		if (sqlite3_exec(db->h, db_migrations[v], NULL, NULL,
+		    &msg) != SQLITE_OK) {
+			db_failx(db, "migration %d (schema/%d.sql): %s",
+			    v + 1, v + 1, msg ? msg : "failed");
+			sqlite3_free(msg);
+			goto fail;
+		}
+		if (db_pragma_int(db, "user_version", &after) == -1)
+			goto fail;
+		if (after != v + 1) {
+			db_failx(db, "migration %d left user_version %d",
+			    v + 1, after);
+			goto fail;
+		}
+		if (sqlite3_prepare_v2(db->h, "PRAGMA foreign_key_check", -1,
+		    &st, NULL) != SQLITE_OK) {
+			db_fail(db, "foreign_key_check");
+			goto fail;
+		}
+		bad = sqlite3_step(st) != SQLITE_DONE;
+		sqlite3_finalize(st);
+		if (bad) {
+			db_failx(db, "migration %d breaks a foreign key",
+			    v + 1);
+			goto fail;
+		}
+		if (sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) !=
+		    SQLITE_OK) {
+			db_fail(db, "migration commit");
+			goto fail;
+		}
+	}
+	if (sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(db, "migration commit");
+		goto fail;
+	}
+	if (sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL,
+	    NULL) != SQLITE_OK)
+		return db_fail(db, "foreign_keys=ON");
+	return 0;
+fail:
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+/* Prepare every statement once, so no write compiles SQL mid-match. */
+static int
+db_prepare(struct db *db)
+{
+	int	 i;
+
+	for (i = 0; i < S_COUNT; i++)
+		if (sqlite3_prepare_v3(db->h, db_sql[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &db->st[i], NULL) != SQLITE_OK)
+			return db_fail(db, db_sql[i]);
+	return 0;
+}
+
+/*
+ * Open the log at path.  Writable (readonly 0): creates the file, puts
+ * it in WAL mode and applies every migration it lacks.  Read-only: the
+ * schema must already be this refd's.  Either way a file whose schema
+ * is newer than this refd knows is refused.  Locks are waited for at
+ * most DB_BUSY_MS.  Returns the handle, or NULL with the reason in err
+ * (which may be NULL); the caller frees the handle with db_close().
+ */
+struct db *
+db_open(const char *path, int readonly, char *err, size_t errlen)
+{
+	struct db	*db;
+	sqlite3_stmt	*st;
+	const char	*mode;
+	int		 flags, wal;
+
+	if ((db = calloc(1, sizeof(*db))) == NULL) {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	db->readonly = readonly != 0;
+	flags = readonly ? SQLITE_OPEN_READONLY :
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sodium_init() < 0) {
+		db_failx(db, "libsodium failed to start");
+		goto fail;
+	}
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		if (db->h == NULL)
+			db_failx(db, "out of memory");
+		else
+			db_fail(db, "open");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db->h, 1);
+	if (sqlite3_busy_timeout(db->h, DB_BUSY_MS) != SQLITE_OK) {
+		db_fail(db, "busy_timeout");
+		goto fail;
+	}
+	if (!readonly) {
+		if (sqlite3_prepare_v2(db->h, "PRAGMA journal_mode = WAL", -1,
+		    &st, NULL) != SQLITE_OK) {
+			db_fail(db, "journal_mode=WAL");
+			goto fail;
+		}
+		wal = 0;
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    (mode = (const char *)sqlite3_column_text(st, 0)) != NULL)
+			wal = strcmp(mode, "wal") == 0;
+		else
+			db_fail(db, "journal_mode=WAL");
+		sqlite3_finalize(st);
+		if (!wal) {
+			if (db->err[0] == '\0')
+				db_failx(db, "journal_mode=WAL refused");
+			goto fail;
+		}
+		if (sqlite3_exec(db->h, "PRAGMA synchronous = NORMAL", NULL,
+		    NULL, NULL) != SQLITE_OK) {
+			db_fail(db, "synchronous=NORMAL");
+			goto fail;
+		}
+	}
+	if (db_migrate(db) == -1)
+		goto fail;
+	if (sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL,
+	    NULL) != SQLITE_OK) {
+		db_fail(db, "foreign_keys=ON");
+		goto fail;
+	}
+	if (db_prepare(db) == -1)
+		goto fail;
+	return db;
+fail:
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s: %s", path, db->err);
+	db_close(db);
+	return NULL;
+}
+
+/* Finalize every statement and close the file; NULL is allowed. */
+void
+db_close(struct db *db)
+{
+	int	 i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	sqlite3_close(db->h);
+	free(db);
+}
+
+/* Why the last failed call failed: never NULL, valid until the next call. */
+const char *
+db_error(struct db *db)
+{
+	if (db == NULL)
+		return "no database";
+	return db->err[0] != '\0' ? db->err : "no error";
+}
+
+/*
+ * Can a write transaction start now?  Tries BEGIN IMMEDIATE and rolls
+ * back: 1 if it could, 0 (reason in db_error()) if the file is read-only,
+ * locked by another writer for longer than DB_BUSY_MS, or broken.
+ */
+int
+db_writable(struct db *db)
+{
+	if (db->readonly) {
+		db_failx(db, "opened read-only");
+		return 0;
+	}
+	/*
+	 * SQLite opens a file it may not write read-only, and in WAL mode
+	 * BEGIN IMMEDIATE still succeeds there: ask first.
+	 */
+	if (sqlite3_db_readonly(db->h, "main") != 0) {
+		db_failx(db, "the database file is read-only");
+		return 0;
+	}
+	if (db_step(db, db->st[S_BEGIN], "write transaction") == -1)
+		return 0;
+	if (sqlite3_get_autocommit(db->h) == 0 &&
+	    db_step(db, db->st[S_ROLLBACK], "rollback") == -1)
+		return 0;
+	return 1;
+}
+
+/*
+ * At startup, mark every match still running (refd stopped under it)
+ * as aborted with reason "refd restarted"; their chains end at their
+ * last row.  Stores how many in *n (n may be NULL).
+ */
+int
+db_abort_unfinished(struct db *db, int *n)
+{
+	int	 rc;
+
+	if (db_durable(db, 1) == -1)
+		return -1;
+	rc = db_run(db, S_ABORT_RUNNING, "abort unfinished matches", "");
+	if (rc == 0 && n != NULL)
+		*n = sqlite3_changes(db->h);
+	if (db_durable(db, 0) == -1)
+		rc = -1;
+	return rc;
+}
+
+/*
+ * Record a starting match and its nseats seats in one transaction; on
+ * success set m->id, link 0 of the chain in m->chain (BLAKE2b-256 of
+ * "refd-chain-v1" then "match ID VARIANT OPTIONS COMMIT RNG") and
+ * m->links to 0.  On failure nothing is written and m is unchanged.
+ */
+int
+db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
+    int nseats)
+{
+	crypto_generichash_state	 hs;
+	struct db_line			 l;
+	uint8_t				 chain0[DB_HASHLEN];
+	char				 hex[2 * DB_HASHLEN + 1];
+	int64_t				 id;
+	int				 i;
+
+	memset(&l, 0, sizeof(l));
+	if (!is_token(m->variant) || m->options == NULL ||
+	    !is_printable(m->options) || !is_hex64(m->seed_hex) ||
+	    !is_hex64(m->commit_hex) || !is_token(m->rng) ||
+	    !is_token(m->policy))
+		return db_failx(db, "match begin: bad match header");
+	if (nseats < 2 || nseats > BRI_MAXSEATS || seats == NULL)
+		return db_failx(db, "match begin: %d seats", nseats);
+	for (i = 0; i < nseats; i++)
+		if (seats[i].bot == NULL || seats[i].kind == NULL)
+			return db_failx(db, "match begin: seat %d incomplete",
+			    i);
+
+	if (db_step(db, db->st[S_BEGIN], "match begin") == -1)
+		return -1;
+	if (db_run(db, S_MATCH_INSERT, "insert match", "sssssiiisiJ",
+	    m->variant, m->options, m->seed_hex, m->commit_hex, m->rng,
+	    m->move_ms, m->bank_ms, m->startup_ms, m->policy, m->max_faults,
+	    m->tournament) == -1)
+		goto fail;
+	id = sqlite3_last_insert_rowid(db->h);
+	for (i = 0; i < nseats; i++)
+		if (db_run(db, S_SEAT_INSERT, "insert seat", "Iissss", id,
+		    seats[i].seat, seats[i].bot,
+		    seats[i].version ? seats[i].version : "", seats[i].kind,
+		    seats[i].identity ? seats[i].identity : "") == -1)
+			goto fail;
+
+	line_add(&l, "match %lld %s %s %s %s", (long long)id, m->variant,
+	    m->options, m->commit_hex, m->rng);
+	if (l.overflow) {
+		db_failx(db, "match begin: header too long");
+		goto fail;
+	}
+	crypto_generichash_init(&hs, NULL, 0, DB_HASHLEN);
+	crypto_generichash_update(&hs, (const unsigned char *)DB_CHAIN_TAG,
+	    strlen(DB_CHAIN_TAG));
+	crypto_generichash_update(&hs, (const unsigned char *)l.buf, l.len);
+	crypto_generichash_final(&hs, chain0, DB_HASHLEN);
+	sodium_bin2hex(hex, sizeof(hex), chain0, sizeof(chain0));
+	if (db_run(db, S_MATCH_CHAIN0, "match chain", "Is", id, hex) == -1)
+		goto fail;
+	if (db_step(db, db->st[S_COMMIT], "match begin commit") == -1)
+		goto fail;
+	m->id = id;
+	memcpy(m->chain, chain0, DB_HASHLEN);
+	m->links = 0;
+	return 0;
+fail:
+	if (sqlite3_get_autocommit(db->h) == 0)
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+/* Record the name and version a seat's bot gave when asked; not chained. */
+int
+db_seat_version(struct db *db, struct db_match *m, int seat, const char *name,
+    const char *version)
+{
+	if (db_run(db, S_SEAT_VERSION, "seat version", "Iiss", m->id, seat,
+	    name ? name : "", version ? version : "") == -1)
+		return -1;
+	if (sqlite3_changes(db->h) != 1)
+		return db_failx(db, "match %lld has no seat %d",
+		    (long long)m->id, seat);
+	return 0;
+}
+
+/*
+ * Record deal deal_no as dealt: its dealer, its deck order (the whole
+ * truth of the deal), the removed 2 and the trump.  Canonical text:
+ * "deal D dealer=S trump=C removed=C|- deck=C C ...".
+ */
+int
+db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
+    int deal_no)
+{
+	struct db_line	 l;
+	char		 deck[BRI_NCARDS * BRI_CARD_STRLEN], c[BRI_CARD_STRLEN];
+	char		 trump[BRI_CARD_STRLEN], removed[BRI_CARD_STRLEN];
+	size_t		 n = 0;
+	int		 i;
+
+	if (deal_no < 1 || d->ncards < 39 || d->ncards > BRI_NCARDS)
+		return db_failx(db, "deal %d: bad deal", deal_no);
+	for (i = 0; i < d->ncards; i++) {
+		bri_card_format(d->deck[i], c);
+		n += (size_t)snprintf(deck + n, sizeof(deck) - n, "%s%s",
+		    i ? " " : "", c);
+	}
+	bri_card_format(d->trump, trump);
+	if (d->removed != BRI_NOCARD)
+		bri_card_format(d->removed, removed);
+	memset(&l, 0, sizeof(l));
+	line_add(&l, "deal %d dealer=%d trump=%s removed=%s deck=%s", deal_no,
+	    d->dealer, trump, d->removed != BRI_NOCARD ? removed : "-", deck);
+	return db_chained(db, m, S_DEAL, &l, "Iiisss", m->id, deal_no,
+	    (int)d->dealer, deck, d->removed != BRI_NOCARD ? removed : NULL,
+	    trump);
+}
+
+/*
+ * Record one card played, in its own autocommit transaction, so it is
+ * committed before the next move is asked for.  fault is 1 when refd
+ * played the card for a seat that faulted.  Canonical text:
+ * "play D SEQ trick=T seat=S card=C ms=MS fault=0|1".
+ */
+int
+db_play(struct db *db, struct db_match *m, int deal_no, int seq, int trick,
+    int seat, bri_card card, int ms, int fault)
+{
+	struct db_line	 l;
+	char		 c[BRI_CARD_STRLEN];
+
+	if (card >= BRI_NCARDS)
+		return db_failx(db, "play %d %d: not a card", deal_no, seq);
+	bri_card_format(card, c);
+	fault = fault != 0;
+	memset(&l, 0, sizeof(l));
+	line_add(&l, "play %d %d trick=%d seat=%d card=%s ms=%d fault=%d",
+	    deal_no, seq, trick, seat, c, ms, fault);
+	return db_chained(db, m, S_PLAY, &l, "Iiiiisii", m->id, deal_no, seq,
+	    trick, seat, c, ms, fault);
+}
+
+/*
+ * Record a completed trick (0-based) and who won its points.  Canonical
+ * text: "trick D T winner=S points=P".
+ */
+int
+db_trick(struct db *db, struct db_match *m, int deal_no, int trick,
+    int winner, int points)
+{
+	struct db_line	 l;
+
+	memset(&l, 0, sizeof(l));
+	line_add(&l, "trick %d %d winner=%d points=%d", deal_no, trick,
+	    winner, points);
+	return db_chained(db, m, S_TRICK, &l, "Iiiii", m->id, deal_no, trick,
+	    winner, points);
+}
+
+/* Record the seat a joker3 deal made Joker.  Text: "joker D seat=S". */
+int
+db_joker(struct db *db, struct db_match *m, int deal_no, int seat)
+{
+	struct db_line	 l;
+
+	memset(&l, 0, sizeof(l));
+	line_add(&l, "joker %d seat=%d", deal_no, seat);
+	return db_chained(db, m, S_JOKER, &l, "Iii", m->id, deal_no, seat);
+}
+
+/*
+ * Record a seat's fault: kind is a word, action refd's phrase (such as
+ * "fallback 3S", no '='), evidence the bot's bytes as given, kept up to
+ * DB_TEXTMAX.  Canonical text:
+ * "fault D seat=S kind=K ms=MS action=A evidence=TEXT".
+ */
+int
+db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
+    const char *kind, const char *evidence, int ms, const char *action)
+{
+	struct db_line	 l;
+	size_t		 n;
+
+	if (!is_token(kind) || !is_phrase(action))
+		return db_failx(db, "fault: bad kind or action");
+	if (evidence == NULL)
+		evidence = "";
+	n = text_cap(evidence);
+	memset(&l, 0, sizeof(l));
+	line_add(&l, "fault %d seat=%d kind=%s ms=%d action=%s evidence=%.*s",
+	    deal_no, seat, kind, ms, action, (int)n, evidence);
+	return db_chained(db, m, S_FAULT, &l, "IiisSis", m->id, deal_no,
+	    seat, kind, n, evidence, ms, action);
+}
+
+/*
+ * Record the result of the deal just over in match bm, durably: the
+ * commit syncs the log, and with it every play before.  Canonical text:
+ * "dealend D result=R winner=W points=P,P,.. mpoints=M,M,..".
+ */
+int
+db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
+{
+	static const char *const results[] = {
+		[BRI_DEAL_JOKER] = "joker",
+		[BRI_DEAL_ALLIES] = "allies",
+		[BRI_DEAL_VOID] = "void",
+		[BRI_DEAL_WON] = "won",
+		[BRI_DEAL_DRAWN] = "drawn",
+	};
+	const struct bri_deal	*d = &bm->deal;
+	struct db_line		 l, pts, mpts;
+	int			 p[BRI_MAXSEATS], i, rc;
+
+	if (!d->over || d->result >= nitems(results) ||
+	    results[d->result] == NULL || bm->nseats > BRI_MAXSEATS)
+		return db_failx(db, "deal end %d: deal not over", bm->ndeals);
+	memset(&pts, 0, sizeof(pts));
+	memset(&mpts, 0, sizeof(mpts));
+	for (i = 0; i < bm->nseats; i++)
+		p[i] = d->points[i];
+	line_ints(&pts, p, bm->nseats);
+	line_ints(&mpts, bm->mpoints, bm->nseats);
+	memset(&l, 0, sizeof(l));
+	line_add(&l, "dealend %d result=%s winner=%d points=%s mpoints=%s",
+	    bm->ndeals, results[d->result], d->winner, pts.buf, mpts.buf);
+
+	if (db_durable(db, 1) == -1)
+		return -1;
+	rc = db_chained(db, m, S_DEAL_END, &l, "Iisiss", m->id, bm->ndeals,
+	    results[d->result], (int)d->winner, pts.buf, mpts.buf);
+	if (db_durable(db, 0) == -1)
+		rc = -1;
+	return rc;
+}
+
+/*
+ * Record how the match ended, durably, and close its row: result is a
+ * word ("seat1", "team0", "draw", "forfeit1", "aborted"; "aborted" marks
+ * the match aborted, anything else done), reason free text, mpoints the
+ * match points of nseats seats (NULL with 0 when none were scored).  The
+ * match's last link goes to matches.final_chain.  Canonical text:
+ * "matchend result=R mpoints=M,M,.. reason=TEXT".
+ */
+int
+db_match_end(struct db *db, struct db_match *m, const char *result,
+    const char *reason, const int *mpoints, int nseats)
+{
+	struct db_line	 l, mpts;
+	const char	*state;
+	size_t		 n;
+	int		 rc;
+
+	if (!is_token(result))
+		return db_failx(db, "match end: bad result");
+	if (nseats < 0 || nseats > BRI_MAXSEATS ||
+	    (nseats > 0 && mpoints == NULL))
+		return db_failx(db, "match end: bad match points");
+	if (reason == NULL)
+		reason = "";
+	n = text_cap(reason);
+	state = strcmp(result, "aborted") == 0 ? "aborted" : "done";
+	memset(&mpts, 0, sizeof(mpts));
+	line_ints(&mpts, mpoints, nseats);
+	memset(&l, 0, sizeof(l));
+	line_add(&l, "matchend result=%s mpoints=%s reason=%.*s", result,
+	    mpts.buf, (int)n, reason);
+
+	if (db_durable(db, 1) == -1)
+		return -1;
+	rc = db_chained(db, m, S_MATCH_END, &l, "IsssS", m->id, state, result,
+	    mpts.buf, n, reason);
+	if (rc == 0 && sqlite3_changes(db->h) != 1)
+		rc = db_failx(db, "match %lld was not running",
+		    (long long)m->id);
+	if (db_durable(db, 0) == -1)
+		rc = -1;
+	return rc;
+}
+
+/*
+ * Record something that happened to a bot outside the chain (started,
+ * exited, connected, wrote to stderr): match_id 0 and seat -1 for none;
+ * detail is kept up to DB_TEXTMAX bytes.
+ */
+int
+db_bot_event(struct db *db, int64_t match_id, int seat, const char *bot,
+    const char *kind, const char *detail)
+{
+	if (bot == NULL || !is_token(kind))
+		return db_failx(db, "bot event: bad bot or kind");
+	if (detail == NULL)
+		detail = "";
+	return db_run(db, S_BOT_EVENT, "bot event", "JjssS", match_id, seat,
+	    bot, kind, text_cap(detail), detail);
+}

@@ -1,0 +1,735 @@
+/*
+ * test_db.c: refd's log written as a referee would write it, then read
+ * back as an auditor would: row counts, the hash chain recomputed from
+ * the rows alone, migrations, refusals and locks.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sodium.h>
+#include <sqlite3.h>
+
+#include "briscola.h"
+#include "db.h"
+
+#define SEED_HEX	"000102030405060708090a0b0c0d0e0f" \
+			"101112131415161718191a1b1c1d1e1f"
+#define NOBODY		65534		/* uid to drop to when run as root */
+
+/* What a written match left behind, to compare with the rows. */
+struct written {
+	int		 deals;		/* rows expected in each table */
+	int		 plays;
+	int		 tricks;
+	int		 jokers;
+	int		 faults;
+	int		 links;		/* chained rows, matchend included */
+	uint8_t		 chain[DB_HASHLEN]; /* the last link */
+};
+
+/* One chained row rebuilt by the auditor. */
+struct link {
+	char		*text;		/* canonical text, from the columns */
+	char		 chain[2 * DB_HASHLEN + 1]; /* the stored link */
+};
+
+static char	 dir[64];		/* each test's own directory */
+static char	 path[128];		/* its database */
+
+static int	 setup(void **);
+static int	 teardown(void **);
+static uint32_t	 rnd(uint32_t *);
+static void	 rm(const char *);
+static void	 write_match(struct db *, enum bri_variant, int,
+		    struct db_match *, struct written *);
+static int	 audit(sqlite3 *, int64_t, uint8_t *);
+static int64_t	 count(sqlite3 *, const char *, int64_t);
+static int	 user_version(const char *);
+static void	 make_raw(const char *, const char *);
+
+/* A fresh directory per test, so no test sees another's files. */
+static int
+setup(void **state)
+{
+	const char	*tmp = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/test_db.XXXXXX",
+	    tmp != NULL && strlen(tmp) < 32 ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/refd.db", dir);
+	return 0;
+}
+
+/* Remove a file if it exists. */
+static void
+rm(const char *p)
+{
+	if (unlink(p) == -1 && access(p, F_OK) == 0)
+		fprintf(stderr, "cannot remove %s\n", p);
+}
+
+/* Remove the database, its WAL files and the directory. */
+static int
+teardown(void **state)
+{
+	char	 p[160];
+
+	(void)state;
+	chmod(path, 0644);
+	rm(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	rm(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	rm(p);
+	return rmdir(dir);
+}
+
+/* xorshift32: the test's own fixed sequence of "random" choices. */
+static uint32_t
+rnd(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/*
+ * Play a whole match of variant v from SEED_HEX as a referee would,
+ * logging each event; with faults, also a fault at the start, a fault
+ * play and a long, hostile fault evidence.
+ */
+static void
+write_match(struct db *db, enum bri_variant v, int faults,
+    struct db_match *m, struct written *w)
+{
+	struct db_seat		 seats[BRI_MAXSEATS];
+	struct bri_options	 o;
+	struct bri_seed		 seed;
+	struct bri_match	 bm;
+	struct bri_event	 ev;
+	uint8_t			 commit[BRI_COMMITLEN];
+	char			 commit_hex[2 * BRI_COMMITLEN + 1];
+	char			 options[128], result[16], evidence[2000];
+	char			 rng[32];
+	uint32_t		 x = 12345 + v;
+	int			 i, seat, seq, trick, ms, deal_no, fault;
+	bri_card		 c;
+
+	memset(w, 0, sizeof(*w));
+	memset(m, 0, sizeof(*m));
+	bri_options_default(&o, v);
+	assert_int_equal(bri_seed_parse(SEED_HEX, &seed), BRI_OK);
+	assert_int_equal(bri_match_init(&bm, &o, &seed), BRI_OK);
+	bri_seed_commit(&seed, commit);
+	sodium_bin2hex(commit_hex, sizeof(commit_hex), commit, sizeof(commit));
+	snprintf(options, sizeof(options), "deals_to_win=%d match_target=%d "
+	    "deal_cap=%d removed_two=%d", o.deals_to_win, o.match_target,
+	    o.deal_cap, o.removed_two);
+	snprintf(rng, sizeof(rng), "%s/%d", BRI_RNG_NAME, BRI_RNG_VERSION);
+	m->variant = bri_variant_name(v);
+	m->options = options;
+	m->seed_hex = SEED_HEX;
+	m->commit_hex = commit_hex;
+	m->rng = rng;
+	m->move_ms = 1000;
+	m->bank_ms = 0;
+	m->startup_ms = 5000;
+	m->policy = faults ? "fallback" : "forfeit";
+	m->max_faults = 3;
+	for (i = 0; i < bm.nseats; i++) {
+		seats[i].seat = i;
+		seats[i].bot = i == 1 ? "Robert'); DROP TABLE seats;--" :
+		    "random";
+		seats[i].version = "";
+		seats[i].kind = i % 2 ? "remote" : "spawn";
+		seats[i].identity = i % 2 ? "127.0.0.1:4000" : "bots/random.py";
+	}
+	assert_int_equal(db_match_begin(db, m, seats, bm.nseats), 0);
+	assert_true(m->id > 0);
+	assert_int_equal(db_seat_version(db, m, 0, "random", "1.0"), 0);
+	assert_int_equal(db_bot_event(db, m->id, 0, "random", "spawned",
+	    "pid 42"), 0);
+	if (faults) {
+		assert_int_equal(db_fault(db, m, 0, 1, "slow-start",
+		    "", 5001, "warn"), 0);
+		w->faults++;
+	}
+
+	while (bm.result == BRI_MATCH_PLAYING) {
+		assert_int_equal(bri_match_deal(&bm), BRI_OK);
+		deal_no = bm.ndeals;
+		assert_int_equal(db_deal(db, m, &bm.deal, deal_no), 0);
+		w->deals++;
+		for (seq = 0; !bm.deal.over; seq++) {
+			seat = bm.deal.turn;
+			trick = bm.deal.trick;
+			c = bm.deal.hand[seat][rnd(&x) % bm.deal.nhand[seat]];
+			ms = (int)(rnd(&x) % 900);
+			fault = faults && deal_no == 1 && seq == 5;
+			if (fault) {
+				/* quotes, SQL, a % and UTF-8 past the cap */
+				memset(evidence, 'x', sizeof(evidence));
+				memcpy(evidence, "'\"); DELETE FROM plays; %s",
+				    26);
+				for (i = 1000; i < 1030; i += 2)
+					memcpy(evidence + i, "\xc3\xa8", 2);
+				evidence[sizeof(evidence) - 1] = '\0';
+				assert_int_equal(db_fault(db, m, deal_no,
+				    seat, "timeout", evidence, 1000,
+				    "fallback 3S"), 0);
+				w->faults++;
+			}
+			assert_int_equal(bri_match_play(&bm, seat, c, &ev),
+			    BRI_OK);
+			assert_int_equal(db_play(db, m, deal_no, seq, trick,
+			    seat, c, ms, fault), 0);
+			w->plays++;
+			if (ev.joker >= 0) {
+				assert_int_equal(db_joker(db, m, deal_no,
+				    ev.joker), 0);
+				w->jokers++;
+			}
+			if (ev.trick_done) {
+				assert_int_equal(db_trick(db, m, deal_no,
+				    trick, ev.trick_winner, ev.trick_points),
+				    0);
+				w->tricks++;
+			}
+			if (ev.deal_over)
+				assert_int_equal(db_deal_end(db, m, &bm), 0);
+		}
+	}
+	if (bm.result == BRI_MATCH_WON)
+		snprintf(result, sizeof(result), "%s%d",
+		    v == BRI_CLASSIC4 ? "team" : "seat", bm.winner);
+	else
+		snprintf(result, sizeof(result), "draw");
+	assert_int_equal(db_match_end(db, m, result, "reached the target",
+	    bm.mpoints, bm.nseats), 0);
+	w->links = w->deals * 2 + w->plays + w->tricks + w->jokers +
+	    w->faults + 1;
+	assert_int_equal(m->links, w->links);
+	memcpy(w->chain, m->chain, DB_HASHLEN);
+}
+
+/* Rows of a table for one match. */
+static int64_t
+count(sqlite3 *h, const char *table, int64_t id)
+{
+	sqlite3_stmt	*st;
+	char		 sql[128];
+	int64_t		 n;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE "
+	    "match_id = ?", table);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, id);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Column i of the current row as a C string ("" for NULL). */
+#define COL(st, i)	((const char *)(sqlite3_column_text((st), (i)) ? \
+			    (const char *)sqlite3_column_text((st), (i)) : ""))
+
+/*
+ * Recompute match id's chain from its rows alone, as refd-log(5) says an
+ * auditor would: link 0 from the match header, then each row's text in
+ * chain_no order.  Returns the number of links checked, or -1 at the
+ * first one that does not match; the last link goes into last.
+ */
+static int
+audit(sqlite3 *h, int64_t id, uint8_t *last)
+{
+	static const char *const q[] = {
+	    "SELECT chain_no, chain, printf('deal %d dealer=%d trump=%s "
+	    "removed=%s deck=%s', deal_no, dealer, trump, "
+	    "coalesce(removed, '-'), deck) FROM deals WHERE match_id = ?",
+	    "SELECT chain_no, chain, printf('play %d %d trick=%d seat=%d "
+	    "card=%s ms=%d fault=%d', deal_no, seq, trick, seat, card, ms, "
+	    "fault) FROM plays WHERE match_id = ?",
+	    "SELECT chain_no, chain, printf('trick %d %d winner=%d "
+	    "points=%d', deal_no, trick, winner, points) FROM tricks "
+	    "WHERE match_id = ?",
+	    "SELECT chain_no, chain, printf('joker %d seat=%d', deal_no, "
+	    "seat) FROM jokers WHERE match_id = ?",
+	    "SELECT chain_no, chain, CAST(printf('fault %d seat=%d kind=%s "
+	    "ms=%d action=%s evidence=', deal_no, seat, kind, ms, action) "
+	    "AS BLOB) || CAST(evidence AS BLOB) FROM faults "
+	    "WHERE match_id = ?",
+	    "SELECT chain_no, chain, printf('dealend %d result=%s winner=%d "
+	    "points=%s mpoints=%s', deal_no, result, winner, points, "
+	    "mpoints) FROM deal_results WHERE match_id = ?",
+	    "SELECT end_no, final_chain, CAST(printf('matchend result=%s "
+	    "mpoints=%s reason=', result, mpoints) AS BLOB) || "
+	    "CAST(reason AS BLOB) FROM matches WHERE id = ? AND "
+	    "end_no IS NOT NULL",
+	};
+	crypto_generichash_state	 hs;
+	struct link			*links = NULL;
+	sqlite3_stmt			*st;
+	uint8_t				 prev[DB_HASHLEN];
+	char				 hex[2 * DB_HASHLEN + 1], head[512];
+	const void			*b;
+	size_t				 n = 0, i, k;
+	int				 no, len, ok = 1;
+
+	/* link 0 from the header */
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT printf('match %d %s "
+	    "%s %s %s', id, variant, options, commitment, rng), chain0 "
+	    "FROM matches WHERE id = ?", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, id);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(head, sizeof(head), "%s", COL(st, 0));
+	crypto_generichash_init(&hs, NULL, 0, DB_HASHLEN);
+	crypto_generichash_update(&hs, (const unsigned char *)"refd-chain-v1",
+	    13);
+	crypto_generichash_update(&hs, (const unsigned char *)head,
+	    strlen(head));
+	crypto_generichash_final(&hs, prev, DB_HASHLEN);
+	sodium_bin2hex(hex, sizeof(hex), prev, DB_HASHLEN);
+	assert_string_equal(hex, COL(st, 1));
+	sqlite3_finalize(st);
+
+	/* every chained row, put in its place */
+	for (k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
+		assert_int_equal(sqlite3_prepare_v2(h, q[k], -1, &st, NULL),
+		    SQLITE_OK);
+		sqlite3_bind_int64(st, 1, id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			no = sqlite3_column_int(st, 0);
+			assert_true(no >= 1 && no <= 100000);
+			if ((size_t)no > n) {
+				links = realloc(links, no * sizeof(*links));
+				assert_non_null(links);
+				memset(links + n, 0, (no - n) * sizeof(*links));
+				n = no;
+			}
+			assert_null(links[no - 1].text);   /* no duplicate */
+			b = sqlite3_column_blob(st, 2);
+			len = sqlite3_column_bytes(st, 2);
+			links[no - 1].text = calloc(1, len + 1);
+			assert_non_null(links[no - 1].text);
+			memcpy(links[no - 1].text, b, len);
+			snprintf(links[no - 1].chain, sizeof(links->chain),
+			    "%s", COL(st, 1));
+		}
+		sqlite3_finalize(st);
+	}
+
+	/* walk the chain */
+	for (i = 0; i < n; i++) {
+		assert_non_null(links[i].text);	/* no gap */
+		crypto_generichash_init(&hs, NULL, 0, DB_HASHLEN);
+		crypto_generichash_update(&hs, prev, DB_HASHLEN);
+		crypto_generichash_update(&hs,
+		    (const unsigned char *)links[i].text,
+		    strlen(links[i].text));
+		crypto_generichash_final(&hs, prev, DB_HASHLEN);
+		sodium_bin2hex(hex, sizeof(hex), prev, DB_HASHLEN);
+		if (ok && strcmp(hex, links[i].chain) != 0)
+			ok = 0;
+	}
+	for (i = 0; i < n; i++)
+		free(links[i].text);
+	free(links);
+	if (last != NULL)
+		memcpy(last, prev, DB_HASHLEN);
+	return ok ? (int)n : -1;
+}
+
+/* The user_version of a file, read without refd. */
+static int
+user_version(const char *p)
+{
+	sqlite3		*h;
+	sqlite3_stmt	*st;
+	int		 v;
+
+	assert_int_equal(sqlite3_open_v2(p, &h, SQLITE_OPEN_READONLY, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* Make a database file by hand with sql, as a stranger or an old refd. */
+static void
+make_raw(const char *p, const char *sql)
+{
+	sqlite3	*h;
+
+	assert_int_equal(sqlite3_open(p, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+}
+
+/* A whole match per variant, read back: counts, the chain, tampering. */
+static void
+test_whole_match(void **state)
+{
+	static const enum bri_variant vs[] = { BRI_JOKER3, BRI_CLASSIC4,
+	    BRI_CLASSIC2 };
+	struct db		*db;
+	struct db_match		 m[3];
+	struct written		 w[3];
+	sqlite3			*h;
+	sqlite3_stmt		*st;
+	uint8_t			 last[DB_HASHLEN];
+	char			 err[256], hex[2 * DB_HASHLEN + 1];
+	size_t			 i;
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(db_writable(db), 1);
+	for (i = 0; i < 3; i++)
+		write_match(db, vs[i], i == 0, &m[i], &w[i]);
+	assert_int_equal(db_bot_event(db, 0, -1, "random", "exited",
+	    "status 0"), 0);
+	db_close(db);
+
+	/* read-only through refd: opens, but never writes */
+	db = db_open(path, 1, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(db_writable(db), 0);
+	assert_string_not_equal(db_error(db), "no error");
+	db_close(db);
+
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY,
+	    NULL), SQLITE_OK);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(count(h, "seats", m[i].id),
+		    bri_variant_seats(vs[i]));
+		assert_int_equal(count(h, "deals", m[i].id), w[i].deals);
+		assert_int_equal(count(h, "deal_results", m[i].id),
+		    w[i].deals);
+		assert_int_equal(count(h, "plays", m[i].id), w[i].plays);
+		assert_int_equal(count(h, "tricks", m[i].id), w[i].tricks);
+		assert_int_equal(count(h, "jokers", m[i].id), w[i].jokers);
+		assert_int_equal(count(h, "faults", m[i].id), w[i].faults);
+		assert_int_equal(audit(h, m[i].id, last), w[i].links);
+		assert_memory_equal(last, w[i].chain, DB_HASHLEN);
+		sodium_bin2hex(hex, sizeof(hex), last, sizeof(last));
+		assert_int_equal(sqlite3_prepare_v2(h, "SELECT state, "
+		    "final_chain, ended IS NOT NULL FROM matches WHERE id = ?",
+		    -1, &st, NULL), SQLITE_OK);
+		sqlite3_bind_int64(st, 1, m[i].id);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal(COL(st, 0), "done");
+		assert_string_equal(COL(st, 1), hex);
+		assert_int_equal(sqlite3_column_int(st, 2), 1);
+		sqlite3_finalize(st);
+	}
+	/* joker3 has a Joker every deal; classic ones none */
+	assert_int_equal(w[0].jokers, w[0].deals);
+	assert_int_equal(w[1].jokers, 0);
+	/* hostile text stayed data, evidence capped whole characters */
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT length(CAST(evidence "
+	    "AS BLOB)), substr(evidence, 1, 26) FROM faults WHERE "
+	    "kind = 'timeout'", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 1024);
+	assert_string_equal(COL(st, 1), "'\"); DELETE FROM plays; %s");
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT bot, name, version "
+	    "FROM seats WHERE match_id = ? ORDER BY seat", -1, &st, NULL),
+	    SQLITE_OK);
+	sqlite3_bind_int64(st, 1, m[0].id);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal(COL(st, 1), "random");
+	assert_string_equal(COL(st, 2), "1.0");
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal(COL(st, 0), "Robert'); DROP TABLE seats;--");
+	sqlite3_finalize(st);
+	assert_int_equal(count(h, "bot_events", m[0].id), 1);
+	sqlite3_close(h);
+
+	/* one changed column breaks the chain */
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE plays SET ms = ms + 1 WHERE "
+	    "deal_no = 1 AND seq = 3", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(audit(h, m[0].id, NULL), -1);
+	sqlite3_close(h);
+}
+
+/* A failed write leaves the chain where the table has it. */
+static void
+test_failed_write(void **state)
+{
+	struct db		*db;
+	struct db_match		 m;
+	struct db_seat		 seats[2] = {
+		{ 0, "a", "", "spawn", "a" }, { 1, "b", "", "spawn", "b" } };
+	struct bri_options	 o;
+	struct bri_seed		 seed;
+	struct bri_match	 bm;
+	uint8_t			 chain[DB_HASHLEN];
+	char			 err[256];
+	int			 links;
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	memset(&m, 0, sizeof(m));
+	m.variant = "classic2";
+	m.options = "";
+	m.seed_hex = SEED_HEX;
+	m.commit_hex = SEED_HEX;
+	m.rng = "chacha20-ietf/1";
+	m.policy = "forfeit";
+	/* a bad header is refused before anything is written */
+	m.commit_hex = "nothex";
+	assert_int_equal(db_match_begin(db, &m, seats, 2), -1);
+	assert_int_equal(m.id, 0);
+	m.commit_hex = SEED_HEX;
+	assert_int_equal(db_match_begin(db, &m, seats, 2), 0);
+
+	bri_options_default(&o, BRI_CLASSIC2);
+	assert_int_equal(bri_seed_parse(SEED_HEX, &seed), BRI_OK);
+	assert_int_equal(bri_match_init(&bm, &o, &seed), BRI_OK);
+	assert_int_equal(bri_match_deal(&bm), BRI_OK);
+	/* a play before its deal breaks a foreign key */
+	assert_int_equal(db_play(db, &m, 1, 0, 0, 0, 0, 1, 0), -1);
+	assert_int_equal(m.links, 0);
+	assert_int_equal(db_deal(db, &m, &bm.deal, 1), 0);
+	assert_int_equal(db_play(db, &m, 1, 0, 0, bm.deal.turn,
+	    bm.deal.hand[bm.deal.turn][0], 1, 0), 0);
+	memcpy(chain, m.chain, DB_HASHLEN);
+	links = m.links;
+	/* the same seq twice */
+	assert_int_equal(db_play(db, &m, 1, 0, 0, bm.deal.turn,
+	    bm.deal.hand[bm.deal.turn][1], 1, 0), -1);
+	assert_non_null(strstr(db_error(db), "UNIQUE"));
+	assert_int_equal(m.links, links);
+	assert_memory_equal(m.chain, chain, DB_HASHLEN);
+	/* a deal not over has no result */
+	assert_int_equal(db_deal_end(db, &m, &bm), -1);
+	assert_int_equal(db_match_end(db, &m, "two words", "", NULL, 0), -1);
+	assert_int_equal(db_match_end(db, &m, "aborted", "test", NULL, 0), 0);
+	/* a match ends once */
+	assert_int_equal(db_match_end(db, &m, "aborted", "again", NULL, 0),
+	    -1);
+	db_close(db);
+}
+
+/* A file with user_version 0 (new or foreign) gets the schema. */
+static void
+test_migrate(void **state)
+{
+	struct db	*db;
+	sqlite3		*h;
+	char		 err[256];
+
+	(void)state;
+	make_raw(path, "CREATE TABLE other (x); INSERT INTO other VALUES (7);");
+	assert_int_equal(user_version(path), 0);
+	/* read-only cannot migrate */
+	assert_null(db_open(path, 1, err, sizeof(err)));
+	assert_non_null(strstr(err, "older"));
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	db_close(db);
+	assert_int_equal(user_version(path), 1);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "SELECT count(*) FROM matches, "
+	    "other", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	/* and opening again changes nothing */
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	db_close(db);
+	db = db_open(path, 1, err, sizeof(err));
+	assert_non_null(db);
+	db_close(db);
+}
+
+/* A schema newer than this refd knows is refused, both ways. */
+static void
+test_newer(void **state)
+{
+	char	 err[256];
+
+	(void)state;
+	make_raw(path, "PRAGMA user_version = 999;");
+	assert_null(db_open(path, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "newer"));
+	assert_null(db_open(path, 1, err, sizeof(err)));
+	assert_non_null(strstr(err, "999"));
+	assert_int_equal(user_version(path), 999);
+	/* a missing file is no database to read */
+	rm(path);
+	assert_null(db_open(path, 1, err, sizeof(err)));
+}
+
+/*
+ * A file refd may not write opens, but db_writable() says no.  As root
+ * permissions bind nobody, so a child drops to NOBODY, in a directory
+ * it owns (for the WAL's shared memory) with a file it cannot write.
+ */
+static void
+test_readonly_file(void **state)
+{
+	struct db	*db;
+	char		 err[256];
+	pid_t		 pid;
+	int		 status;
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	db_close(db);
+	assert_int_equal(chmod(path, 0444), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(NOBODY) == -1 ||
+		    setuid(NOBODY) == -1))
+			_exit(2);
+		if ((db = db_open(path, 0, err, sizeof(err))) == NULL) {
+			fprintf(stderr, "%s\n", err);
+			_exit(3);
+		}
+		if (db_writable(db) != 0)
+			_exit(4);
+		if (strcmp(db_error(db), "no error") == 0)
+			_exit(5);
+		if (db_bot_event(db, 0, -1, "b", "k", "d") != -1)
+			_exit(6);
+		db_close(db);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(dir, 0, 0), 0);
+}
+
+/* Another writer's lock gives an error within moments, never a wait. */
+static void
+test_locked(void **state)
+{
+	struct db	*db;
+	struct timespec	 t0, t1;
+	sqlite3		*h;
+	char		 err[256];
+	double		 s;
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+	    SQLITE_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(db_writable(db), 0);
+	assert_non_null(strstr(db_error(db), "locked"));
+	assert_int_equal(db_bot_event(db, 0, -1, "b", "k", "d"), -1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_true(s < 1.5);
+	assert_int_equal(sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_writable(db), 1);
+	assert_int_equal(db_bot_event(db, 0, -1, "b", "k", "d"), 0);
+	db_close(db);
+}
+
+/* After a restart, matches left running are aborted, and only those. */
+static void
+test_abort_unfinished(void **state)
+{
+	struct db		*db;
+	struct db_match		 done, run;
+	struct written		 w;
+	struct db_seat		 seats[2] = {
+		{ 0, "a", "", "spawn", "a" }, { 1, "b", "", "remote", "b" } };
+	sqlite3			*h;
+	sqlite3_stmt		*st;
+	char			 err[256];
+	int			 n = -1;
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	write_match(db, BRI_CLASSIC2, 0, &done, &w);
+	memset(&run, 0, sizeof(run));
+	run.variant = "classic2";
+	run.options = "";
+	run.seed_hex = SEED_HEX;
+	run.commit_hex = SEED_HEX;
+	run.rng = "chacha20-ietf/1";
+	run.policy = "forfeit";
+	assert_int_equal(db_match_begin(db, &run, seats, 2), 0);
+	assert_true(run.id != done.id);
+	db_close(db);		/* refd died */
+
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(db_abort_unfinished(db, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(db_abort_unfinished(db, &n), 0);
+	assert_int_equal(n, 0);
+	db_close(db);
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT id, state, reason, "
+	    "ended IS NOT NULL FROM matches ORDER BY id", -1, &st, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal(COL(st, 1), "done");
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int64(st, 0), run.id);
+	assert_string_equal(COL(st, 1), "aborted");
+	assert_string_equal(COL(st, 2), "refd restarted");
+	assert_int_equal(sqlite3_column_int(st, 3), 1);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_whole_match, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_failed_write, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_migrate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_file, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort_unfinished, setup,
+		    teardown),
+	};
+
+	if (bri_init() != BRI_OK)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
