@@ -1,0 +1,125 @@
+/*
+ * randbot.c: a refd bot that plays a uniformly random card from its hand.
+ *
+ * The smallest complete engine for refd-protocol(7): it answers the
+ * standard GTP commands, acknowledges every game notification with an
+ * empty success and answers genplay with one card of the hand it is
+ * given.  It needs nothing but stdio.
+ *
+ * Run:		bots/randbot [-s seed]
+ * With -s the choices depend only on the seed, so a match replays
+ * exactly; without it the seed comes from the process id and the clock.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINEMAX		4096	/* refd never sends a longer line */
+#define MAXARGS		64
+
+static const char *commands[] = {
+	"deal_end", "deal_start", "draw", "genplay", "joker", "known_command",
+	"list_commands", "match_end", "match_start", "name", "partner_hand",
+	"play", "protocol_version", "quit", "trick", "version", NULL
+};
+
+static uint64_t	rngstate;
+
+/* Next number from splitmix64: the same sequence on every platform. */
+static uint64_t
+rng_next(void)
+{
+	uint64_t z = (rngstate += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Is name one of the commands this bot knows? */
+static int
+known(const char *name)
+{
+	int	 i;
+
+	for (i = 0; commands[i] != NULL; i++)
+		if (strcmp(commands[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Print one answer, '=' or '?', with the command's id and a blank line. */
+static void
+answer(char kind, const char *id, const char *text)
+{
+	printf("%c%s%s%s\n\n", kind, id, *text != '\0' ? " " : "", text);
+	fflush(stdout);
+}
+
+/* Answer each command on stdin until quit or end of file. */
+int
+main(int argc, char *argv[])
+{
+	char	 line[LINEMAX + 2], list[512], *av[MAXARGS], *p, *id;
+	int	 ac, c, i;
+
+	rngstate = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+	while ((c = getopt(argc, argv, "s:")) != -1) {
+		if (c != 's') {
+			fprintf(stderr, "usage: randbot [-s seed]\n");
+			return 2;
+		}
+		rngstate = strtoull(optarg, NULL, 10);
+	}
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		if (strchr(line, '\n') == NULL && !feof(stdin))
+			while ((c = getchar()) != EOF && c != '\n')
+				continue;	/* an over-long line: truncate */
+		if ((p = strchr(line, '#')) != NULL)
+			*p = '\0';
+		ac = 0;
+		for (p = strtok(line, " \t\r\n"); p != NULL && ac < MAXARGS;
+		    p = strtok(NULL, " \t\r\n"))
+			av[ac++] = p;
+		if (ac == 0)
+			continue;		/* blank line or comment */
+		id = "";
+		if (strspn(av[0], "0123456789") == strlen(av[0])) {
+			id = av[0];
+			if (--ac == 0)
+				continue;
+			memmove(av, av + 1, ac * sizeof(av[0]));
+		}
+		if (strcmp(av[0], "protocol_version") == 0)
+			answer('=', id, "2");
+		else if (strcmp(av[0], "name") == 0)
+			answer('=', id, "randbot");
+		else if (strcmp(av[0], "version") == 0)
+			answer('=', id, "1.0");
+		else if (strcmp(av[0], "known_command") == 0)
+			answer('=', id, ac > 1 && known(av[1]) ? "true" : "false");
+		else if (strcmp(av[0], "list_commands") == 0) {
+			list[0] = '\0';
+			for (i = 0; commands[i] != NULL; i++) {
+				strcat(list, commands[i]);
+				strcat(list, commands[i + 1] != NULL ? "\n" : "");
+			}
+			answer('=', id, list);
+		} else if (strcmp(av[0], "quit") == 0) {
+			answer('=', id, "");
+			return 0;
+		} else if (strcmp(av[0], "genplay") == 0) {
+			if (ac < 3)
+				answer('?', id, "no cards in hand");
+			else
+				answer('=', id, av[2 + rng_next() % (ac - 2)]);
+		} else if (known(av[0]))
+			answer('=', id, "");
+		else
+			answer('?', id, "unknown command");
+	}
+	return 0;
+}

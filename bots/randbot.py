@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""randbot.py: a refd bot in Python 3 that plays a random card.
+
+It speaks refd-protocol(7) on stdin and stdout with nothing but the
+standard library: it answers the standard GTP commands, acknowledges every
+game notification and answers genplay with a uniformly random card of the
+hand it is given.
+
+Run:    python3 bots/randbot.py [seed]
+With a seed (an integer) its choices are the same on every run.
+"""
+import random
+import sys
+
+COMMANDS = (
+    "deal_end", "deal_start", "draw", "genplay", "joker", "known_command",
+    "list_commands", "match_end", "match_start", "name", "partner_hand",
+    "play", "protocol_version", "quit", "trick", "version",
+)
+
+
+def answer(ok, ident, text=""):
+    """Write one answer with the command's id, then the blank line."""
+    sys.stdout.write("%s%s%s\n\n" % ("=" if ok else "?", ident,
+                                     " " + text if text else ""))
+    sys.stdout.flush()
+
+
+def main():
+    """Answer each command on stdin until quit or end of file."""
+    rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else None)
+    for raw in iter(sys.stdin.buffer.readline, b""):
+        args = raw.decode("ascii", "replace").split("#", 1)[0].split()
+        ident = ""
+        if args and args[0].isdigit():
+            ident = args.pop(0)
+        if not args:
+            continue            # a blank line or a comment
+        cmd = args[0]
+        if cmd == "protocol_version":
+            answer(True, ident, "2")
+        elif cmd == "name":
+            answer(True, ident, "randbot.py")
+        elif cmd == "version":
+            answer(True, ident, "1.0")
+        elif cmd == "known_command":
+            known = len(args) > 1 and args[1] in COMMANDS
+            answer(True, ident, "true" if known else "false")
+        elif cmd == "list_commands":
+            answer(True, ident, "\n".join(COMMANDS))
+        elif cmd == "quit":
+            answer(True, ident)
+            return
+        elif cmd == "genplay":
+            if len(args) < 3:
+                answer(False, ident, "no cards in hand")
+            else:
+                answer(True, ident, rng.choice(args[2:]))
+        elif cmd in COMMANDS:
+            answer(True, ident)
+        else:
+            answer(False, ident, "unknown command")
+
+
+if __name__ == "__main__":
+    main()
