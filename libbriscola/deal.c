@@ -4,20 +4,50 @@
  * The deck order is the whole truth of a deal: cards 0 .. 3n-1 are dealt
  * one at a time starting with the seat after the dealer, card 3n is
  * turned up as trump, and the rest is the stock in drawing order; the
- * turned trump lies under the stock and is drawn last.  Nothing here allocates or fails after a play
- * has been checked.
+ * turned trump lies under the stock and is drawn last.  Nothing here
+ * allocates or fails after a play has been checked.
+ *
+ * A bot trainer plays millions of deals through here, so the hot paths
+ * avoid what costs most in a random playout: calls through the PLT,
+ * divisions by a variable seat count, and branches on which card of a
+ * hand was played, which no predictor can guess.
  */
 #include <string.h>
 
 #include "briscola.h"
 
-/* Does card c beat card best, the best card so far in a trick? */
-static int
-beats(bri_card c, bri_card best, int trumpsuit)
+/*
+ * Strength inside a suit and card points by rank - 1: the numbers of
+ * card.c's tables, repeated so that they can be read here without a call
+ * through the PLT.  tests/deals.txt catches any difference.
+ */
+static const uint8_t	 strength[10] = { 10, 1, 9, 2, 3, 4, 5, 6, 7, 8 };
+static const uint8_t	 cardpoints[10] = { 11, 0, 10, 0, 0, 0, 0, 2, 3, 4 };
+
+/* hand_find() and hand_remove() know a hand's three slots by name. */
+_Static_assert(BRI_HANDSIZE == 3, "a hand is three cards");
+
+/* The seat after seat s at a table of n. */
+static inline int
+next_seat(int s, int n)
 {
-	if (BRI_CARD_SUIT(c) == BRI_CARD_SUIT(best))
-		return bri_card_strength(c) > bri_card_strength(best);
-	return BRI_CARD_SUIT(c) == trumpsuit;
+	return s + 1 == n ? 0 : s + 1;
+}
+
+/*
+ * Rank of card c in a trick led in suit led with trump suit trump: a
+ * trump outranks every card of the led suit, which outranks every other
+ * card, and strength orders each group.  The trick goes to the card of
+ * highest rank: the highest trump if any, else the highest card of the
+ * led suit, as the rules say; the ranks of distinct cards of those two
+ * groups never tie.  Arithmetic, not branches: the suits are random.
+ */
+static inline int
+trick_rank(bri_card c, int led, int trump)
+{
+	int	 suit = BRI_CARD_SUIT(c);
+
+	return strength[c % 10] + 16 * (suit == led) + 32 * (suit == trump);
 }
 
 /* Team of a seat: seat % 2 in classic4, the seat itself elsewhere. */
@@ -80,7 +110,8 @@ int
 bri_deal_init(struct bri_deal *d, enum bri_variant v, const bri_card *deck,
     int ncards, int dealer)
 {
-	uint64_t	 seen = 0;
+	uint64_t	 seen = 0, missing;
+	unsigned	 big = 0;
 	int		 n, i, s, want;
 
 	n = bri_variant_seats(v);
@@ -89,17 +120,22 @@ bri_deal_init(struct bri_deal *d, enum bri_variant v, const bri_card *deck,
 	want = (v == BRI_JOKER3 || v == BRI_CLASSIC3) ? 39 : 40;
 	if (ncards != want)
 		return BRI_EDECK;
+	/*
+	 * Every card in range and none twice: then the cards missing from
+	 * the deck are as many as 40 - ncards, none for 40 and one for 39.
+	 */
 	for (i = 0; i < ncards; i++) {
-		if (deck[i] >= BRI_NCARDS || (seen >> deck[i] & 1))
-			return BRI_EDECK;
-		seen |= (uint64_t)1 << deck[i];
+		big |= deck[i] >= BRI_NCARDS;
+		seen |= (uint64_t)1 << (deck[i] & 63);
 	}
+	missing = ~seen & (((uint64_t)1 << BRI_NCARDS) - 1);
+	if (big || (want == 40 && missing != 0) ||
+	    (want == 39 && (missing == 0 || (missing & (missing - 1)) != 0)))
+		return BRI_EDECK;
 	memset(d, 0, sizeof(*d));
 	d->removed = BRI_NOCARD;
 	if (want == 39) {
-		for (i = 0; i < BRI_NCARDS; i++)
-			if (!(seen >> i & 1))
-				d->removed = (bri_card)i;
+		d->removed = (bri_card)__builtin_ctzll(missing);
 		if (BRI_CARD_RANK(d->removed) != 2)
 			return BRI_EDECK;
 	}
@@ -107,12 +143,15 @@ bri_deal_init(struct bri_deal *d, enum bri_variant v, const bri_card *deck,
 	d->nseats = n;
 	d->ncards = ncards;
 	d->ntricks = ncards / n;
-	memcpy(d->deck, deck, ncards);
+	/* a copy of known length, which compilers do without a loop */
+	memcpy(d->deck, deck, 39);
+	if (ncards == 40)
+		d->deck[39] = deck[39];
 	d->dealer = dealer;
-	d->leader = d->turn = (dealer + 1) % n;
-	for (i = 0; i < BRI_HANDSIZE * n; i++) {
-		s = (d->leader + i) % n;
+	d->leader = d->turn = next_seat(dealer, n);
+	for (i = 0, s = d->leader; i < BRI_HANDSIZE * n; i++) {
 		d->hand[s][d->nhand[s]++] = deck[i];
+		s = next_seat(s, n);
 	}
 	d->trump = deck[BRI_HANDSIZE * n];
 	d->trumpsuit = BRI_CARD_SUIT(d->trump);
@@ -124,16 +163,58 @@ bri_deal_init(struct bri_deal *d, enum bri_variant v, const bri_card *deck,
 	return BRI_OK;
 }
 
-/* Where card c sits in seat's hand, or -1. */
-static int
+/*
+ * Where card c sits in seat's hand, or -1.  Without a branch on the
+ * slot, which is random in a playout: one bit per slot that holds c, the
+ * slots past nhand left out, and the lowest bit set.
+ */
+static inline int
 hand_find(const struct bri_deal *d, int seat, bri_card c)
 {
-	int	 i;
+	const bri_card	*h = d->hand[seat];
+	unsigned	 bits;
+	int		 at;
 
-	for (i = 0; i < d->nhand[seat]; i++)
-		if (d->hand[seat][i] == c)
-			return i;
-	return -1;
+	bits = (h[0] == c) | (h[1] == c) << 1 | (h[2] == c) << 2;
+	bits &= (1u << d->nhand[seat]) - 1;
+	at = __builtin_ctz(bits | 1u << BRI_HANDSIZE);
+	return at == BRI_HANDSIZE ? -1 : at;
+}
+
+/*
+ * Take the card at slot at out of seat's hand, keeping the order of the
+ * others; the freed last slot gets BRI_NOCARD.  The three slots are
+ * shifted as one word, again to keep a random slot from steering a
+ * branch.
+ */
+static inline void
+hand_remove(struct bri_deal *d, int seat, int at)
+{
+	bri_card	*h = d->hand[seat];
+	uint32_t	 w, keep;
+
+	w = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16;
+	keep = ((uint32_t)1 << (8 * at)) - 1;	/* the slots before at */
+	w = (w & keep) | ((w >> 8) & ~keep) | (uint32_t)BRI_NOCARD << 16;
+	h[0] = (bri_card)w;
+	h[1] = (bri_card)(w >> 8);
+	h[2] = (bri_card)(w >> 16);
+	d->nhand[seat]--;
+}
+
+/* bri_deal_check(), also giving the card's place in the hand in *at. */
+static inline int
+deal_check(const struct bri_deal *d, int seat, bri_card c, int *at)
+{
+	if (d->over)
+		return BRI_EDEALOVER;
+	if (seat < 0 || seat >= d->nseats)
+		return BRI_EINVAL;
+	if (seat != d->turn)
+		return BRI_ETURN;
+	if ((*at = hand_find(d, seat, c)) < 0)
+		return BRI_ENOTINHAND;
+	return BRI_OK;
 }
 
 /*
@@ -143,15 +224,9 @@ hand_find(const struct bri_deal *d, int seat, bri_card c)
 int
 bri_deal_check(const struct bri_deal *d, int seat, bri_card c)
 {
-	if (d->over)
-		return BRI_EDEALOVER;
-	if (seat < 0 || seat >= d->nseats)
-		return BRI_EINVAL;
-	if (seat != d->turn)
-		return BRI_ETURN;
-	if (hand_find(d, seat, c) < 0)
-		return BRI_ENOTINHAND;
-	return BRI_OK;
+	int	 at;
+
+	return deal_check(d, seat, c, &at);
 }
 
 /*
@@ -164,9 +239,10 @@ int
 bri_deal_play(struct bri_deal *d, int seat, bri_card c, struct bri_event *ev)
 {
 	struct bri_event	 dummy;
-	int			 e, i, at, base, best, w, pts, s, n = d->nseats;
+	int			 e, i, at, base, led, best, rank, brank, w, pts;
+	int			 s, n = d->nseats;
 
-	if ((e = bri_deal_check(d, seat, c)) != BRI_OK)
+	if ((e = deal_check(d, seat, c, &at)) != BRI_OK)
 		return e;
 	if (ev == NULL)
 		ev = &dummy;
@@ -176,10 +252,7 @@ bri_deal_play(struct bri_deal *d, int seat, bri_card c, struct bri_event *ev)
 	ev->trick_winner = BRI_NOSEAT;
 	ev->trick_points = 0;
 
-	at = hand_find(d, seat, c);
-	for (i = at + 1; i < d->nhand[seat]; i++)
-		d->hand[seat][i - 1] = d->hand[seat][i];
-	d->hand[seat][--d->nhand[seat]] = BRI_NOCARD;
+	hand_remove(d, seat, at);
 	d->plays[d->nplays] = c;
 	d->playseat[d->nplays++] = (uint8_t)seat;
 	if (d->variant == BRI_JOKER3 && d->joker == BRI_NOSEAT &&
@@ -188,16 +261,18 @@ bri_deal_play(struct bri_deal *d, int seat, bri_card c, struct bri_event *ev)
 
 	base = d->trick * n;
 	if (d->nplays - base < n) {
-		d->turn = (d->turn + 1) % n;
+		d->turn = next_seat(d->turn, n);
 		return BRI_OK;
 	}
 
+	led = BRI_CARD_SUIT(d->plays[base]);
 	best = base;
-	pts = bri_card_points(d->plays[base]);
-	for (i = base + 1; i < base + n; i++) {
-		pts += bri_card_points(d->plays[i]);
-		if (beats(d->plays[i], d->plays[best], d->trumpsuit))
-			best = i;
+	brank = pts = 0;
+	for (i = base; i < base + n; i++) {
+		pts += cardpoints[d->plays[i] % 10];
+		rank = trick_rank(d->plays[i], led, d->trumpsuit);
+		best = rank > brank ? i : best;
+		brank = rank > brank ? rank : brank;
 	}
 	w = d->playseat[best];
 	d->points[w] += pts;
@@ -208,8 +283,7 @@ bri_deal_play(struct bri_deal *d, int seat, bri_card c, struct bri_event *ev)
 	ev->trick_points = pts;
 
 	if (d->nstock > 0) {
-		for (i = 0; i < n; i++) {
-			s = (w + i) % n;
+		for (i = 0, s = w; i < n; i++, s = next_seat(s, n)) {
 			/* the stock lies on the turned trump, drawn last */
 			if (--d->nstock == 0)
 				c = d->trump;

@@ -19,28 +19,39 @@
 
 #include "briscola.h"
 
-#define RNG_BUFLEN	128	/* two ChaCha20 blocks */
+#define RNG_BUFLEN	64	/* one ChaCha20 block */
+#define RNG_ONES	0x0101010101010101ULL	/* 1 in every byte */
 
+/*
+ * A key stream being read.  The read position is not kept here but by
+ * the caller, in a local variable: this struct's address goes to
+ * libsodium, so a position kept in it would be stored and reloaded
+ * around every draw, on the critical path of the shuffle.
+ */
 struct rng {
-	const uint8_t	*key;
+	const uint8_t	*key;		/* the seed */
 	uint8_t		 nonce[crypto_stream_chacha20_ietf_NONCEBYTES];
 	uint32_t	 block;		/* next block counter */
-	unsigned	 pos;		/* next unread byte of buf */
-	uint8_t		 buf[RNG_BUFLEN];
+	uint8_t		 buf[RNG_BUFLEN]; /* the current block */
 };
 
-/* Refill the buffer with the next blocks of the key stream. */
+/*
+ * Make the next block of the key stream; the caller reads it from 0.
+ * One block at a time, when it is needed: a deal mostly fits in one.
+ */
 static void
 rng_fill(struct rng *r)
 {
 	memset(r->buf, 0, sizeof(r->buf));
 	crypto_stream_chacha20_ietf_xor_ic(r->buf, r->buf, sizeof(r->buf),
 	    r->nonce, r->block, r->key);
-	r->block += RNG_BUFLEN / 64;
-	r->pos = 0;
+	r->block++;
 }
 
-/* Start the stream of seed s for the use named by tag and index. */
+/*
+ * Start the stream of seed s for the use named by tag and index, and make
+ * its first block.
+ */
 static void
 rng_init(struct rng *r, const struct bri_seed *s, const char tag[4],
     uint64_t index)
@@ -55,22 +66,54 @@ rng_init(struct rng *r, const struct bri_seed *s, const char tag[4],
 	rng_fill(r);
 }
 
-/* Unbiased draw in [0, n), 1 <= n <= 64, by masking and rejection. */
-static unsigned
-rng_uniform(struct rng *r, unsigned n)
+/*
+ * Unbiased draw in [0, n), 1 <= n <= 64, reading r from *pos on: the
+ * next byte of the stream, masked to the smallest all-ones width that
+ * holds n - 1 (at least 1), is the draw unless it is >= n, in which case
+ * the byte is rejected and the next one tried; n == 1 reads nothing.
+ * Rejections are frequent and unpredictable, so while eight bytes are
+ * left in the block they are tested at once: each masked byte is below
+ * 64, so adding 128 - n sets its top bit exactly when it is rejected, and
+ * the first byte, in stream order, whose top bit stays clear is the draw.
+ * The bytes consumed and the value drawn are those of the byte-at-a-time
+ * loop below.
+ */
+static inline unsigned
+rng_uniform(struct rng *r, unsigned *pos, unsigned n)
 {
-	unsigned	 mask, v;
+	uint64_t	 w, ok;
+	unsigned	 mask, v, at, p = *pos;
 
-	for (mask = 1; mask < n - 1; mask = (mask << 1) | 1)
-		;
-	if (n == 1)
+	if (n <= 1)
 		return 0;
+	mask = ~0u >> __builtin_clz(n - 1);
 	for (;;) {
-		if (r->pos == RNG_BUFLEN)
+		if (p + 8 <= RNG_BUFLEN) {
+			memcpy(&w, r->buf + p, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			w = __builtin_bswap64(w);	/* first byte lowest */
+#endif
+			w &= mask * RNG_ONES;
+			ok = ~(w + (128 - n) * RNG_ONES) &
+			    0x8080808080808080ULL;
+			if (ok != 0) {
+				at = (unsigned)__builtin_ctzll(ok) / 8;
+				*pos = p + at + 1;
+				return (unsigned)(w >> (8 * at)) & 0xff;
+			}
+			p += 8;
+			continue;
+		}
+		if (p == RNG_BUFLEN) {
 			rng_fill(r);
-		v = r->buf[r->pos++] & mask;
-		if (v < n)
+			p = 0;
+			continue;
+		}
+		v = r->buf[p++] & mask;
+		if (v < n) {
+			*pos = p;
 			return v;
+		}
 	}
 }
 
@@ -159,6 +202,7 @@ bri_shuffle(const struct bri_seed *s, const struct bri_options *o,
 {
 	struct rng	 r;
 	bri_card	 gone = BRI_NOCARD, t;
+	unsigned	 pos = 0;
 	int		 n = 0, i, j, c;
 
 	if (bri_options_check(o) != BRI_OK || index < 0)
@@ -166,14 +210,14 @@ bri_shuffle(const struct bri_seed *s, const struct bri_options *o,
 	rng_init(&r, s, "DEAL", (uint64_t)index);
 	if (o->variant == BRI_JOKER3 ||
 	    (o->variant == BRI_CLASSIC3 && o->removed_two < 0))
-		gone = BRI_CARD(2, rng_uniform(&r, 4));
+		gone = BRI_CARD(2, rng_uniform(&r, &pos, 4));
 	else if (o->variant == BRI_CLASSIC3)
 		gone = BRI_CARD(2, o->removed_two);
 	for (c = 0; c < BRI_NCARDS; c++)
 		if (c != gone)
 			deck[n++] = (bri_card)c;
 	for (i = n - 1; i > 0; i--) {
-		j = (int)rng_uniform(&r, (unsigned)i + 1);
+		j = (int)rng_uniform(&r, &pos, (unsigned)i + 1);
 		t = deck[i];
 		deck[i] = deck[j];
 		deck[j] = t;
@@ -187,9 +231,10 @@ int
 bri_first_dealer(const struct bri_seed *s, int nseats)
 {
 	struct rng	 r;
+	unsigned	 pos = 0;
 
 	if (nseats < 2 || nseats > BRI_MAXSEATS)
 		return BRI_EINVAL;
 	rng_init(&r, s, "DLR0", 0);
-	return (int)rng_uniform(&r, (unsigned)nseats);
+	return (int)rng_uniform(&r, &pos, (unsigned)nseats);
 }
