@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <errno.h>
@@ -179,6 +180,7 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 {
 	struct sockaddr_in	*sin = (struct sockaddr_in *)sa;
 	char			 peer[64], addr[INET_ADDRSTRLEN];
+	int			 one = 1;
 
 	(void)l;
 	(void)salen;
@@ -189,6 +191,8 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		close(fd);
 		return;
 	}
+	/* a move is a few bytes each way: never wait to batch them */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
 	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
 	if (seat_accept(fd, peer) == NULL)

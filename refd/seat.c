@@ -282,6 +282,26 @@ seat_evidence(char *dst, size_t len, const char *src, size_t srclen)
 	dst[j] = '\0';
 }
 
+/* Output drained: a seat closing after its last words can go now. */
+static void
+seat_flushed(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	seat_close(arg);
+}
+
+/* Close once what is already queued for the peer has been written. */
+static void
+seat_close_flushed(struct seat *s)
+{
+	bufferevent_disable(s->bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0) {
+		seat_close(s);
+		return;
+	}
+	bufferevent_setcb(s->bev, NULL, seat_flushed, seat_event, s);
+}
+
 /* A remote bot's first line: "auth NAME TOKEN". */
 static void
 seat_auth(struct seat *s, char *line)
@@ -298,7 +318,7 @@ seat_auth(struct seat *s, char *line)
 		    "auth-failed", s->peer);
 		evbuffer_add_printf(out, "? authentication failed\n\n");
 		s->broken = 1;
-		seat_close(s);
+		seat_close_flushed(s);
 		return;
 	}
 	evtimer_del(s->timer);
@@ -405,6 +425,8 @@ seat_read(struct bufferevent *bev, void *arg)
 		}
 		if (s->state == SEAT_AUTH)
 			seat_auth(s, line);
+		else if (s->state == SEAT_IDLE && s->npend > 0)
+			seat_line(s, line, len);	/* after-match answers */
 		else if (s->state == SEAT_IDLE) {
 			if (!gtp_clean(line)) {
 				s->broken = 1;
@@ -497,7 +519,7 @@ seat_release(struct seat *s)
 		seat_close(s);
 		return;
 	}
-	if (s->bot->kind == BOT_REMOTE && !s->broken && s->npend == 0) {
+	if (s->bot->kind == BOT_REMOTE && !s->broken) {
 		seat_enter(s, SEAT_IDLE);
 		TAILQ_INSERT_TAIL(&s->bot->idle, s, pool);
 		match_remote_ready(s->bot);

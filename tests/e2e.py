@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""e2e.py: end-to-end tests of refd against a real daemon on loopback.
+
+Starts refd in a temporary directory, plays matches of every variant
+with every example bot over pipes and over TCP, runs the control
+protocol transcript, provokes every fault while another match runs, and
+checks what each bot was told against what it was entitled to see.
+Prints "N passed, M failed"; exits 1 if anything failed.
+
+Environment: top_builddir, top_srcdir (default: the current directory).
+"""
+import os
+import random
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
+SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
+REFD = os.path.join(BUILD, "refd", "refd")
+PY = sys.executable or "python3"
+EVIL = [PY, os.path.join(SRC, "tests", "evilbot.py")]
+SEATS = {"joker3": 3, "classic2": 2, "classic3": 3, "classic4": 4}
+CARDS = set(str(r) + s for r in range(1, 11) for s in "CDBS")
+
+
+def example_bots():
+    """The example bots shipped in bots/, as name -> argv."""
+    bots = {
+        "crand": [os.path.join(BUILD, "bots", "randbot"), "-s", "5"],
+        "heur": [os.path.join(BUILD, "bots", "heurbot")],
+        "py": [PY, os.path.join(SRC, "bots", "randbot.py"), "11"],
+        "sh": ["sh", os.path.join(SRC, "bots", "randbot.sh"), "13"],
+    }
+    if shutil.which("node"):
+        bots["js"] = ["node", os.path.join(SRC, "bots", "randbot.js"), "17"]
+    else:
+        print("# node not found: the Node.js bot is not played")
+    return bots
+
+
+class Refd:
+    """A refd on loopback in its own directory."""
+
+    def __init__(self, tmp, move_ms=1500):
+        self.tmp = tmp
+        self.db = os.path.join(tmp, "log.db")
+        self.sock = os.path.join(tmp, "ctl.sock")
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.err = open(os.path.join(tmp, "refd.err"), "w")
+        self.proc = subprocess.Popen(
+            [REFD, "-D", self.db, "-c", self.sock, "-L", tmp, "-v",
+             "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms),
+             "-s", "5000"], stderr=self.err, stdin=subprocess.DEVNULL)
+        for _ in range(200):
+            if os.path.exists(self.sock):
+                break
+            time.sleep(0.02)
+        else:
+            raise RuntimeError("refd did not start")
+
+    def ctl(self, *words, timeout=60):
+        """One control command; returns (ok, text)."""
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(timeout)
+        c.connect(self.sock)
+        c.sendall(("1 " + " ".join(words) + "\n").encode())
+        data = b""
+        while not data.endswith(b"\n\n"):
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        c.close()
+        text = data.decode()
+        assert text[:2] in ("=1", "?1"), "bad answer %r" % text
+        return text[0] == "=", text[2:].strip()
+
+    def must(self, *words, timeout=60):
+        ok, text = self.ctl(*words, timeout=timeout)
+        assert ok, "%s: %s" % (" ".join(words), text)
+        return text
+
+    def add(self, name, argv):
+        self.must("bot_add", name, "spawn", *argv)
+
+    def start(self, variant, bots, *opts):
+        return int(self.must("match_start", variant, *bots, *opts))
+
+    def wait(self, mid):
+        return self.must("match_wait", str(mid)).split(" ", 1)
+
+    def query(self, sql, *args):
+        con = sqlite3.connect("file:%s?mode=ro" % self.db, uri=True)
+        try:
+            return con.execute(sql, args).fetchall()
+        finally:
+            con.close()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                self.ctl("shutdown", timeout=5)
+            except OSError:
+                pass
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.err.close()
+        return self.proc.returncode
+
+
+def check_log(r, mid):
+    """The log of a finished match is whole and agrees with itself."""
+    (state, result), = r.query(
+        "SELECT state, result FROM matches WHERE id = ?", mid)
+    assert state == "done", "match %d state %s" % (mid, state)
+    deals = r.query("SELECT deal_no, deck FROM deals WHERE match_id = ?",
+                    mid)
+    ends = r.query("SELECT deal_no FROM deal_results WHERE match_id = ?",
+                   mid)
+    assert deals, "no deal logged"
+    for deal_no, deck in deals:
+        n = len(r.query("SELECT 1 FROM plays WHERE match_id = ? AND "
+                        "deal_no = ?", mid, deal_no))
+        if (deal_no,) in ends:
+            assert n == len(deck.split()), \
+                "deal %d: %d plays for %d cards" % (deal_no, n,
+                                                    len(deck.split()))
+    return result
+
+
+# ---------------------------------------------------------------- tests
+
+def test_ctl_transcript(r):
+    """The control protocol answers exactly as tests/ctl.tst says."""
+    path = os.path.join(SRC, "tests", "ctl.tst")
+    c = socket.socket(socket.AF_UNIX)
+    c.settimeout(10)
+    c.connect(r.sock)
+    f = c.makefile("rwb")
+    for n, line in enumerate(open(path), 1):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("> "):
+            f.write(line[2:].encode() + b"\n")
+            f.flush()
+            got = []
+            while True:
+                a = f.readline().decode().rstrip("\n")
+                if a == "":
+                    break
+                got.append(a)
+            continue
+        assert line.startswith("< "), "%s:%d: bad line" % (path, n)
+        want = line[2:]
+        have = got.pop(0) if got else "(nothing)"
+        if want.endswith("..."):
+            ok = have.startswith(want[:-3])
+        else:
+            ok = have == want
+        assert ok, "%s:%d: expected %r, got %r" % (path, n, want, have)
+    c.close()
+
+
+def test_variants_every_bot(r):
+    """Every variant plays to the end with every example bot, over pipes."""
+    bots = example_bots()
+    for name, argv in bots.items():
+        r.add(name, argv)
+    names = list(bots)
+    mids = []
+    for variant, n in SEATS.items():
+        for k in range(len(names)):
+            seats = [names[(k + i) % len(names)] for i in range(n)]
+            mids.append((r.start(variant, seats), variant, seats))
+    for mid, variant, seats in mids:
+        result, reason = r.wait(mid)
+        assert not result.startswith(("forfeit", "aborted")), \
+            "%s %s: %s %s" % (variant, seats, result, reason)
+        assert check_log(r, mid) == result
+
+
+class RemoteBot(threading.Thread):
+    """A random bot that plays over TCP, as a remote program would."""
+
+    def __init__(self, port, name, token, mode="good"):
+        super().__init__(daemon=True)
+        self.port, self.name, self.token, self.mode = port, name, token, mode
+        self.auth = None
+        self.error = None
+        self.rng = random.Random(name)
+
+    def run(self):
+        try:
+            self.play()
+        except OSError as e:
+            self.error = e
+
+    def play(self):
+        s = socket.create_connection(("127.0.0.1", self.port))
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        f = s.makefile("rwb")
+        f.write(("auth %s %s\n" % (self.name, self.token)).encode())
+        f.flush()
+        self.auth = f.readline().decode().strip()
+        f.readline()
+        if not self.auth.startswith("="):
+            s.close()
+            return
+        if self.mode == "silent":
+            time.sleep(30)
+            return
+        for raw in f:
+            words = raw.decode().split()
+            if not words:
+                continue
+            ident, cmd = words[0], words[1]
+            if cmd == "genplay":
+                if self.mode == "vanish":
+                    s.shutdown(socket.SHUT_RDWR)
+                    s.close()
+                    return
+                text = " " + self.rng.choice(words[3:])
+            elif cmd == "name":
+                text = " " + self.name
+            else:
+                text = ""
+            f.write(("=%s%s\n\n" % (ident, text)).encode())
+            f.flush()
+            if cmd in ("quit", "match_end"):
+                break
+        s.close()
+
+
+def test_tcp_matches(r):
+    """Remote bots authenticate and play every variant over TCP."""
+    for i in range(4):
+        r.must("bot_add", "tcp%d" % i, "remote", "secret-token-%d" % i)
+    for variant, n in SEATS.items():
+        bots = [RemoteBot(r.port, "tcp%d" % i, "secret-token-%d" % i)
+                for i in range(n)]
+        for b in bots:
+            b.start()
+        mid = r.start(variant, ["tcp%d" % i for i in range(n)])
+        result, reason = r.wait(mid)
+        assert not result.startswith(("forfeit", "aborted")), reason
+        check_log(r, mid)
+        for b in bots:
+            b.join(10)
+            assert b.auth == "=", b.auth
+
+
+def test_wrong_token(r):
+    """A wrong token is refused, logged, and the connection closed."""
+    r.must("bot_add", "guarded", "remote", "right-token-123")
+    b = RemoteBot(r.port, "guarded", "wrong-token-123")
+    b.start()
+    b.join(10)
+    assert b.auth and b.auth.startswith("?"), b.auth
+    rows = r.query("SELECT kind FROM bot_events WHERE bot = 'guarded'")
+    assert ("auth-failed",) in rows, rows
+
+
+FAULTS = {
+    # mode: (expected fault kind, argv extra)
+    "hang": "timeout",
+    "crash": "eof",
+    "early": "eof",
+    "garbage": "garbage",
+    "junk": "garbage",
+    "longline": "overlong",
+    "wrongid": "wrong-id",
+    "unasked": "unasked",
+    "illegal": "illegal",
+    "twice": "illegal",
+    "refuse": "refused",
+    "drip": "timeout",
+}
+
+
+def test_faults_while_serving(r):
+    """Each fault forfeits its match while a long match plays on."""
+    r.add("good1", EVIL + ["good"])
+    r.add("good2", EVIL + ["good"])
+    r.add("good3", EVIL + ["good"])
+    long_mid = r.start("joker3", ["good1", "good2", "good3"], "target=40")
+    mids = {}
+    for mode in FAULTS:
+        r.add("evil-" + mode, EVIL + [mode])
+        mids[mode] = r.start("joker3", ["good1", "evil-" + mode, "good2"])
+    for mode, mid in mids.items():
+        result, reason = r.wait(mid)
+        assert result == "forfeit1", "%s: %s %s" % (mode, result, reason)
+        kinds = [k for (k,) in r.query(
+            "SELECT kind FROM faults WHERE match_id = ?", mid)]
+        assert kinds and kinds[0] == FAULTS[mode], \
+            "%s: faults logged %s" % (mode, kinds)
+        ev = r.query("SELECT evidence FROM faults WHERE match_id = ?", mid)
+        assert ev[0][0], "%s: no evidence" % mode
+    state = r.query("SELECT state FROM matches WHERE id = ?", long_mid)
+    assert state[0][0] in ("running", "done"), state
+    result, reason = r.wait(long_mid)
+    assert result.startswith("seat"), "long match: %s %s" % (result, reason)
+    check_log(r, long_mid)
+
+
+def test_disconnect_mid_deal(r):
+    """A remote bot that drops its connection mid-deal forfeits."""
+    r.must("bot_add", "vanish", "remote", "vanish-token")
+    r.must("bot_add", "stay1", "remote", "stay1-token")
+    r.must("bot_add", "stay2", "remote", "stay2-token")
+    bots = [RemoteBot(r.port, "stay1", "stay1-token"),
+            RemoteBot(r.port, "vanish", "vanish-token", "vanish"),
+            RemoteBot(r.port, "stay2", "stay2-token")]
+    for b in bots:
+        b.start()
+    mid = r.start("joker3", ["stay1", "vanish", "stay2"])
+    result, reason = r.wait(mid)
+    assert result == "forfeit1", (result, reason)
+    kinds = r.query("SELECT kind FROM faults WHERE match_id = ?", mid)
+    assert kinds[0][0] == "disconnect", kinds
+
+
+def test_fallback_policy(r):
+    """Under fallback, a refused move costs a fallback card, then forfeit."""
+    r.add("fb-good1", EVIL + ["good"])
+    r.add("fb-good2", EVIL + ["good"])
+    r.add("fb-illegal", EVIL + ["notacard"])
+    mid = r.start("joker3", ["fb-good1", "fb-illegal", "fb-good2"],
+                  "policy=fallback", "max_faults=3")
+    result, reason = r.wait(mid)
+    assert result == "forfeit1", (result, reason)
+    rows = r.query("SELECT action FROM faults WHERE match_id = ? "
+                   "ORDER BY id", mid)
+    actions = [a for (a,) in rows]
+    assert len(actions) == 3, actions
+    assert actions[0].startswith("fallback ") and \
+        actions[1].startswith("fallback ") and actions[2] == "forfeit", \
+        actions
+    plays = r.query("SELECT card FROM plays WHERE match_id = ? AND "
+                    "fault = 1", mid)
+    assert [("fallback " + c) for (c,) in plays] == actions[:2], plays
+
+
+
+
+def check_transcript(path, variant, seat):
+    """A seat's transcript never names a card it was not entitled to."""
+    known = set()
+    hand = set()
+    stock_empty = False
+    violations = []
+    for n, line in enumerate(open(path), 1):
+        w = line.split()
+        if len(w) < 2:
+            continue
+        cmd, args = w[1], w[2:]
+        if cmd == "deal_start":
+            known = {args[2]} | set(args[3:])
+            hand = set(args[3:])
+            continue
+        if cmd == "draw":
+            known.add(args[0])
+            hand.add(args[0])
+            continue
+        if cmd == "play":
+            known.add(args[1])
+            continue
+        if cmd == "partner_hand":
+            assert variant == "classic4", "partner_hand in " + variant
+            stock_empty = True
+            known |= set(args)
+            continue
+        if cmd == "deal_end":
+            continue        # reveals the removed 2, as it should
+        for a in args:
+            if a.upper() in CARDS and a.upper() not in known:
+                violations.append("%s:%d: %s" % (path, n, line.strip()))
+    assert not violations, violations[:3]
+    return stock_empty
+
+
+def test_information(r):
+    """A recording bot never sees a card of another seat before it is
+    played; in classic4 the partner's hand shows when the stock empties."""
+    for variant, n in SEATS.items():
+        names = []
+        for i in range(n):
+            name = "rec-%s-%d" % (variant, i)
+            path = os.path.join(r.tmp, name + ".txt")
+            r.add(name, EVIL + ["record", path])
+            names.append(name)
+        mid = r.start(variant, names)
+        result, _ = r.wait(mid)
+        assert result.startswith(("seat", "team", "draw")), result
+        for i, name in enumerate(names):
+            path = os.path.join(r.tmp, name + ".txt")
+            # the bot may still be reading its last lines
+            for _ in range(250):
+                if " match_end " in open(path).read():
+                    break
+                time.sleep(0.02)
+            revealed = check_transcript(path, variant, i)
+            assert revealed == (variant == "classic4"), variant
+            # what the bot was told of the plays is what the log holds
+            told = [l.split()[2:4] for l in open(path)
+                    if l.split()[1:2] == ["play"]]
+            logged = r.query("SELECT seat, card FROM plays WHERE "
+                             "match_id = ? ORDER BY deal_no, seq", mid)
+            assert [[str(s), c] for s, c in logged] == told, \
+                "seat %d was told other plays than the log holds" % i
+
+
+def test_stop_and_refuse(r):
+    """match_stop aborts a running match; bad input gets clear errors."""
+    r.add("slow", EVIL + ["late", "400"])
+    mid = r.start("classic2", ["slow", "slow"])
+    time.sleep(0.3)
+    r.must("match_stop", str(mid))
+    result, reason = r.wait(mid)
+    assert result == "aborted", result
+    (state,), = r.query("SELECT state FROM matches WHERE id = ?", mid)
+    assert state == "aborted", state
+    for words, err in [
+            (("match_start", "joker4", "slow"), "unknown variant"),
+            (("match_start", "joker3", "slow", "nobody", "slow"),
+             "unknown bot"),
+            (("match_start", "joker3", "slow", "slow"), "needs 3 bots"),
+            (("match_start", "classic2", "slow", "slow",
+              "move_ms=99999999999999999999"), "move_ms: "),
+            (("match_start", "classic2", "slow", "slow", "seed=zz"),
+             "seed: "),
+            (("match_stop", "999999"), "no match"),
+            (("bot_add", "bad/name", "spawn", "x"), "bad bot name"),
+            (("bot_add", "slow", "spawn", "x"), "already exists")]:
+        ok, text = r.ctl(*words)
+        assert not ok and err in text, (words, text)
+
+
+TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
+         test_wrong_token, test_faults_while_serving,
+         test_disconnect_mid_deal, test_fallback_policy, test_information,
+         test_stop_and_refuse]
+
+
+def main():
+    only = sys.argv[1:]
+    passed = failed = 0
+    tmp = tempfile.mkdtemp(prefix="refd-e2e.")
+    r = Refd(tmp)
+    try:
+        for t in TESTS:
+            if only and t.__name__ not in only:
+                continue
+            start = time.time()
+            try:
+                t(r)
+                passed += 1
+                print("ok %s (%.1f s)" % (t.__name__, time.time() - start))
+            except Exception:
+                failed += 1
+                print("FAIL %s" % t.__name__)
+                traceback.print_exc(file=sys.stdout)
+    finally:
+        rc = r.stop()
+        if rc != 0:
+            print("FAIL refd exited with status %s" % rc)
+            failed += 1
+        print("# refd's stderr:")
+        sys.stdout.write("".join("#   " + l for l in
+                                 open(os.path.join(tmp, "refd.err"))))
+    print("%d passed, %d failed" % (passed, failed))
+    if failed == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print("# kept " + tmp)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

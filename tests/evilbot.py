@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""evilbot.py MODE [ARG]: a bot that misbehaves in one chosen way.
+
+Used by the end-to-end and adversarial tests.  Until the moment it
+misbehaves it answers like a random bot.  Modes:
+
+  good        never misbehaves (a control)
+  record F    never misbehaves; appends every line it receives to F
+  hang        stops answering at its first genplay
+  late MS     answers its first genplay MS milliseconds late
+  crash       exits in the middle of the first deal
+  early       exits before its first answer
+  garbage     answers its first genplay with text that is no answer
+  junk        answers its first genplay with binary bytes and NULs
+  longline    answers its first genplay with a 1 MiB line
+  wrongid     answers its first genplay with the wrong id
+  unasked     sends an answer nobody asked for
+  illegal     plays a card it does not hold
+  twice       plays the same card twice (its first card, again)
+  closeout    closes stdout at its first genplay but stays alive
+  forkhold    forks a child that keeps the pipes, then exits
+  drip        answers its first genplay one byte a second
+  flood       sends 100,000 comment and answer lines at once
+  refuse      answers genplay with ?
+  notacard    answers every genplay with "x", which is no card
+"""
+import os
+import random
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
+ARG = sys.argv[2] if len(sys.argv) > 2 else None
+out = sys.stdout.buffer
+rng = random.Random(7)
+genplays = 0
+played = []
+
+
+def send(data):
+    out.write(data)
+    out.flush()
+
+
+def answer(ident, text=""):
+    send(("=%s%s\n\n" % (ident, " " + text if text else "")).encode())
+
+
+def misbehave(ident, hand):
+    """Do this mode's wrong thing on the first genplay; True if done."""
+    if MODE == "hang":
+        time.sleep(3600)
+    elif MODE == "late":
+        time.sleep(int(ARG) / 1000.0)
+        return False
+    elif MODE == "crash":
+        os._exit(3)
+    elif MODE == "garbage":
+        send(b"I think I will play the ace\n\n")
+    elif MODE == "junk":
+        send(b"=\x00\x01\xff\xfe junk \x00\n\n")
+    elif MODE == "longline":
+        send(b"=" + ident.encode() + b" " + b"x" * (1 << 20) + b"\n\n")
+    elif MODE == "wrongid":
+        send(("=%d %s\n\n" % (int(ident) + 1000, hand[0])).encode())
+    elif MODE == "illegal":
+        mine = set(hand)
+        other = next(c for c in (str(r) + s for s in "CDBS"
+                                 for r in range(1, 11)) if c not in mine)
+        answer(ident, other)
+    elif MODE == "twice":
+        answer(ident, played[0])
+    elif MODE == "closeout":
+        os.close(1)
+        time.sleep(3600)
+    elif MODE == "forkhold":
+        if os.fork() == 0:
+            time.sleep(3600)
+            os._exit(0)
+        os._exit(0)
+    elif MODE == "drip":
+        for b in ("=%s %s\n\n" % (ident, hand[0])).encode():
+            send(bytes([b]))
+            time.sleep(1)
+    elif MODE == "flood":
+        send(b"# flood\n" * 50000 + b"=999999 x\n\n" * 50000)
+    elif MODE == "refuse":
+        send(("?%s I refuse\n\n" % ident).encode())
+    else:
+        return False
+    return True
+
+
+def main():
+    global genplays
+    log = open(ARG, "a") if MODE == "record" else None
+    if MODE == "early":
+        os._exit(0)
+    for raw in iter(sys.stdin.buffer.readline, b""):
+        line = raw.decode("ascii", "replace").rstrip("\r\n")
+        if log:
+            log.write(line + "\n")
+            log.flush()
+        args = line.split("#", 1)[0].split()
+        ident = args.pop(0) if args and args[0].isdigit() else ""
+        if not args:
+            continue
+        cmd = args[0]
+        if cmd == "name":
+            answer(ident, "evilbot-" + MODE)
+        elif cmd == "version":
+            answer(ident, "1")
+            if MODE == "unasked":
+                send(b"=424242 surprise\n\n")
+        elif cmd == "genplay":
+            hand = args[2:]
+            genplays += 1
+            if MODE == "notacard":
+                answer(ident, "x")
+                continue
+            if genplays == (2 if MODE == "twice" else 1) and \
+                    misbehave(ident, hand):
+                continue
+            card = rng.choice(hand)
+            played.append(card)
+            answer(ident, card)
+        elif cmd == "quit":
+            answer(ident)
+            return
+        else:
+            answer(ident)
+
+
+if __name__ == "__main__":
+    main()
