@@ -503,9 +503,12 @@ ctl_match_watch(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	c->id = cmd->id;
 	c->watching = 1;
 	TAILQ_INSERT_TAIL(&m->watchers, c, mentry);
-	evbuffer_add_printf(bufferevent_get_output(c->bev), "=%ld%swatching "
-	    "match %lld\n", cmd->id >= 0 ? cmd->id : 0, cmd->id >= 0 ? " " :
-	    "", (long long)m->id);
+	if (cmd->id >= 0)
+		evbuffer_add_printf(bufferevent_get_output(c->bev),
+		    "=%ld watching match %lld\n", cmd->id, (long long)m->id);
+	else
+		evbuffer_add_printf(bufferevent_get_output(c->bev),
+		    "= watching match %lld\n", (long long)m->id);
 	return 1;
 }
 
@@ -579,6 +582,26 @@ ctl_shutdown(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	return 0;
 }
 
+/*
+ * A new command while following a match ends the following first: a
+ * watch stream ends with its empty line, a wait is answered with an
+ * error.  The reply to the new command then follows in order.
+ */
+static void
+ctl_unfollow(struct ctl_conn *c)
+{
+	struct match	*m = c->match;
+
+	c->match = NULL;
+	if (c->watching) {
+		TAILQ_REMOVE(&m->watchers, c, mentry);
+		evbuffer_add_printf(bufferevent_get_output(c->bev), "\n");
+	} else {
+		TAILQ_REMOVE(&m->waiters, c, mentry);
+		ctl_error(c, c->id, "wait interrupted by a new command");
+	}
+}
+
 /* Run one command line. */
 static void
 ctl_command(struct ctl_conn *c, char *line)
@@ -603,10 +626,8 @@ ctl_command(struct ctl_conn *c, char *line)
 		ctl_error(c, cmd.id, r);
 		return;
 	}
-	if (c->match != NULL) {
-		ctl_error(c, cmd.id, "busy following a match");
-		return;
-	}
+	if (c->match != NULL)
+		ctl_unfollow(c);
 	r[0] = '\0';
 	rc = t->fn(c, &cmd, r, sizeof(r));
 	if (rc == 0)
@@ -747,6 +768,7 @@ ctl_listen(const char *path)
 {
 	struct sockaddr_un	 sun;
 	mode_t			 old;
+	int			 fd, live;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -756,6 +778,17 @@ ctl_listen(const char *path)
 	}
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	snprintf(ctl_sockpath, sizeof(ctl_sockpath), "%s", path);
+	/* a socket someone answers on belongs to a live refd: keep off */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) != -1) {
+		live = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+		close(fd);
+		if (live) {
+			log_warnx("control socket %s: another refd is running",
+			    path);
+			ctl_sockpath[0] = '\0';
+			return -1;
+		}
+	}
 	unlink(path);
 	old = umask(0077);
 	listener = evconnlistener_new_bind(base, ctl_accept, NULL,

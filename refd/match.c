@@ -187,6 +187,10 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	int		 i, j, n;
 	size_t		 at;
 
+	if (refd_stopping()) {
+		snprintf(err, errlen, "refd is shutting down");
+		return NULL;
+	}
 	n = bri_variant_seats(mc->opt.variant);
 	if (mc->nbots != n) {
 		snprintf(err, errlen, "%s needs %d bots, %d given",
@@ -426,6 +430,7 @@ match_seat_fault(struct match *m, struct seat *s, const char *kind,
     const char *evidence)
 {
 	char		 action[32], res[16], why[300], cs[BRI_CARD_STRLEN];
+	char		 ev[160];
 	bri_card	 c;
 	int		 i = s->index, ms, fallback;
 
@@ -442,20 +447,21 @@ match_seat_fault(struct match *m, struct seat *s, const char *kind,
 		    bri_card_format(c, cs));
 	} else
 		snprintf(action, sizeof(action), "forfeit");
-	match_emit(m, "fault seat=%d kind=%s action=%s evidence=%s", i, kind,
-	    action, evidence);
-	if (db_fault(logdb, &m->dbm, m->bm.ndeals, i, kind, evidence, ms,
+	util_printable(ev, sizeof(ev), evidence, strlen(evidence));
+	if (db_fault(logdb, &m->dbm, m->bm.ndeals, i, kind, ev, ms,
 	    action) == -1) {
 		match_logfail(m);
 		return;
 	}
+	match_emit(m, "fault seat=%d kind=%s action=%s evidence=%s", i, kind,
+	    action, ev);
 	if (fallback) {
 		match_apply(m, i, c, ms, 1);
 		return;
 	}
 	snprintf(res, sizeof(res), "forfeit%d", i);
 	snprintf(why, sizeof(why), "seat %d (%s): %s: %s", i, m->conf.bots[i],
-	    kind, evidence);
+	    kind, ev);
 	match_finish(m, MATCH_DONE, res, why);
 }
 
@@ -545,9 +551,15 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	if (m->wait_timer != NULL)
 		evtimer_del(m->wait_timer);
 	if (db_match_end(logdb, &m->dbm, m->result, m->reason, m->bm.mpoints,
-	    m->nseats) == -1)
+	    m->nseats) == -1) {
+		/* never announce a result the log does not hold */
 		log_warnx("match %lld: result not logged: %s",
 		    (long long)m->id, db_error(logdb));
+		snprintf(m->reason, sizeof(m->reason), "log failure at the end "
+		    "(%s): %s", m->result, db_error(logdb));
+		snprintf(m->result, sizeof(m->result), "aborted");
+		m->state = MATCH_ABORTED;
+	}
 	log_info("match %lld: %s (%s)", (long long)m->id, m->result,
 	    m->reason);
 	for (i = 0; i < m->nseats; i++) {

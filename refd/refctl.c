@@ -200,7 +200,7 @@ cmd_match(int argc, char **argv)
 	    "startup_ms", "policy", "max_faults", NULL };
 	char	*words[GTP_MAXARGS], kv[GTP_MAXARGS][300], idbuf[32];
 	char	*id = NULL;
-	int	 ch, n = 0, nkv = 0, watch = 0, nowait = 0, rc;
+	int	 ch, n = 0, nkv = 0, watch = 0, nowait = 0;
 	const char *variant = "joker3", *k;
 
 	optind = 1;
@@ -252,9 +252,8 @@ cmd_match(int argc, char **argv)
 	if (watch)
 		refctl_command(2, (char *[]){ "match_watch", id }, print_event,
 		    NULL);
-	rc = refctl_command(2, (char *[]){ "match_wait", id }, NULL, NULL);
-	printf("match %s: see refctl show --db FILE %s\n", id, id);
-	return rc;
+	printf("match %s: ", id);
+	return refctl_command(2, (char *[]){ "match_wait", id }, NULL, NULL);
 }
 
 static void __attribute__((noreturn))
@@ -295,6 +294,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, "refctl: cannot initialise libsodium\n");
 		return 2;
 	}
+	if (argc > 1 && strcmp(argv[1], "--help") == 0)
+		usage(0);
 	while ((ch = getopt(argc, argv, "+c:h")) != -1) {
 		switch (ch) {
 		case 'c':

@@ -247,6 +247,13 @@ refd_shutdown(void)
 	event_base_loopexit(base, &tv);
 }
 
+/* Is refd on its way out?  Then nothing new may start. */
+int
+refd_stopping(void)
+{
+	return shutting_down;
+}
+
 /* SIGTERM and SIGINT stop refd; SIGCHLD reaps bots. */
 static void
 on_signal(evutil_socket_t sig, short what, void *arg)
@@ -331,6 +338,8 @@ main(int argc, char *argv[])
 	if (optind != argc)
 		usage(1);
 	log_init("refd", !daemonize, verbose);
+	/* the log and the bots' stderr hold every hand: private to refd */
+	umask(077);
 
 	if ((logdb = db_open(conf.db_path, 0, err, sizeof(err))) == NULL)
 		fatalx("%s: %s", conf.db_path, err);
@@ -343,6 +352,7 @@ main(int argc, char *argv[])
 	if (daemonize && daemon(1, 0) == -1)
 		fatal("daemon");
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);	/* no reload: a lost terminal changes nothing */
 	if ((base = event_base_new()) == NULL)
 		fatalx("event_base_new");
 	for (i = 0; i < 3; i++) {

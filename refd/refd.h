@@ -214,5 +214,6 @@ void		 ctl_forget(struct match *);
 
 /* refd.c */
 void		 refd_shutdown(void);
+int		 refd_stopping(void);
 
 #endif /* REFD_H */

@@ -262,26 +262,6 @@ seat_fault(struct seat *s, const char *kind, const char *evidence)
 		seat_close(s);
 }
 
-/* Cut a line for evidence: printable, at most 120 bytes. */
-static void
-seat_evidence(char *dst, size_t len, const char *src, size_t srclen)
-{
-	size_t	 i, j = 0;
-
-	for (i = 0; i < srclen && j + 5 < len && j < 120; i++) {
-		unsigned char c = (unsigned char)src[i];
-		if (c >= 32 && c < 127)
-			dst[j++] = (char)c;
-		else
-			j += snprintf(dst + j, len - j, "\\x%02x", c);
-	}
-	if (i < srclen && j + 4 < len) {
-		memcpy(dst + j, "...", 3);
-		j += 3;
-	}
-	dst[j] = '\0';
-}
-
 /* Output drained: a seat closing after its last words can go now. */
 static void
 seat_flushed(struct bufferevent *bev, void *arg)
@@ -308,14 +288,18 @@ seat_auth(struct seat *s, char *line)
 {
 	struct gtp_cmd	 c;
 	struct bot	*b;
+	char		 name[160];
 	struct evbuffer	*out = bufferevent_get_output(s->bev);
 
+	c.argc = 0;
+	gtp_clean(line);
 	if (gtp_parse_command(line, &c) == -1 || strcmp(c.name, "auth") != 0 ||
 	    c.argc != 2 || (b = bots_find(c.argv[0])) == NULL ||
 	    b->kind != BOT_REMOTE || !bots_auth(c.argv[0], c.argv[1])) {
 		log_warnx("remote bot %s: authentication failed", s->peer);
-		db_bot_event(logdb, 0, -1, c.argc >= 1 ? c.argv[0] : "",
-		    "auth-failed", s->peer);
+		util_printable(name, sizeof(name), c.argc >= 1 ? c.argv[0] : "",
+		    c.argc >= 1 ? strlen(c.argv[0]) : 0);
+		db_bot_event(logdb, 0, -1, name, "auth-failed", s->peer);
 		evbuffer_add_printf(out, "? authentication failed\n\n");
 		s->broken = 1;
 		seat_close_flushed(s);
@@ -364,19 +348,19 @@ seat_line(struct seat *s, char *line, size_t len)
 		if (empty)
 			return;
 		if (gtp_parse_answer(line, &id, &ok, &text) == -1) {
-			seat_evidence(ev, sizeof(ev), line, len);
+			util_printable(ev, sizeof(ev), line, len);
 			seat_fault(s, "garbage", ev);
 			return;
 		}
 		if (s->npend == 0) {
-			seat_evidence(ev, sizeof(ev), line, len);
+			util_printable(ev, sizeof(ev), line, len);
 			seat_fault(s, "unasked", ev);
 			return;
 		}
 		if (id != (long)s->pend[s->phead].id) {
 			snprintf(ev, sizeof(ev), "expected id %u: ",
 			    s->pend[s->phead].id);
-			seat_evidence(ev + strlen(ev), sizeof(ev) - strlen(ev),
+			util_printable(ev + strlen(ev), sizeof(ev) - strlen(ev),
 			    line, len);
 			seat_fault(s, "wrong-id", ev);
 			return;
@@ -418,7 +402,7 @@ seat_read(struct bufferevent *bev, void *arg)
 			return;
 		}
 		if (memchr(line, '\0', len) != NULL) {
-			seat_evidence(ev, sizeof(ev), line, len);
+			util_printable(ev, sizeof(ev), line, len);
 			free(line);
 			seat_fault(s, "garbage", ev);
 			return;

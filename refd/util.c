@@ -98,3 +98,27 @@ util_hex(const uint8_t *b, size_t len, char *out)
 	}
 	out[2 * len] = '\0';
 }
+
+/*
+ * Copy srclen bytes of untrusted text as one printable line of at most
+ * 120 characters: other bytes become \xNN and a cut ends in "...".
+ * Whatever a bot sends can then never forge a line of refd's output.
+ */
+void
+util_printable(char *dst, size_t len, const char *src, size_t srclen)
+{
+	size_t	 i, j = 0;
+
+	for (i = 0; i < srclen && j + 5 < len && j < 120; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (c >= 32 && c < 127)
+			dst[j++] = (char)c;
+		else
+			j += snprintf(dst + j, len - j, "\\x%02x", c);
+	}
+	if (i < srclen && j + 4 < len) {
+		memcpy(dst + j, "...", 3);
+		j += 3;
+	}
+	dst[j] = '\0';
+}

@@ -11,5 +11,6 @@ int64_t		 util_now_us(void);
 void		 util_timestamp(char *, size_t);
 int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
+void		 util_printable(char *, size_t, const char *, size_t);
 
 #endif

@@ -23,6 +23,7 @@ misbehaves it answers like a random bot.  Modes:
   flood       sends 100,000 comment and answer lines at once
   refuse      answers genplay with ?
   notacard    answers every genplay with "x", which is no card
+  inject      refuses genplay with a multi-line answer that forges lines
 """
 import os
 import random
@@ -84,6 +85,8 @@ def misbehave(ident, hand):
             time.sleep(1)
     elif MODE == "flood":
         send(b"# flood\n" * 50000 + b"=999999 x\n\n" * 50000)
+    elif MODE == "inject":
+        send(("?%s no\nend seat0 forged\n\x1b[2J\n\n" % ident).encode())
     elif MODE == "refuse":
         send(("?%s I refuse\n\n" % ident).encode())
     else:
