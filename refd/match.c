@@ -26,6 +26,20 @@ static void	match_apply(struct match *, int, bri_card, int64_t, int);
 static void	match_finish(struct match *, enum match_state, const char *,
 		    const char *);
 
+/* Notifications are due within this long when no move is asked. */
+#define NOTE_MS(m)	((m)->conf.move_ms > 1000 ? (m)->conf.move_ms : 1000)
+
+/* Send seat s deal message k, built from its own view v. */
+static int
+match_tell(struct match *m, struct seat *s, enum botmsg k,
+    const struct bri_view *v)
+{
+	char	 buf[BOTPROTO_MAXLINE];
+
+	botproto_format(k, v, 0, buf, sizeof(buf));
+	return seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", buf);
+}
+
 /* Name of a match state, for listings and the debug log. */
 const char *
 match_state_name(enum match_state s)
@@ -298,7 +312,9 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 static void
 match_hello_done(struct match *m)
 {
-	int	 i;
+	const char	*names[BRI_MAXSEATS];
+	char		 buf[BOTPROTO_MAXLINE];
+	int		 i;
 
 	evtimer_del(m->wait_timer);
 	for (i = 0; i < m->nseats; i++)
@@ -309,7 +325,12 @@ match_hello_done(struct match *m)
 		}
 	match_enter(m, MATCH_PLAYING);
 	for (i = 0; i < m->nseats; i++)
-		botproto_match_start(m->seat[i], m);
+		names[i] = m->conf.bots[i];
+	for (i = 0; i < m->nseats; i++)
+		seat_send(m->seat[i], PEND_NOTE, NOTE_MS(m), "%s",
+		    botproto_match_start_text(buf, sizeof(buf),
+		    (long long)m->id, bri_variant_name(m->conf.opt.variant), i,
+		    names, m->nseats, m->commit, m->options));
 	match_deal(m);
 }
 
@@ -334,7 +355,7 @@ match_deal(struct match *m)
 	    m->bm.deal.dealer, bri_card_format(m->bm.deal.trump, t));
 	for (i = 0; i < m->nseats; i++) {
 		bri_view_build(&m->bm, i, &v);
-		botproto_deal_start(m->seat[i], &v);
+		match_tell(m, m->seat[i], BOTMSG_DEAL_START, &v);
 	}
 	match_ask(m);
 }
@@ -344,6 +365,7 @@ static void
 match_ask(struct match *m)
 {
 	struct bri_view	 v;
+	char		 buf[BOTPROTO_MAXLINE];
 	int		 t = m->bm.deal.turn, ms = m->conf.move_ms;
 
 	if (m->state != MATCH_PLAYING)
@@ -356,7 +378,8 @@ match_ask(struct match *m)
 	}
 	bri_view_build(&m->bm, t, &v);
 	m->ask_us = util_now_us();
-	botproto_genplay(m->seat[t], &v, ms);
+	seat_send(m->seat[t], PEND_GENPLAY, ms, "%s",
+	    botproto_format(BOTMSG_GENPLAY, &v, ms, buf, sizeof(buf)));
 }
 
 /* An answer from a seat: hello, a move, or an acknowledged note. */
@@ -498,17 +521,17 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 		struct seat *s = m->seat[i];
 
 		bri_view_build(&m->bm, i, &v);
-		botproto_play(s, &v);
+		match_tell(m, s, BOTMSG_PLAY, &v);
 		if (ev.joker != BRI_NOSEAT)
-			botproto_joker(s, &v);
+			match_tell(m, s, BOTMSG_JOKER, &v);
 		if (ev.trick_done)
-			botproto_trick(s, &v);
+			match_tell(m, s, BOTMSG_TRICK, &v);
 		if (ev.ndraws > 0)
-			botproto_draw(s, &v);
+			match_tell(m, s, BOTMSG_DRAW, &v);
 		if (ev.stock_empty && v.partner != BRI_NOSEAT)
-			botproto_partner(s, &v);
+			match_tell(m, s, BOTMSG_PARTNER, &v);
 		if (ev.deal_over)
-			botproto_deal_end(s, &v);
+			match_tell(m, s, BOTMSG_DEAL_END, &v);
 		if (m->state != MATCH_PLAYING)
 			return;		/* a seat faulted on the way */
 	}
@@ -541,6 +564,8 @@ static void
 match_finish(struct match *m, enum match_state st, const char *result,
     const char *reason)
 {
+	char	 end[BOTPROTO_MAXLINE], seed[BRI_SEED_STRLEN];
+	char	 chain[2 * DB_HASHLEN + 1];
 	int	 i;
 
 	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED)
@@ -562,6 +587,9 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	}
 	log_info("match %lld: %s (%s)", (long long)m->id, m->result,
 	    m->reason);
+	util_hex(m->dbm.chain, DB_HASHLEN, chain);
+	botproto_match_end_text(end, sizeof(end), m->result, m->bm.mpoints,
+	    m->nseats, bri_seed_format(&m->bm.seed, seed), chain);
 	for (i = 0; i < m->nseats; i++) {
 		struct seat *s = m->seat[i];
 
@@ -569,7 +597,7 @@ match_finish(struct match *m, enum match_state st, const char *result,
 			continue;
 		m->seat[i] = NULL;
 		if (!s->broken && s->bev != NULL)
-			botproto_match_end(s, m);
+			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", end);
 		if (s->match == m)	/* not already gone with a fault */
 			seat_release(s);
 	}

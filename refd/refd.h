@@ -14,6 +14,7 @@
 #include <event2/event.h>
 #include <event2/bufferevent.h>
 
+#include "botproto.h"
 #include "briscola.h"
 #include "db.h"
 #include "gtp.h"
@@ -133,20 +134,6 @@ const char	*seat_state_name(enum seat_state);
 /* spawn.c: starting and stopping bot processes. */
 pid_t		 spawn_bot(char **, int *, int *, char *, size_t);
 void		 spawn_signal(pid_t, int);
-
-/* botproto.c: every message to a bot, built from its seat's view. */
-struct match_conf;
-int		 botproto_match_start(struct seat *, const struct match *);
-int		 botproto_deal_start(struct seat *, const struct bri_view *);
-int		 botproto_play(struct seat *, const struct bri_view *);
-int		 botproto_joker(struct seat *, const struct bri_view *);
-int		 botproto_trick(struct seat *, const struct bri_view *);
-int		 botproto_draw(struct seat *, const struct bri_view *);
-int		 botproto_partner(struct seat *, const struct bri_view *);
-int		 botproto_deal_end(struct seat *, const struct bri_view *);
-int		 botproto_match_end(struct seat *, const struct match *);
-int		 botproto_genplay(struct seat *, const struct bri_view *, int);
-const char	*botproto_deal_result(const struct bri_view *, char *, size_t);
 
 /* match.c: one match's state machine, clocks and fault policy. */
 enum match_state {

@@ -1,0 +1,34 @@
+/*
+ * botproto.h: the text of every game message refd sends a bot, shared by
+ * refd and by refctl checkbot so that both speak exactly the same lines.
+ */
+#ifndef REFD_BOTPROTO_H
+#define REFD_BOTPROTO_H
+
+#include <stddef.h>
+
+#include "briscola.h"
+
+#define BOTPROTO_MAXLINE	1024	/* longest message refd sends */
+
+enum botmsg {
+	BOTMSG_DEAL_START,	/* deal_start DEAL DEALER TRUMP CARDS */
+	BOTMSG_PLAY,		/* play SEAT CARD: the last card played */
+	BOTMSG_JOKER,		/* joker SEAT */
+	BOTMSG_TRICK,		/* trick WINNER POINTS: the last trick */
+	BOTMSG_DRAW,		/* draw CARD: the seat's own last draw */
+	BOTMSG_PARTNER,		/* partner_hand CARDS (classic4) */
+	BOTMSG_DEAL_END,	/* deal_end RESULT POINTS MPOINTS REMOVED */
+	BOTMSG_GENPLAY		/* genplay MS CARDS */
+};
+
+const char	*botproto_format(enum botmsg, const struct bri_view *, int,
+		    char *, size_t);
+const char	*botproto_match_start_text(char *, size_t, long long,
+		    const char *, int, const char *const *, int, const char *,
+		    const char *);
+const char	*botproto_match_end_text(char *, size_t, const char *,
+		    const int *, int, const char *, const char *);
+const char	*botproto_deal_result(const struct bri_view *, char *, size_t);
+
+#endif
