@@ -278,6 +278,8 @@ usage(int status)
 	    "  stop ID                       stop a match (aborted)\n"
 	    "  shutdown                      stop refd gracefully\n"
 	    "  cmd COMMAND [ARG...]          any control command as is\n"
+	    "  checkbot [-v] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]\n"
+	    "                                check a bot, without refd\n"
 	    "\n"
 	    "  -c socket   refd's control socket (default refd.sock)\n"
 	    "See refctl(1).\n");

@@ -18,6 +18,7 @@
 #include "briscola.h"
 #include "db.h"
 #include "gtp.h"
+#include "spawn.h"
 
 #ifndef TAILQ_FOREACH_SAFE
 #define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
@@ -130,10 +131,6 @@ void		 seat_reap(pid_t, int);
 int		 seat_count(void);
 void		 seat_shutdown_all(void);
 const char	*seat_state_name(enum seat_state);
-
-/* spawn.c: starting and stopping bot processes. */
-pid_t		 spawn_bot(char **, int *, int *, char *, size_t);
-void		 spawn_signal(pid_t, int);
 
 /* match.c: one match's state machine, clocks and fault policy. */
 enum match_state {

@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "refd.h"
 #include "log.h"
+#include "spawn.h"
 
 /* In the child: make fds 0-2 the bot's and close everything else. */
 static void

@@ -23,6 +23,7 @@ misbehaves it answers like a random bot.  Modes:
   flood       sends 100,000 comment and answer lines at once
   refuse      answers genplay with ?
   notacard    answers every genplay with "x", which is no card
+  noblank     never writes the blank line that must end every answer
   inject      refuses genplay with a multi-line answer that forges lines
 """
 import os
@@ -44,7 +45,8 @@ def send(data):
 
 
 def answer(ident, text=""):
-    send(("=%s%s\n\n" % (ident, " " + text if text else "")).encode())
+    end = "\n" if MODE == "noblank" else "\n\n"
+    send(("=%s%s%s" % (ident, " " + text if text else "", end)).encode())
 
 
 def misbehave(ident, hand):

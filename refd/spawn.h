@@ -1,0 +1,13 @@
+/*
+ * spawn.h: starting and stopping bot processes, shared by refd and by
+ * refctl checkbot.  spawn.c needs nothing but the log, no libevent.
+ */
+#ifndef REFD_SPAWN_H
+#define REFD_SPAWN_H
+
+#include <sys/types.h>
+
+pid_t	spawn_bot(char **, int *, int *, char *, size_t);
+void	spawn_signal(pid_t, int);
+
+#endif

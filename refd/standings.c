@@ -1,0 +1,682 @@
+/*
+ * standings.c: tournament standings from match records alone: match and
+ * deal counts by role, a Bradley-Terry rating on the Elo scale with a
+ * cluster-bootstrap 95% interval, head-to-head tables and the sequential
+ * probability ratio test of a candidate against a baseline.
+ *
+ * Pure computation: no I/O, no globals, no printing.  The bootstrap draws
+ * from a small generator seeded by the caller, every sum is taken in a
+ * fixed order and every sort has a total order, so the same records in
+ * the same order give the same numbers to the last bit.  What each
+ * number means, and why, is in refd-standings(7).
+ */
+#include "config.h"
+
+#include <assert.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "briscola.h"
+#include "standings.h"
+
+#define ST_NBOOT	200	/* bootstrap resamples */
+#define ST_MAXITER	5000	/* accelerated MM cycles at most, per fit */
+#define ST_TOL		1e-10	/* converged: no ln(strength) moved more */
+#define ST_PRIOR	1.0	/* virtual draws of each bot with the anchor */
+#define ST_MAXLOG	300.0	/* extrapolate no further: exp() stays finite */
+#define ST_SPRT_EPS	1e-3	/* SPRT: weight given to an empty W/D/L cell */
+
+/* What one st_compute() needs besides the table: too big for a stack. */
+struct st_work {
+	double		 win[ST_MAXBOTS][ST_MAXBOTS];	/* i's points vs j */
+	double		 games[ST_MAXBOTS][ST_MAXBOTS];	/* games of i and j */
+	double		 gamma[ST_MAXBOTS];	/* strengths of the full fit */
+	double		 boot[ST_MAXBOTS][ST_NBOOT];	/* resampled ratings */
+};
+
+/* The data of one fit. */
+struct st_bt {
+	double		(*win)[ST_MAXBOTS];	/* i's points against j */
+	double		(*games)[ST_MAXBOTS];	/* games of i and j */
+	double		 wins[ST_MAXBOTS];	/* i's points, prior included */
+	int		 nb;			/* bots */
+};
+
+static int	 st_team(const struct st_match *, int);
+static int	 st_partners(const struct st_match *, int, int);
+static int	 st_level(const struct st_match *, int);
+static int	 st_valid(const struct st_match *, int);
+static int	 st_outcome(const struct st_match *, int);
+static void	 st_count(const struct st_match *, struct st_row *, long *);
+static void	 st_head(const struct st_match *, struct st_table *);
+static void	 st_addpairs(const struct st_match *,
+		    double [][ST_MAXBOTS], double [][ST_MAXBOTS]);
+static void	 st_mm(const struct st_bt *, const double *, double *);
+static double	 st_loglik(const struct st_bt *, const double *);
+static void	 st_fit(double [][ST_MAXBOTS], double [][ST_MAXBOTS], int,
+		    double *, double *);
+static uint64_t	 st_rand(uint64_t *);
+static uint64_t	 st_uniform(uint64_t *, uint64_t);
+static void	 st_sortd(double *, int);
+static double	 st_quantile(const double *, int, double);
+static int	 st_rowcmp(const struct st_row *, const struct st_row *);
+static void	 st_sortrows(struct st_row *, int);
+
+/* The side a seat plays for: its pair in classic4, else the seat itself. */
+static int
+st_team(const struct st_match *m, int seat)
+{
+	return m->variant == BRI_CLASSIC4 ? seat % 2 : seat;
+}
+
+/* Partners are never compared: they share every result. */
+static int
+st_partners(const struct st_match *m, int a, int b)
+{
+	return m->variant == BRI_CLASSIC4 && a != b && a % 2 == b % 2;
+}
+
+/*
+ * A seat's tier in its match's final ranking, so that one comparison
+ * orders any two seats: 0 forfeited (in classic4 the whole pair), 2 won
+ * (seat or pair), 1 everyone else, who are then ordered by match points.
+ */
+static int
+st_level(const struct st_match *m, int seat)
+{
+	if (m->forfeit >= 0 && st_team(m, seat) == st_team(m, m->forfeit))
+		return 0;
+	if (m->winner >= 0 && st_team(m, seat) == m->winner)
+		return 2;
+	return 1;
+}
+
+/*
+ * Is m a record that can be counted: a known variant with its number of
+ * seats, bot indices below nbots, winner, forfeit and deal fields in
+ * range?  Checked before anything is counted, so that a bad record
+ * cannot leave half a table behind.
+ */
+static int
+st_valid(const struct st_match *m, int nbots)
+{
+	const struct st_deal	*d;
+	int			 i, k, nwin;
+
+	if (m->variant < 0 || m->variant >= BRI_NVARIANTS ||
+	    m->nseats != bri_variant_seats((enum bri_variant)m->variant))
+		return 0;
+	nwin = m->variant == BRI_CLASSIC4 ? 2 : m->nseats;
+	if (m->winner < -1 || m->winner >= nwin ||
+	    m->forfeit < -1 || m->forfeit >= m->nseats)
+		return 0;
+	for (i = 0; i < m->nseats; i++)
+		if (m->bot[i] < 0 || m->bot[i] >= nbots)
+			return 0;
+	if (m->ndeals < 0 || (m->ndeals > 0 && m->deals == NULL))
+		return 0;
+	for (k = 0; k < m->ndeals; k++) {
+		d = &m->deals[k];
+		if (d->result < BRI_DEAL_PLAYING || d->result > BRI_DEAL_DRAWN ||
+		    d->joker < -1 || d->joker >= m->nseats)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The pairwise outcome of seat a against seat b in match m.
+ *
+ * Returns +1 when a finished above b, -1 when below, 0 when level.  The
+ * ranking: a forfeiting seat (in classic4, its pair) is below every
+ * other seat; the match winner (seat, or pair in classic4) is above
+ * every other seat; the rest are ordered by final match points, equal
+ * points being a draw.  Seats of one forfeiting or one winning side are
+ * level.  Returns 0 as well for an aborted match, a == b, a seat outside
+ * the match, and, when team_aware is set, classic4 partners: callers
+ * that count results skip those pairs.  Antisymmetric: st_pairwise(m,
+ * a, b, t) == -st_pairwise(m, b, a, t).
+ */
+int
+st_pairwise(const struct st_match *m, int seat_a, int seat_b, int team_aware)
+{
+	int	 la, lb;
+
+	assert(m != NULL);
+	if (m->aborted || m->nseats < 1 || m->nseats > BRI_MAXSEATS ||
+	    seat_a < 0 || seat_a >= m->nseats ||
+	    seat_b < 0 || seat_b >= m->nseats || seat_a == seat_b)
+		return 0;
+	if (team_aware && st_partners(m, seat_a, seat_b))
+		return 0;
+	la = st_level(m, seat_a);
+	lb = st_level(m, seat_b);
+	if (la != lb)
+		return la > lb ? 1 : -1;
+	if (la != 1 || m->mpoints[seat_a] == m->mpoints[seat_b])
+		return 0;
+	return m->mpoints[seat_a] > m->mpoints[seat_b] ? 1 : -1;
+}
+
+/*
+ * A seat's match result, read off its pairwise results so that the two
+ * never disagree: lost if below any opponent, drawn if level with one or
+ * if the match ended drawn (no winner, no forfeit), won otherwise.
+ */
+static int
+st_outcome(const struct st_match *m, int seat)
+{
+	int	 i, r, level = 0;
+
+	for (i = 0; i < m->nseats; i++) {
+		if (i == seat || st_partners(m, seat, i))
+			continue;
+		r = st_pairwise(m, seat, i, 1);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			level++;
+	}
+	if (level > 0 || (m->winner < 0 && m->forfeit < 0))
+		return 0;
+	return 1;
+}
+
+/* Add one counted match to its bots' rows; gained[] sums match points. */
+static void
+st_count(const struct st_match *m, struct st_row *row, long *gained)
+{
+	const struct st_deal	*d;
+	struct st_row		*r;
+	int			 s, k, res, kind;
+
+	for (s = 0; s < m->nseats; s++) {
+		r = &row[m->bot[s]];
+		r->played++;
+		r->faults += m->faults[s];
+		res = st_outcome(m, s);
+		if (res > 0)
+			r->won++;
+		else if (res == 0)
+			r->drawn++;
+		else
+			r->lost++;
+		for (k = 0; k < m->ndeals; k++) {
+			d = &m->deals[k];
+			if (d->result == BRI_DEAL_PLAYING)
+				continue;	/* cut short: not a deal */
+			r->deals++;
+			gained[m->bot[s]] += d->mpoints[s];
+			if (d->result == BRI_DEAL_VOID ||
+			    d->result == BRI_DEAL_DRAWN) {
+				kind = 0;
+				r->deals_void++;
+			} else if (d->mpoints[s] > 0) {
+				kind = 1;
+				r->deals_won++;
+			} else {
+				kind = -1;
+				r->deals_lost++;
+			}
+			if (d->joker == s) {
+				r->joker_deals++;
+				r->joker_won += kind > 0;
+				r->joker_lost += kind < 0;
+			} else if (d->joker >= 0) {
+				r->ally_deals++;
+				r->ally_won += kind > 0;
+				r->ally_lost += kind < 0;
+			}
+		}
+	}
+}
+
+/* Add one counted match's pairwise results to the head-to-head table. */
+static void
+st_head(const struct st_match *m, struct st_table *t)
+{
+	struct st_h2h	*h;
+	int		 a, b, r;
+
+	for (a = 0; a < m->nseats; a++)
+		for (b = 0; b < m->nseats; b++) {
+			if (a == b || m->bot[a] == m->bot[b] ||
+			    st_partners(m, a, b))
+				continue;
+			h = &t->h2h[m->bot[a]][m->bot[b]];
+			r = st_pairwise(m, a, b, 1);
+			if (r > 0)
+				h->wins++;
+			else if (r < 0)
+				h->losses++;
+			else
+				h->draws++;
+		}
+}
+
+/*
+ * Add one match's pairwise games to the rating's inputs: each unordered
+ * pair of seats of different bots, partners excepted, is one game; a
+ * win is worth 1 to the winner, a draw 1/2 to each.
+ */
+static void
+st_addpairs(const struct st_match *m, double win[][ST_MAXBOTS],
+    double games[][ST_MAXBOTS])
+{
+	int	 a, b, i, j, r;
+
+	for (a = 0; a < m->nseats; a++)
+		for (b = a + 1; b < m->nseats; b++) {
+			i = m->bot[a];
+			j = m->bot[b];
+			if (i == j || st_partners(m, a, b))
+				continue;
+			games[i][j] += 1.0;
+			games[j][i] += 1.0;
+			r = st_pairwise(m, a, b, 1);
+			if (r > 0)
+				win[i][j] += 1.0;
+			else if (r < 0)
+				win[j][i] += 1.0;
+			else {
+				win[i][j] += 0.5;
+				win[j][i] += 0.5;
+			}
+		}
+}
+
+/*
+ * One MM step of Hunter (2004) for the Bradley-Terry model, in log
+ * strengths: each bot's new strength is its points over the sum, over
+ * its games, of 1 / (its strength + the opponent's).  The anchor is
+ * updated like any bot, then divided out: the likelihood does not change
+ * when every strength is scaled, so this is a step of the fit with the
+ * anchor held at 1, taken without crawling along the scale.  All bots
+ * move together from the previous values, so that bots with identical
+ * records keep identical strengths.
+ */
+static void
+st_mm(const struct st_bt *bt, const double *th, double *out)
+{
+	double	 g[ST_MAXBOTS], den, anchor;
+	int	 i, j;
+
+	for (i = 0; i < bt->nb; i++)
+		g[i] = exp(th[i]);
+	den = 0;
+	for (i = 0; i < bt->nb; i++)
+		den += ST_PRIOR / (1.0 + g[i]);
+	anchor = bt->nb * ST_PRIOR / 2 / den;
+	for (i = 0; i < bt->nb; i++) {
+		den = ST_PRIOR / (g[i] + 1.0);
+		for (j = 0; j < bt->nb; j++)
+			if (bt->games[i][j] > 0)
+				den += bt->games[i][j] / (g[i] + g[j]);
+		out[i] = log(bt->wins[i] / den / anchor);
+	}
+}
+
+/* The log-likelihood of log strengths th, the anchor's games included. */
+static double
+st_loglik(const struct st_bt *bt, const double *th)
+{
+	double	 g[ST_MAXBOTS], l = 0;
+	int	 i, j;
+
+	for (i = 0; i < bt->nb; i++)
+		g[i] = exp(th[i]);
+	for (i = 0; i < bt->nb; i++) {
+		l += ST_PRIOR / 2 * (th[i] - 2 * log(1.0 + g[i]));
+		for (j = i + 1; j < bt->nb; j++)
+			if (bt->games[i][j] > 0)
+				l += bt->win[i][j] * th[i] +
+				    bt->win[j][i] * th[j] -
+				    bt->games[i][j] * log(g[i] + g[j]);
+	}
+	return l;
+}
+
+/*
+ * Fit Bradley-Terry strengths by MM, because it needs no step size and
+ * every step raises the likelihood; accelerated by SQUAREM (Varadhan and
+ * Roland, 2008), because plain MM crawls when strengths lie far apart.
+ * Each cycle takes two MM steps, extrapolates along them, and keeps the
+ * extrapolation (after one more MM step) only if it raised the
+ * likelihood at least as much as the two plain steps did, so the fit
+ * still only ever goes uphill, to the same maximum.  Each bot also drew
+ * ST_PRIOR games with an anchor of strength 1, which keeps a bot that
+ * never lost (or never won) finite.  gamma holds the starting point and
+ * gets the fit; elo gets 400 log10(strength), less the mean over nb bots.
+ */
+static void
+st_fit(double win[][ST_MAXBOTS], double games[][ST_MAXBOTS], int nb,
+    double *gamma, double *elo)
+{
+	struct st_bt	 bt;
+	double		 th[ST_MAXBOTS], t1[ST_MAXBOTS], t2[ST_MAXBOTS];
+	double		 tx[ST_MAXBOTS], t3[ST_MAXBOTS];
+	double		 r, v, rr, vv, a, change, mean;
+	int		 i, j, it, ok;
+
+	if (nb == 0)
+		return;
+	bt.win = win;
+	bt.games = games;
+	bt.nb = nb;
+	for (i = 0; i < nb; i++) {
+		bt.wins[i] = ST_PRIOR / 2;
+		for (j = 0; j < nb; j++)
+			bt.wins[i] += win[i][j];
+		th[i] = log(gamma[i]);
+	}
+	for (it = 0; it < ST_MAXITER; it++) {
+		st_mm(&bt, th, t1);
+		st_mm(&bt, t1, t2);
+		change = rr = vv = 0;
+		for (i = 0; i < nb; i++) {
+			change = fmax(change, fabs(t2[i] - t1[i]));
+			r = t1[i] - th[i];
+			v = t2[i] - 2 * t1[i] + th[i];
+			rr += r * r;
+			vv += v * v;
+		}
+		a = vv > 0 ? -sqrt(rr / vv) : -1;
+		ok = change >= ST_TOL && a < -1;
+		for (i = 0; ok && i < nb; i++) {
+			r = t1[i] - th[i];
+			v = t2[i] - 2 * t1[i] + th[i];
+			tx[i] = th[i] - 2 * a * r + a * a * v;
+			ok = fabs(tx[i]) < ST_MAXLOG;
+		}
+		if (ok) {
+			st_mm(&bt, tx, t3);
+			ok = st_loglik(&bt, t3) >= st_loglik(&bt, t2);
+		}
+		for (i = 0; i < nb; i++)
+			th[i] = ok ? t3[i] : t2[i];
+		if (change < ST_TOL)
+			break;
+	}
+	mean = 0;
+	for (i = 0; i < nb; i++) {
+		gamma[i] = exp(th[i]);
+		elo[i] = 400.0 * th[i] / log(10.0);
+		mean += elo[i];
+	}
+	if (nb > 0)
+		mean /= nb;
+	for (i = 0; i < nb; i++)
+		elo[i] -= mean;
+}
+
+/*
+ * SplitMix64 (Steele, Lea and Flood, 2014): tiny, seedable from any
+ * 64-bit value and the same everywhere, which is all the bootstrap needs.
+ */
+static uint64_t
+st_rand(uint64_t *state)
+{
+	uint64_t	 z;
+
+	z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A uniform integer below n > 0, by rejection so that none is favoured. */
+static uint64_t
+st_uniform(uint64_t *state, uint64_t n)
+{
+	uint64_t	 r, lim = -n % n;	/* 2^64 mod n */
+
+	do
+		r = st_rand(state);
+	while (r < lim);
+	return r % n;
+}
+
+/* Sort n doubles ascending; insertion sort, as n is at most ST_NBOOT. */
+static void
+st_sortd(double *x, int n)
+{
+	double	 v;
+	int	 i, j;
+
+	for (i = 1; i < n; i++) {
+		v = x[i];
+		for (j = i; j > 0 && x[j - 1] > v; j--)
+			x[j] = x[j - 1];
+		x[j] = v;
+	}
+}
+
+/*
+ * The p-quantile of n sorted values, interpolating between neighbours
+ * (Hyndman and Fan's type 7), so that the 2.5% and 97.5% points of a
+ * mirrored sample mirror each other.
+ */
+static double
+st_quantile(const double *x, int n, double p)
+{
+	double	 h = p * (n - 1);
+	int	 lo = (int)floor(h);
+
+	if (lo >= n - 1)
+		return x[n - 1];
+	return x[lo] + (h - lo) * (x[lo + 1] - x[lo]);
+}
+
+/* Standings order: higher rating first, then lower bot index. */
+static int
+st_rowcmp(const struct st_row *a, const struct st_row *b)
+{
+	if (a->elo != b->elo)
+		return a->elo > b->elo ? -1 : 1;
+	return (a->bot > b->bot) - (a->bot < b->bot);
+}
+
+/* Sort the rows; insertion sort, stable and with no library to differ. */
+static void
+st_sortrows(struct st_row *row, int n)
+{
+	struct st_row	 v;
+	int		 i, j;
+
+	for (i = 1; i < n; i++) {
+		v = row[i];
+		for (j = i; j > 0 && st_rowcmp(&row[j - 1], &v) > 0; j--)
+			row[j] = row[j - 1];
+		row[j] = v;
+	}
+}
+
+/*
+ * Compute the standings of bots 0..nbots-1 from the n match records ms
+ * into *t, which is overwritten entirely.
+ *
+ * Aborted matches are skipped entirely and need not be valid; every
+ * other record must be valid: a known variant with its number of seats,
+ * bot indices below nbots, winner (seat, or pair in classic4), forfeit
+ * and every deal's result and Joker in range.  seed drives the
+ * bootstrap and nothing else: a different seed changes elo_lo and
+ * elo_hi only.  t->row[] is sorted by rating, best first, ties by bot
+ * index; t->h2h[][] is indexed by bot.  ms is only read and may be NULL
+ * when n is 0.  Returns 0, or -1 (with *t zeroed) when nbots is not in
+ * 0..ST_MAXBOTS, n is negative, a record is invalid or memory runs out.
+ * The meaning of every field is in refd-standings(7).
+ */
+int
+st_compute(const struct st_match *ms, int n, int nbots, uint64_t seed,
+    struct st_table *t)
+{
+	struct st_work	*w;
+	struct st_row	*r;
+	struct st_h2h	*h;
+	double		 gamma[ST_MAXBOTS], elo[ST_MAXBOTS];
+	double		 points, games;
+	long		 gained[ST_MAXBOTS];
+	uint64_t	 state = seed;
+	int		 i, j, k, b, usable = 0;
+
+	assert(t != NULL);
+	memset(t, 0, sizeof(*t));
+	if (nbots < 0 || nbots > ST_MAXBOTS || n < 0 ||
+	    (n > 0 && ms == NULL))
+		return -1;
+	for (k = 0; k < n; k++)
+		if (!ms[k].aborted && !st_valid(&ms[k], nbots))
+			return -1;
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return -1;
+
+	t->nbots = nbots;
+	for (i = 0; i < nbots; i++) {
+		t->row[i].bot = i;
+		gained[i] = 0;
+		w->gamma[i] = 1.0;
+	}
+	for (k = 0; k < n; k++) {
+		if (ms[k].aborted)
+			continue;
+		usable++;
+		st_count(&ms[k], t->row, gained);
+		st_head(&ms[k], t);
+		st_addpairs(&ms[k], w->win, w->games);
+	}
+	for (i = 0; i < nbots; i++) {
+		r = &t->row[i];
+		if (r->deals > 0) {
+			r->joker_rate = (double)r->joker_deals / r->deals;
+			r->mpoints_per_deal = (double)gained[i] / r->deals;
+		}
+		points = games = 0;
+		for (j = 0; j < nbots; j++) {
+			h = &t->h2h[i][j];
+			points += h->wins + 0.5 * h->draws;
+			games += h->wins + h->draws + h->losses;
+		}
+		r->score = games > 0 ? points / games : 0.5;
+	}
+
+	/* the rating, from all the counted matches */
+	st_fit(w->win, w->games, nbots, w->gamma, elo);
+	for (i = 0; i < nbots; i++)
+		t->row[i].elo = t->row[i].elo_lo = t->row[i].elo_hi = elo[i];
+
+	/* its interval: refit on whole matches drawn with replacement */
+	if (usable > 0 && nbots > 0) {
+		for (b = 0; b < ST_NBOOT; b++) {
+			memset(w->win, 0, sizeof(w->win));
+			memset(w->games, 0, sizeof(w->games));
+			for (k = 0; k < usable; k++) {
+				do
+					j = (int)st_uniform(&state,
+					    (uint64_t)n);
+				while (ms[j].aborted);
+				st_addpairs(&ms[j], w->win, w->games);
+			}
+			for (i = 0; i < nbots; i++)
+				gamma[i] = w->gamma[i];
+			st_fit(w->win, w->games, nbots, gamma, elo);
+			for (i = 0; i < nbots; i++)
+				w->boot[i][b] = elo[i];
+		}
+		t->resamples = ST_NBOOT;
+		for (i = 0; i < nbots; i++) {
+			r = &t->row[i];
+			st_sortd(w->boot[i], ST_NBOOT);
+			r->elo_lo = st_quantile(w->boot[i], ST_NBOOT, 0.025);
+			r->elo_hi = st_quantile(w->boot[i], ST_NBOOT, 0.975);
+			/* a skewed resample can miss the estimate: widen */
+			r->elo_lo = fmin(r->elo_lo, r->elo);
+			r->elo_hi = fmax(r->elo_hi, r->elo);
+		}
+	}
+	free(w);
+	st_sortrows(t->row, nbots);
+	return 0;
+}
+
+/*
+ * Run the sequential probability ratio test of bot candidate against
+ * bot baseline over the n match records ms.
+ *
+ * The caller sets s->elo0, s->elo1 (H0 and H1: the candidate's Elo
+ * advantage is elo0, or elo1), s->alpha and s->beta (the error rates);
+ * st_sprt() fills the rest.  Every ordered pair of seats, candidate
+ * against baseline, of every counted match (not aborted, valid as for
+ * st_compute(), classic4 partners excepted) is one game: s->wins,
+ * s->draws and s->losses count them.  The log-likelihood ratio is the
+ * normal approximation used by fishtest,
+ *	llr = (s1 - s0) (2 x - s0 - s1) N / (2 var),
+ * with s_i = 1 / (1 + 10^(-elo_i / 400)), x the mean score per game and
+ * var its variance, after an empty win, draw or loss count is given the
+ * weight 1e-3 as fishtest does, so that a perfect record still has a
+ * variance.  s->lower = ln(beta / (1 - alpha)), s->upper = ln((1 - beta)
+ * / alpha); s->decided is 1 (H1 accepted) when llr >= upper, -1 (H0)
+ * when llr <= lower, else 0.  With no games, or parameters out of range
+ * (alpha, beta in (0, 1) with alpha + beta < 1, finite elo0 and elo1),
+ * llr is 0 and nothing is decided; the bounds are then 0 as well when
+ * the parameters are at fault.  Never NaN.  ms may be NULL when n is 0.
+ */
+void
+st_sprt(const struct st_match *ms, int n, int candidate, int baseline,
+    struct st_sprt *s)
+{
+	const struct st_match	*m;
+	double			 w, d, l, tot, x, var, s0, s1;
+	int			 k, a, b, r;
+
+	assert(s != NULL);
+	if (ms == NULL)
+		n = 0;
+	s->llr = s->lower = s->upper = 0;
+	s->wins = s->draws = s->losses = 0;
+	s->decided = 0;
+	for (k = 0; k < n && candidate != baseline; k++) {
+		m = &ms[k];
+		if (m->aborted || !st_valid(m, INT_MAX))
+			continue;
+		for (a = 0; a < m->nseats; a++)
+			for (b = 0; b < m->nseats; b++) {
+				if (m->bot[a] != candidate ||
+				    m->bot[b] != baseline ||
+				    st_partners(m, a, b))
+					continue;
+				r = st_pairwise(m, a, b, 1);
+				if (r > 0)
+					s->wins++;
+				else if (r < 0)
+					s->losses++;
+				else
+					s->draws++;
+			}
+	}
+	if (!(s->alpha > 0 && s->alpha < 1 && s->beta > 0 && s->beta < 1 &&
+	    s->alpha + s->beta < 1 && isfinite(s->elo0) && isfinite(s->elo1)))
+		return;
+	s->lower = log(s->beta / (1 - s->alpha));
+	s->upper = log((1 - s->beta) / s->alpha);
+	if (s->wins + s->draws + s->losses == 0)
+		return;
+	w = s->wins > 0 ? s->wins : ST_SPRT_EPS;
+	d = s->draws > 0 ? s->draws : ST_SPRT_EPS;
+	l = s->losses > 0 ? s->losses : ST_SPRT_EPS;
+	tot = w + d + l;
+	x = (w + 0.5 * d) / tot;
+	var = (w * (1 - x) * (1 - x) + d * (0.5 - x) * (0.5 - x) +
+	    l * x * x) / tot;
+	if (!(var > 0))
+		return;
+	s0 = 1 / (1 + pow(10, -s->elo0 / 400));
+	s1 = 1 / (1 + pow(10, -s->elo1 / 400));
+	s->llr = (s1 - s0) * (2 * x - s0 - s1) * tot / (2 * var);
+	if (s->llr >= s->upper)
+		s->decided = 1;
+	else if (s->llr <= s->lower)
+		s->decided = -1;
+}

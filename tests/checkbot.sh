@@ -1,0 +1,135 @@
+#!/bin/sh
+# checkbot.sh: refctl checkbot against good bots and misbehaving ones.
+#
+# Every example bot must pass with exit status 0.  Each evilbot.py mode
+# that breaks the protocol must make checkbot exit 1 and name the
+# problem in a FAIL line of the game.  evilbot.py answers '=' to every
+# command it does not play, so it always fails some probes: for its
+# well-behaved modes the test demands instead that no FAIL line comes
+# from the game, so that checkbot cannot pass by accusing everything.
+# Modes that fall silent run one variant with a 500 ms move limit.
+#
+# Exit: 0 pass, 1 fail, 99 hard error (automake's convention).
+
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+refctl=${REFCTL:-$top_builddir/refd/refctl}
+evil="$top_srcdir/tests/evilbot.py"
+tmp=${TMPDIR:-/tmp}/checkbot.$$
+mkdir "$tmp" || exit 99
+trap 'rm -rf "$tmp"' 0
+trap 'exit 99' 1 2 15
+if command -v timeout >/dev/null 2>&1; then
+	tmo="timeout 60"
+else
+	tmo=
+fi
+for p in "$refctl" "$top_builddir/bots/randbot" "$top_builddir/bots/heurbot"; do
+	[ -x "$p" ] || { echo "ERROR: $p not built"; exit 99; }
+done
+status=0
+
+# run WANT NAME CHECKBOT-ARGS...: checkbot must exit WANT.
+run() {
+	want=$1
+	name=$2
+	shift 2
+	$tmo "$refctl" checkbot "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $name: exit status $got, expected $want"
+		cat "$tmp/out" "$tmp/err"
+		status=1
+		return 1
+	fi
+	return 0
+}
+
+# good NAME COMMAND...: a correct bot passes every check.
+good() {
+	name=$1
+	shift
+	run 0 "$name" -- "$@" || return
+	if ! grep -q '^checkbot: 14 checks passed, 0 problems$' "$tmp/out"; then
+		echo "FAIL: $name: not every check passed"
+		cat "$tmp/out"
+		status=1
+		return
+	fi
+	echo "ok: $name passes"
+}
+
+# bad MODE REGEX [OPTIONS]: evilbot MODE fails with REGEX in the game.
+bad() {
+	mode=$1
+	re=$2
+	shift 2
+	run 1 "evilbot $mode" "$@" -- python3 "$evil" $mode || return
+	if ! grep -q "^FAIL  [a-z0-9]* deal [0-9]*: .*$re" "$tmp/out"; then
+		echo "FAIL: evilbot $mode: no game FAIL line matching '$re'"
+		cat "$tmp/out"
+		status=1
+		return
+	fi
+	echo "ok: evilbot $mode: $(grep -m1 "^FAIL  [a-z0-9]* deal [0-9]*: .*$re" \
+	    "$tmp/out" | cut -c1-100)"
+}
+
+# clean MODE: evilbot MODE plays every variant with no game problem.
+clean() {
+	mode=$1
+	run 1 "evilbot $mode" -n 1 -- python3 "$evil" $mode || return
+	if grep -q '^FAIL  \(joker3\|classic[234]\)' "$tmp/out" ||
+	    [ "$(grep -c '^ok    \(joker3\|classic[234]\)' "$tmp/out")" != 4 ]; then
+		echo "FAIL: evilbot $mode: the game found problems"
+		cat "$tmp/out"
+		status=1
+		return
+	fi
+	echo "ok: evilbot $mode plays clean"
+}
+
+b=$top_builddir/bots
+s=$top_srcdir/bots
+good randbot "$b/randbot"
+good heurbot "$b/heurbot"
+good randbot.sh sh "$s/randbot.sh"
+if command -v python3 >/dev/null 2>&1; then
+	good randbot.py python3 "$s/randbot.py"
+else
+	echo "SKIP: python3 not found: randbot.py and evilbot.py"
+	exit $status
+fi
+if command -v node >/dev/null 2>&1; then
+	good randbot.js node "$s/randbot.js"
+else
+	echo "SKIP: randbot.js: node not found"
+fi
+
+clean good
+clean stderrflood
+bad garbage 'garbage, not an answer' -t 500 -V joker3
+bad wrongid 'wrong id 10[0-9]*, expected' -n 1
+bad illegal 'genplay answered [0-9]*[CDBS] (not in the hand)' -n 1
+bad hang "no answer to '[0-9]* genplay" -t 500 -V joker3
+bad crash 'end of file: the bot exited with status 3' -n 1
+bad longline 'over-long line, 10[0-9]* bytes' -n 1
+bad refuse "genplay refused ('?')" -n 1
+bad notacard "genplay answered 'x' (not a card)" -n 1
+bad noblank 'no blank line after the answer' -t 500 -V joker3
+
+# Usage and a bot that cannot be run exit 2.
+run 2 "no command" && echo "ok: no command: exit 2"
+run 2 "bad -n" -n 0 -- "$b/randbot" && echo "ok: bad -n: exit 2"
+run 2 "bad variant" -V classic9 -- "$b/randbot" &&
+    echo "ok: bad variant: exit 2"
+if run 2 "missing bot" -- "$tmp/no-such-bot"; then
+	if grep -q 'cannot run' "$tmp/err"; then
+		echo "ok: missing bot: exit 2"
+	else
+		echo "FAIL: missing bot: no 'cannot run' on stderr"
+		cat "$tmp/err"
+		status=1
+	fi
+fi
+exit $status

@@ -1,0 +1,789 @@
+/*
+ * test_standings.c: the standings of refd-standings(7) on hand-made
+ * match records whose every count was worked out on paper; the rating's
+ * order, symmetry and interval; bit-for-bit determinism; the SPRT's
+ * decisions; and no NaN on empty or degenerate input.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "briscola.h"
+#include "standings.h"
+
+#define A	0	/* the bots of the hand-made set */
+#define B	1
+#define C	2
+#define D	3
+#define NHAND	6	/* matches in the hand-made set */
+#define SEED	0x5eed5eed5eed5eedULL
+#define MAXGEN	400	/* generated matches, at most */
+
+static struct st_deal	 hand_deals[NHAND][4];
+static struct st_match	 hand[NHAND];
+static struct st_match	 gen[MAXGEN];	/* generated: classic2 or joker3 */
+static struct st_table	 t1, t2;	/* too big for the stack */
+
+static struct st_deal	 mkdeal(int, int, int, int, int, int, int);
+static struct st_match	 mkmatch(int, int, int, int, int, int, int, int,
+			    int, int, int);
+static void		 build_hand(void);
+static struct st_match	 duel(int, int, int);
+static void		 finite_table(const struct st_table *);
+static const struct st_row *rowof(const struct st_table *, int);
+static void		 check_row(const struct st_row *, const int [17]);
+static void		 sprt_run(int, int, int, struct st_sprt *);
+
+/* A deal record; m0..m3 are the match points it gave each seat. */
+static struct st_deal
+mkdeal(int result, int winner, int joker, int m0, int m1, int m2, int m3)
+{
+	struct st_deal	 d;
+
+	memset(&d, 0, sizeof(d));
+	d.result = result;
+	d.winner = winner;
+	d.joker = joker;
+	d.mpoints[0] = m0;
+	d.mpoints[1] = m1;
+	d.mpoints[2] = m2;
+	d.mpoints[3] = m3;
+	return d;
+}
+
+/* A match record without deals; bots b0..b3 (-1 past nseats). */
+static struct st_match
+mkmatch(int variant, int b0, int b1, int b2, int b3, int m0, int m1, int m2,
+    int m3, int winner, int forfeit)
+{
+	struct st_match	 m;
+
+	memset(&m, 0, sizeof(m));
+	m.variant = variant;
+	m.nseats = bri_variant_seats((enum bri_variant)variant);
+	m.bot[0] = b0;
+	m.bot[1] = b1;
+	m.bot[2] = b2;
+	m.bot[3] = b3;
+	m.mpoints[0] = m0;
+	m.mpoints[1] = m1;
+	m.mpoints[2] = m2;
+	m.mpoints[3] = m3;
+	m.winner = winner;
+	m.forfeit = forfeit;
+	return m;
+}
+
+/*
+ * The hand-made set, worked on paper in the comments:
+ * M1 joker3 A B C: A wins 5-0-1; 1 and 2 faults for A and C.
+ * M2 classic2 B A: B wins 2-0 with a drawn deal between.
+ * M3 classic4 A B C D: pair 1 (B, D) wins 2-0; D faulted 3 times.
+ * M4 joker3 C D A: D forfeits in deal 2; C and A level on 1.
+ * M5 aborted, full of nonsense: counted nowhere.
+ * M6 classic2 C D: the deal cap ends it drawn 0-0.
+ */
+static void
+build_hand(void)
+{
+	struct st_deal	*d;
+
+	d = hand_deals[0];
+	d[0] = mkdeal(BRI_DEAL_JOKER, -1, 0, 2, 0, 0, 0);
+	d[1] = mkdeal(BRI_DEAL_ALLIES, -1, 1, 1, 0, 1, 0);
+	d[2] = mkdeal(BRI_DEAL_VOID, -1, 2, 0, 0, 0, 0);
+	d[3] = mkdeal(BRI_DEAL_JOKER, -1, 0, 2, 0, 0, 0);
+	hand[0] = mkmatch(BRI_JOKER3, A, B, C, -1, 5, 0, 1, 0, 0, -1);
+	hand[0].faults[0] = 1;
+	hand[0].faults[2] = 2;
+	hand[0].deals = d;
+	hand[0].ndeals = 4;
+
+	d = hand_deals[1];
+	d[0] = mkdeal(BRI_DEAL_WON, 0, -1, 1, 0, 0, 0);
+	d[1] = mkdeal(BRI_DEAL_DRAWN, -1, -1, 0, 0, 0, 0);
+	d[2] = mkdeal(BRI_DEAL_WON, 0, -1, 1, 0, 0, 0);
+	hand[1] = mkmatch(BRI_CLASSIC2, B, A, -1, -1, 2, 0, 0, 0, 0, -1);
+	hand[1].deals = d;
+	hand[1].ndeals = 3;
+
+	d = hand_deals[2];
+	d[0] = mkdeal(BRI_DEAL_WON, 1, -1, 0, 1, 0, 1);
+	d[1] = mkdeal(BRI_DEAL_WON, 1, -1, 0, 1, 0, 1);
+	hand[2] = mkmatch(BRI_CLASSIC4, A, B, C, D, 0, 2, 0, 2, 1, -1);
+	hand[2].faults[3] = 3;
+	hand[2].deals = d;
+	hand[2].ndeals = 2;
+
+	d = hand_deals[3];
+	d[0] = mkdeal(BRI_DEAL_ALLIES, -1, 1, 1, 0, 1, 0);
+	d[1] = mkdeal(BRI_DEAL_PLAYING, -1, -1, 0, 0, 0, 0);
+	hand[3] = mkmatch(BRI_JOKER3, C, D, A, -1, 1, 0, 1, 0, -1, 1);
+	hand[3].faults[1] = 1;
+	hand[3].deals = d;
+	hand[3].ndeals = 2;
+
+	d = hand_deals[4];
+	d[0] = mkdeal(BRI_DEAL_JOKER, -1, 0, 2, 0, 0, 0);
+	hand[4] = mkmatch(BRI_JOKER3, D, D, 99, -1, 7, 0, 0, 0, 5, 7);
+	hand[4].aborted = 1;
+	hand[4].faults[0] = 9;
+	hand[4].deals = d;
+	hand[4].ndeals = 1;
+
+	d = hand_deals[5];
+	d[0] = mkdeal(BRI_DEAL_DRAWN, -1, -1, 0, 0, 0, 0);
+	hand[5] = mkmatch(BRI_CLASSIC2, C, D, -1, -1, 0, 0, 0, 0, -1, -1);
+	hand[5].deals = d;
+	hand[5].ndeals = 1;
+}
+
+/* A classic2 match of bot a (seat 0) and bot b: winner seat, or -1. */
+static struct st_match
+duel(int a, int b, int winner)
+{
+	return mkmatch(BRI_CLASSIC2, a, b, -1, -1, winner == 0 ? 2 : 1,
+	    winner == 1 ? 2 : 1, 0, 0, winner, -1);
+}
+
+/* Every double of a table is a number, and the table is consistent. */
+static void
+finite_table(const struct st_table *t)
+{
+	const struct st_row	*r;
+	int			 i;
+
+	for (i = 0; i < t->nbots; i++) {
+		r = &t->row[i];
+		assert_true(isfinite(r->joker_rate));
+		assert_true(isfinite(r->mpoints_per_deal));
+		assert_true(isfinite(r->score));
+		assert_true(isfinite(r->elo));
+		assert_true(isfinite(r->elo_lo));
+		assert_true(isfinite(r->elo_hi));
+		assert_true(r->elo_lo <= r->elo && r->elo <= r->elo_hi);
+		assert_true(r->score >= 0 && r->score <= 1);
+		assert_int_equal(r->played, r->won + r->drawn + r->lost);
+		assert_int_equal(r->deals,
+		    r->deals_won + r->deals_lost + r->deals_void);
+		if (i > 0)
+			assert_true(t->row[i - 1].elo > r->elo ||
+			    (t->row[i - 1].elo == r->elo &&
+			    t->row[i - 1].bot < r->bot));
+	}
+}
+
+/* The row of bot b. */
+static const struct st_row *
+rowof(const struct st_table *t, int b)
+{
+	int	 i;
+
+	for (i = 0; i < t->nbots; i++)
+		if (t->row[i].bot == b)
+			return &t->row[i];
+	fail_msg("no row for bot %d", b);
+	return NULL;
+}
+
+/*
+ * Compare a row's counts with the expected: played won drawn lost,
+ * deals won lost void, joker deals won lost, ally deals won lost,
+ * faults, then 1000 * joker_rate and 1000 * mpoints_per_deal rounded.
+ */
+static void
+check_row(const struct st_row *r, const int e[17])
+{
+	assert_int_equal(r->played, e[0]);
+	assert_int_equal(r->won, e[1]);
+	assert_int_equal(r->drawn, e[2]);
+	assert_int_equal(r->lost, e[3]);
+	assert_int_equal(r->deals, e[4]);
+	assert_int_equal(r->deals_won, e[5]);
+	assert_int_equal(r->deals_lost, e[6]);
+	assert_int_equal(r->deals_void, e[7]);
+	assert_int_equal(r->joker_deals, e[8]);
+	assert_int_equal(r->joker_won, e[9]);
+	assert_int_equal(r->joker_lost, e[10]);
+	assert_int_equal(r->ally_deals, e[11]);
+	assert_int_equal(r->ally_won, e[12]);
+	assert_int_equal(r->ally_lost, e[13]);
+	assert_int_equal(r->faults, e[14]);
+	assert_int_equal(lround(1000 * r->joker_rate), e[15]);
+	assert_int_equal(lround(1000 * r->mpoints_per_deal), e[16]);
+}
+
+/* Pairwise outcomes: ranks, partners, forfeits, and antisymmetry. */
+static void
+test_pairwise(void **state)
+{
+	int	 k, a, b, ta;
+
+	(void)state;
+	build_hand();
+	/* M1: the winner first, then by match points */
+	assert_int_equal(st_pairwise(&hand[0], 0, 1, 1), 1);
+	assert_int_equal(st_pairwise(&hand[0], 0, 2, 1), 1);
+	assert_int_equal(st_pairwise(&hand[0], 1, 2, 1), -1);
+	assert_int_equal(st_pairwise(&hand[0], 0, 0, 1), 0);
+	assert_int_equal(st_pairwise(&hand[0], 0, 3, 1), 0);
+	assert_int_equal(st_pairwise(&hand[0], -1, 0, 1), 0);
+	/* the winner ranks first even with fewer match points */
+	hand[0].mpoints[1] = 9;
+	assert_int_equal(st_pairwise(&hand[0], 0, 1, 1), 1);
+	assert_int_equal(st_pairwise(&hand[0], 2, 1, 1), -1);
+	hand[0].mpoints[1] = 0;
+	/* M3: pair 1 wins; partners are level */
+	assert_int_equal(st_pairwise(&hand[2], 1, 0, 1), 1);
+	assert_int_equal(st_pairwise(&hand[2], 3, 2, 1), 1);
+	assert_int_equal(st_pairwise(&hand[2], 0, 2, 1), 0);
+	assert_int_equal(st_pairwise(&hand[2], 1, 3, 0), 0);
+	assert_int_equal(st_pairwise(&hand[2], 0, 2, 0), 0);
+	/* M4: the forfeit is last; the others by match points */
+	assert_int_equal(st_pairwise(&hand[3], 1, 0, 1), -1);
+	assert_int_equal(st_pairwise(&hand[3], 1, 2, 1), -1);
+	assert_int_equal(st_pairwise(&hand[3], 0, 2, 1), 0);
+	hand[3].mpoints[2] = 2;
+	assert_int_equal(st_pairwise(&hand[3], 2, 0, 1), 1);
+	hand[3].mpoints[2] = 1;
+	/* a classic4 forfeit takes the pair down */
+	hand[2].forfeit = 1;
+	hand[2].winner = -1;
+	assert_int_equal(st_pairwise(&hand[2], 3, 0, 1), -1);
+	assert_int_equal(st_pairwise(&hand[2], 3, 2, 1), -1);
+	assert_int_equal(st_pairwise(&hand[2], 1, 3, 0), 0);
+	build_hand();
+	/* aborted: nothing */
+	assert_int_equal(st_pairwise(&hand[4], 0, 1, 1), 0);
+	/* M6: a drawn match, level */
+	assert_int_equal(st_pairwise(&hand[5], 0, 1, 1), 0);
+	for (k = 0; k < NHAND; k++)
+		for (ta = 0; ta < 2; ta++)
+			for (a = 0; a < hand[k].nseats; a++)
+				for (b = 0; b < hand[k].nseats; b++)
+					assert_int_equal(
+					    st_pairwise(&hand[k], a, b, ta),
+					    -st_pairwise(&hand[k], b, a, ta));
+}
+
+/* Match, deal and role counts of the hand-made set, to the unit. */
+static void
+test_counts(void **state)
+{
+	/* played W D L, deals W L V, joker W L, ally W L, faults, rates */
+	static const int ea[17] = { 4, 1, 1, 2, 10, 4, 4, 2, 2, 2, 0,
+	    3, 2, 0, 1, 200, 600 };
+	static const int eb[17] = { 3, 2, 0, 1, 9, 4, 3, 2, 1, 0, 1,
+	    3, 0, 2, 0, 111, 444 };
+	static const int ec[17] = { 4, 0, 2, 2, 8, 2, 4, 2, 1, 0, 0,
+	    4, 2, 2, 2, 125, 250 };
+	static const int ed[17] = { 3, 1, 1, 1, 4, 2, 1, 1, 1, 0, 1,
+	    0, 0, 0, 4, 250, 500 };
+
+	(void)state;
+	build_hand();
+	assert_int_equal(st_compute(hand, NHAND, 4, SEED, &t1), 0);
+	assert_int_equal(t1.nbots, 4);
+	assert_int_equal(t1.resamples, 200);
+	check_row(rowof(&t1, A), ea);
+	check_row(rowof(&t1, B), eb);
+	check_row(rowof(&t1, C), ec);
+	check_row(rowof(&t1, D), ed);
+	finite_table(&t1);
+	/* the aborted match alone: nothing at all */
+	assert_int_equal(st_compute(&hand[4], 1, 4, SEED, &t1), 0);
+	assert_int_equal(t1.resamples, 0);
+	assert_int_equal(rowof(&t1, D)->played, 0);
+	assert_int_equal(rowof(&t1, D)->faults, 0);
+	finite_table(&t1);
+}
+
+/* Head-to-head and score of the hand-made set, and antisymmetry. */
+static void
+test_h2h(void **state)
+{
+	/* [a][b] = wins, draws, losses of a against b */
+	static const int e[4][4][3] = {
+		{ { 0, 0, 0 }, { 1, 0, 2 }, { 1, 1, 0 }, { 1, 0, 1 } },
+		{ { 2, 0, 1 }, { 0, 0, 0 }, { 1, 0, 1 }, { 0, 0, 0 } },
+		{ { 0, 1, 1 }, { 1, 0, 1 }, { 0, 0, 0 }, { 1, 1, 1 } },
+		{ { 1, 0, 1 }, { 0, 0, 0 }, { 1, 1, 1 }, { 0, 0, 0 } },
+	};
+	const struct st_h2h	*h, *g;
+	int			 a, b;
+
+	(void)state;
+	build_hand();
+	assert_int_equal(st_compute(hand, NHAND, 4, SEED, &t1), 0);
+	for (a = 0; a < 4; a++)
+		for (b = 0; b < 4; b++) {
+			h = &t1.h2h[a][b];
+			g = &t1.h2h[b][a];
+			assert_int_equal(h->wins, e[a][b][0]);
+			assert_int_equal(h->draws, e[a][b][1]);
+			assert_int_equal(h->losses, e[a][b][2]);
+			assert_int_equal(h->wins, g->losses);
+			assert_int_equal(h->draws, g->draws);
+		}
+	assert_float_equal(rowof(&t1, A)->score, 3.5 / 7, 1e-12);
+	assert_float_equal(rowof(&t1, B)->score, 3.0 / 5, 1e-12);
+	assert_float_equal(rowof(&t1, C)->score, 3.0 / 7, 1e-12);
+	assert_float_equal(rowof(&t1, D)->score, 2.5 / 5, 1e-12);
+}
+
+/* A bot in two seats plays both, but never against itself. */
+static void
+test_bot_twice(void **state)
+{
+	struct st_match	 m[2];
+
+	(void)state;
+	m[0] = mkmatch(BRI_JOKER3, A, A, B, -1, 10, 4, 2, 0, 0, -1);
+	m[1] = mkmatch(BRI_JOKER3, B, A, A, -1, 10, 4, 2, 0, 0, -1);
+	assert_int_equal(st_compute(m, 2, 2, SEED, &t1), 0);
+	assert_int_equal(rowof(&t1, A)->played, 4);
+	assert_int_equal(rowof(&t1, A)->won, 1);
+	assert_int_equal(rowof(&t1, A)->lost, 3);
+	assert_int_equal(t1.h2h[A][A].wins + t1.h2h[A][A].draws +
+	    t1.h2h[A][A].losses, 0);
+	assert_int_equal(t1.h2h[A][B].wins, 2);
+	assert_int_equal(t1.h2h[A][B].losses, 2);
+	assert_float_equal(rowof(&t1, A)->score, 0.5, 1e-12);
+	assert_float_equal(rowof(&t1, A)->elo, rowof(&t1, B)->elo, 1e-9);
+	finite_table(&t1);
+}
+
+/*
+ * A match the deal cap ended drawn: its leaders draw, the others lose,
+ * and a lone leader below the target draws too, as nobody won.
+ */
+static void
+test_drawn_match(void **state)
+{
+	struct st_match	 m[2];
+
+	(void)state;
+	m[0] = mkmatch(BRI_CLASSIC3, A, B, C, -1, 1, 1, 0, 0, -1, -1);
+	m[1] = mkmatch(BRI_CLASSIC2, A, C, -1, -1, 1, 0, 0, 0, -1, -1);
+	assert_int_equal(st_compute(m, 2, 3, SEED, &t1), 0);
+	assert_int_equal(rowof(&t1, A)->drawn, 2);
+	assert_int_equal(rowof(&t1, B)->drawn, 1);
+	assert_int_equal(rowof(&t1, C)->lost, 2);
+	assert_int_equal(rowof(&t1, A)->won + rowof(&t1, B)->won +
+	    rowof(&t1, C)->won + rowof(&t1, C)->drawn, 0);
+	assert_int_equal(t1.h2h[A][B].draws, 1);
+	assert_int_equal(t1.h2h[A][C].wins, 2);
+	assert_int_equal(t1.h2h[B][C].wins, 1);
+	finite_table(&t1);
+}
+
+/* Records that cannot be counted are refused, and the table zeroed. */
+static void
+test_invalid(void **state)
+{
+	struct st_match	 m;
+
+	(void)state;
+	build_hand();
+	assert_int_equal(st_compute(hand, NHAND, 3, SEED, &t1), -1);
+	assert_int_equal(t1.nbots, 0);
+	assert_int_equal(st_compute(hand, NHAND, ST_MAXBOTS + 1, SEED, &t1),
+	    -1);
+	assert_int_equal(st_compute(hand, -1, 4, SEED, &t1), -1);
+	assert_int_equal(st_compute(NULL, 1, 4, SEED, &t1), -1);
+	assert_int_equal(st_compute(NULL, 0, 4, SEED, &t1), 0);
+	m = hand[2];
+	m.winner = 2;		/* classic4 has pairs 0 and 1 */
+	assert_int_equal(st_compute(&m, 1, 4, SEED, &t1), -1);
+	m = hand[0];
+	m.nseats = 4;
+	assert_int_equal(st_compute(&m, 1, 4, SEED, &t1), -1);
+	m = hand[0];
+	m.forfeit = 3;
+	assert_int_equal(st_compute(&m, 1, 4, SEED, &t1), -1);
+}
+
+/*
+ * The ratings of the hand-made set are the maximum of the documented
+ * likelihood: with strengths c 10^(elo/400), the one free scale c fitted
+ * to bot A's equation by bisection, every bot's points (one virtual draw
+ * with a bot of strength 1 included) equal their expectation.
+ */
+static void
+test_fit_optimum(void **state)
+{
+	double	 g[4], lo = -50, hi = 50, mid = 0, f, sum;
+	int	 i, j, it, n;
+
+	(void)state;
+	build_hand();
+	assert_int_equal(st_compute(hand, NHAND, 4, SEED, &t1), 0);
+	for (it = 0; it < 200; it++) {
+		mid = (lo + hi) / 2;
+		for (i = 0; i < 4; i++)
+			g[i] = exp(mid) * pow(10, rowof(&t1, i)->elo / 400);
+		f = -0.5 + g[0] / (g[0] + 1);
+		for (j = 1; j < 4; j++) {
+			n = t1.h2h[0][j].wins + t1.h2h[0][j].draws +
+			    t1.h2h[0][j].losses;
+			f += n * g[0] / (g[0] + g[j]) - t1.h2h[0][j].wins -
+			    0.5 * t1.h2h[0][j].draws;
+		}
+		if (f > 0)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	for (i = 0; i < 4; i++) {
+		sum = g[i] / (g[i] + 1) - 0.5;
+		for (j = 0; j < 4; j++) {
+			n = t1.h2h[i][j].wins + t1.h2h[i][j].draws +
+			    t1.h2h[i][j].losses;
+			if (n > 0)
+				sum += n * g[i] / (g[i] + g[j]) -
+				    t1.h2h[i][j].wins -
+				    0.5 * t1.h2h[i][j].draws;
+		}
+		assert_float_equal(sum, 0, 1e-7);
+	}
+	/* B, with the best score, rates first */
+	assert_int_equal(t1.row[0].bot, B);
+}
+
+/* A bot that wins everything rates clearly first, and stays finite. */
+static void
+test_dominant(void **state)
+{
+	double	 sum = 0;
+	int	 k, i;
+
+	(void)state;
+	for (k = 0; k < 30; k++)
+		gen[k] = mkmatch(BRI_JOKER3, (k + 0) % 3, (k + 1) % 3,
+		    (k + 2) % 3, -1, 0, 0, 0, 0, -1, -1);
+	for (k = 0; k < 30; k++) {
+		for (i = 0; i < 3; i++)
+			if (gen[k].bot[i] == 0)
+				gen[k].winner = i;
+		gen[k].mpoints[gen[k].winner] = 10;
+		gen[k].mpoints[(gen[k].winner + 1 + k % 2) % 3] = 6;
+	}
+	assert_int_equal(st_compute(gen, 30, 3, SEED, &t1), 0);
+	finite_table(&t1);
+	assert_int_equal(t1.row[0].bot, 0);
+	assert_int_equal(rowof(&t1, 0)->won, 30);
+	assert_float_equal(rowof(&t1, 0)->score, 1.0, 0);
+	assert_true(t1.row[0].elo > 200);
+	assert_true(t1.row[0].elo_lo > t1.row[1].elo_hi);
+	assert_true(t1.row[0].elo_lo > t1.row[2].elo_hi);
+	for (i = 0; i < 3; i++)
+		sum += t1.row[i].elo;
+	assert_float_equal(sum, 0, 1e-9);
+}
+
+/* Two bots with mirrored records rate equal, with mirrored intervals. */
+static void
+test_symmetry(void **state)
+{
+	const struct st_row	*a, *b;
+	int			 k;
+
+	(void)state;
+	for (k = 0; k < 12; k++)
+		gen[k] = duel(k % 4 < 2 ? A : B, k % 4 < 2 ? B : A,
+		    k % 2 == 0 ? 0 : 1);
+	assert_int_equal(st_compute(gen, 12, 2, SEED, &t1), 0);
+	finite_table(&t1);
+	a = rowof(&t1, A);
+	b = rowof(&t1, B);
+	assert_true(a->elo == b->elo);
+	assert_float_equal(a->elo, 0, 1e-9);
+	assert_float_equal(a->elo_lo, -b->elo_hi, 1e-9);
+	assert_float_equal(a->elo_hi, -b->elo_lo, 1e-9);
+	assert_true(a->elo_hi - a->elo_lo > 10);
+	assert_int_equal(t1.row[0].bot, A);	/* a tie: lower index */
+}
+
+/* The interval holds the estimate and narrows as matches are added. */
+static void
+test_ci_narrows(void **state)
+{
+	const struct st_row	*r;
+	double			 w[3];
+	int			 k, n, i;
+	static const int	 sizes[3] = { 10, 40, 160 };
+
+	(void)state;
+	for (k = 0; k < 160; k++)	/* A wins 7 in 10 */
+		gen[k] = duel(k % 2 ? A : B, k % 2 ? B : A,
+		    k % 10 < 7 ? (k % 2 ? 0 : 1) : (k % 2 ? 1 : 0));
+	for (i = 0; i < 3; i++) {
+		n = sizes[i];
+		assert_int_equal(st_compute(gen, n, 2, SEED, &t1), 0);
+		finite_table(&t1);
+		r = rowof(&t1, A);
+		assert_int_equal(r->won, 7 * n / 10);
+		assert_true(r->elo > 0);
+		assert_true(r->elo_lo < r->elo && r->elo < r->elo_hi);
+		w[i] = r->elo_hi - r->elo_lo;
+	}
+	assert_true(w[1] < w[0]);
+	assert_true(w[2] < w[1]);
+	assert_true(rowof(&t1, A)->elo_lo > 0);	/* 112-48 is clear */
+}
+
+/* Same input, same seed: the same bits; another seed: only the CI. */
+static void
+test_determinism(void **state)
+{
+	int	 k, i, differ = 0;
+
+	(void)state;
+	for (k = 0; k < 60; k++) {
+		gen[k] = mkmatch(BRI_JOKER3, k % 5, (k + 1 + k / 5 % 4) % 5,
+		    (k + 3) % 5, -1, 0, 0, 0, 0, -1, -1);
+		if (gen[k].bot[1] == gen[k].bot[2])
+			gen[k].bot[2] = (gen[k].bot[2] + 1) % 5;
+		gen[k].winner = (k * 7 + k / 3) % 3;
+		gen[k].mpoints[gen[k].winner] = 10;
+		gen[k].mpoints[(gen[k].winner + 1) % 3] = k % 9;
+		gen[k].mpoints[(gen[k].winner + 2) % 3] = k % 7;
+	}
+	assert_int_equal(st_compute(gen, 60, 5, SEED, &t1), 0);
+	assert_int_equal(st_compute(gen, 60, 5, SEED, &t2), 0);
+	assert_memory_equal(&t1, &t2, sizeof(t1));
+	finite_table(&t1);
+
+	assert_int_equal(st_compute(gen, 60, 5, SEED + 1, &t2), 0);
+	assert_memory_equal(t1.h2h, t2.h2h, sizeof(t1.h2h));
+	assert_int_equal(t1.resamples, t2.resamples);
+	for (i = 0; i < 5; i++) {
+		differ += t1.row[i].elo_lo != t2.row[i].elo_lo ||
+		    t1.row[i].elo_hi != t2.row[i].elo_hi;
+		t2.row[i].elo_lo = t1.row[i].elo_lo;
+		t2.row[i].elo_hi = t1.row[i].elo_hi;
+	}
+	assert_true(differ > 0);
+	assert_memory_equal(&t1, &t2, sizeof(t1));
+}
+
+/* No NaN with nothing, one match, or nothing but draws. */
+static void
+test_degenerate(void **state)
+{
+	int	 k, i;
+
+	(void)state;
+	assert_int_equal(st_compute(NULL, 0, 0, SEED, &t1), 0);
+	assert_int_equal(t1.nbots, 0);
+	assert_int_equal(st_compute(NULL, 0, 3, SEED, &t1), 0);
+	finite_table(&t1);
+	for (i = 0; i < 3; i++) {
+		assert_float_equal(t1.row[i].elo, 0, 0);
+		assert_int_equal(t1.row[i].bot, i);
+	}
+	assert_int_equal(t1.resamples, 0);
+
+	gen[0] = duel(A, B, 0);
+	assert_int_equal(st_compute(gen, 1, 2, SEED, &t1), 0);
+	finite_table(&t1);
+	assert_int_equal(t1.row[0].bot, A);
+	assert_true(t1.row[0].elo > 0);
+	/* one match resampled is itself: the interval is the point */
+	assert_float_equal(t1.row[0].elo_lo, t1.row[0].elo, 1e-9);
+	assert_float_equal(t1.row[0].elo_hi, t1.row[0].elo, 1e-9);
+
+	for (k = 0; k < 20; k++)
+		gen[k] = duel(k % 3, (k + 1) % 3, -1);
+	assert_int_equal(st_compute(gen, 20, 3, SEED, &t1), 0);
+	finite_table(&t1);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(t1.row[i].drawn, t1.row[i].played);
+		assert_float_equal(t1.row[i].score, 0.5, 0);
+		assert_float_equal(t1.row[i].elo, 0, 1e-6);
+	}
+}
+
+/* Run the SPRT of cand against base on gen[0..n-1], 0/+5 Elo, 5%/5%. */
+static void
+sprt_run(int n, int cand, int base, struct st_sprt *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->elo0 = 0;
+	s->elo1 = 5;
+	s->alpha = 0.05;
+	s->beta = 0.05;
+	st_sprt(gen, n, cand, base, s);
+	assert_false(isnan(s->llr));
+	assert_float_equal(s->lower, log(0.05 / 0.95), 1e-12);
+	assert_float_equal(s->upper, log(0.95 / 0.05), 1e-12);
+}
+
+/* Winning every game reaches H1, losing every game H0, in time. */
+static void
+test_sprt_decides(void **state)
+{
+	struct st_sprt	 s;
+	int		 k, first = 0;
+
+	(void)state;
+	for (k = 0; k < 100; k++)
+		gen[k] = duel(k % 2 ? A : B, k % 2 ? B : A, k % 2 ? 0 : 1);
+	for (k = 1; k <= 100 && first == 0; k++) {
+		sprt_run(k, A, B, &s);
+		assert_int_equal(s.wins, k);
+		assert_true(s.llr > 0);
+		assert_int_equal(s.decided, s.llr >= s.upper);
+		if (s.decided != 0)
+			first = k;
+	}
+	assert_true(first > 1);
+	assert_int_equal(s.decided, 1);
+	assert_true(s.llr >= s.upper);
+
+	for (k = 1, first = 0; k <= 100 && first == 0; k++) {
+		sprt_run(k, B, A, &s);
+		assert_int_equal(s.losses, k);
+		assert_int_equal(s.decided, -(s.llr <= s.lower));
+		if (s.decided != 0)
+			first = k;
+	}
+	assert_true(first > 1);
+	assert_int_equal(s.decided, -1);
+	assert_true(s.llr <= s.lower);
+}
+
+/* An even candidate stays undecided for a small number of games. */
+static void
+test_sprt_even(void **state)
+{
+	static const int pattern[4] = { 0, 1, -1, -1 };	/* W L D D */
+	struct st_sprt	 s;
+	int		 k;
+
+	(void)state;
+	for (k = 0; k < 40; k++)
+		gen[k] = duel(A, B, pattern[k % 4]);
+	for (k = 1; k <= 40; k++) {
+		sprt_run(k, A, B, &s);
+		assert_int_equal(s.decided, 0);
+		assert_true(s.llr > s.lower && s.llr < s.upper);
+	}
+	assert_int_equal(s.wins + s.draws + s.losses, 40);
+	assert_int_equal(s.draws, 20);
+}
+
+/* The LLR is the documented formula, counted over every seat pair. */
+static void
+test_sprt_formula(void **state)
+{
+	struct st_sprt	 s;
+	double		 n, x, var, s0, s1, llr;
+	int		 k;
+
+	(void)state;
+	/* joker3: A at two seats, B at one; A wins the first 6 */
+	for (k = 0; k < 6; k++)
+		gen[k] = mkmatch(BRI_JOKER3, A, B, A, -1, 10, 3, 5, 0, 0, -1);
+	gen[6] = mkmatch(BRI_JOKER3, B, A, A, -1, 10, 3, 3, 0, 0, -1);
+	/* 6 * (1 win, 1 win) + (1 loss, 1 loss) */
+	memset(&s, 0, sizeof(s));
+	s.elo0 = -10;
+	s.elo1 = 20;
+	s.alpha = 0.1;
+	s.beta = 0.2;
+	st_sprt(gen, 7, A, B, &s);
+	assert_int_equal(s.wins, 12);
+	assert_int_equal(s.draws, 0);
+	assert_int_equal(s.losses, 2);
+	n = 12 + 0.001 + 2;
+	x = (12 + 0.0005) / n;
+	var = (12 * (1 - x) * (1 - x) + 0.001 * (0.5 - x) * (0.5 - x) +
+	    2 * x * x) / n;
+	s0 = 1 / (1 + pow(10, 10.0 / 400));
+	s1 = 1 / (1 + pow(10, -20.0 / 400));
+	llr = (s1 - s0) * (2 * x - s0 - s1) * n / (2 * var);
+	assert_float_equal(s.llr, llr, 1e-12);
+	assert_float_equal(s.lower, log(0.2 / 0.9), 1e-12);
+	assert_float_equal(s.upper, log(0.8 / 0.1), 1e-12);
+	assert_int_equal(s.decided, llr >= s.upper ? 1 :
+	    llr <= s.lower ? -1 : 0);
+	assert_true(s.elo0 == -10 && s.alpha == 0.1);	/* inputs kept */
+}
+
+/* No games, bad parameters, the bot against itself: nothing decided. */
+static void
+test_sprt_edges(void **state)
+{
+	struct st_sprt	 s;
+
+	(void)state;
+	sprt_run(0, A, B, &s);
+	assert_int_equal(s.wins + s.draws + s.losses, 0);
+	assert_float_equal(s.llr, 0, 0);
+	assert_int_equal(s.decided, 0);
+
+	gen[0] = duel(A, B, 0);
+	sprt_run(1, A, A, &s);
+	assert_int_equal(s.wins + s.draws + s.losses, 0);
+	assert_int_equal(s.decided, 0);
+
+	memset(&s, 0, sizeof(s));
+	s.elo1 = 5;
+	s.alpha = 0;
+	s.beta = 0.05;
+	st_sprt(gen, 1, A, B, &s);
+	assert_int_equal(s.wins, 1);
+	assert_float_equal(s.llr, 0, 0);
+	assert_float_equal(s.upper, 0, 0);
+	assert_int_equal(s.decided, 0);
+
+	memset(&s, 0, sizeof(s));
+	s.elo1 = NAN;
+	s.alpha = s.beta = 0.05;
+	st_sprt(gen, 1, A, B, &s);
+	assert_false(isnan(s.llr));
+	assert_int_equal(s.decided, 0);
+
+	build_hand();		/* an aborted match counts nowhere */
+	memset(&s, 0, sizeof(s));
+	s.elo1 = 5;
+	s.alpha = s.beta = 0.05;
+	st_sprt(&hand[4], 1, D, D, &s);
+	st_sprt(&hand[4], 1, D, 99, &s);
+	assert_int_equal(s.wins + s.draws + s.losses, 0);
+	st_sprt(hand, NHAND, C, D, &s);	/* the h2h of C against D */
+	assert_int_equal(s.wins, 1);
+	assert_int_equal(s.draws, 1);
+	assert_int_equal(s.losses, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pairwise),
+		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_h2h),
+		cmocka_unit_test(test_bot_twice),
+		cmocka_unit_test(test_drawn_match),
+		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_fit_optimum),
+		cmocka_unit_test(test_dominant),
+		cmocka_unit_test(test_symmetry),
+		cmocka_unit_test(test_ci_narrows),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_sprt_decides),
+		cmocka_unit_test(test_sprt_even),
+		cmocka_unit_test(test_sprt_formula),
+		cmocka_unit_test(test_sprt_edges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
