@@ -281,6 +281,14 @@ usage(int status)
 	    "  checkbot [-v] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]\n"
 	    "                                check a bot, without refd\n"
 	    "\n"
+	    "Offline tools, which read refd's log without refd:\n"
+	    "  audit --db FILE [--all] [ID...]  verify matches from the log\n"
+	    "  show --db FILE ID [--deal N] [--seat S]\n"
+	    "                                a match's transcript, or what\n"
+	    "                                one seat was told\n"
+	    "  export --db FILE [--format json] {--all | ID...}\n"
+	    "                                matches as JSON, one a line\n"
+	    "\n"
 	    "  -c socket   refd's control socket (default refd.sock)\n"
 	    "See refctl(1).\n");
 	exit(status);
