@@ -36,6 +36,7 @@ struct ctl_conn {
 	long		 id;		/* id of that streaming command */
 	int		 closing;	/* close once output is flushed */
 	int		 watching;	/* following as a watcher, not a waiter */
+	int64_t		 twait;		/* tournament awaited, or 0 */
 };
 
 struct ctl_command {
@@ -79,6 +80,14 @@ static int	ctl_match_stop(struct ctl_conn *, struct gtp_cmd *, char *,
 static int	ctl_status(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
 static int	ctl_shutdown(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
+static int	ctl_t_start(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_t_list(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_t_status(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
+static int	ctl_t_wait(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_t_stop(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_t_resume(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
 
 /* Sorted by name; the 1 in "max" of variadic commands is GTP_MAXARGS. */
 static const struct ctl_command ctl_commands[] = {
@@ -102,20 +111,36 @@ static const struct ctl_command ctl_commands[] = {
 	{ "quit", 0, 0, "", ctl_quit },
 	{ "shutdown", 0, 0, "", ctl_shutdown },
 	{ "status", 0, 0, "", ctl_status },
+	{ "tournament_list", 0, 0, "", ctl_t_list },
+	{ "tournament_resume", 1, 1, "ID", ctl_t_resume },
+	{ "tournament_start", 1, 1, "FILE (an absolute path)", ctl_t_start },
+	{ "tournament_status", 1, 1, "ID", ctl_t_status },
+	{ "tournament_stop", 1, 1, "ID", ctl_t_stop },
+	{ "tournament_wait", 1, 1, "ID", ctl_t_wait },
 	{ "version", 0, 0, "", ctl_version },
 };
 #define NCOMMANDS (sizeof(ctl_commands) / sizeof(ctl_commands[0]))
 
-/* The one success reply: "=id text" and the empty line. */
+/*
+ * The one success reply: "=id text" and the empty line.  An empty line
+ * inside text would end the answer early, so each becomes a lone space.
+ */
 static void
 ctl_reply(struct ctl_conn *c, long id, const char *text)
 {
 	struct evbuffer	*out = bufferevent_get_output(c->bev);
+	const char	*p;
 
 	if (id >= 0)
-		evbuffer_add_printf(out, "=%ld %s\n\n", id, text);
+		evbuffer_add_printf(out, "=%ld ", id);
 	else
-		evbuffer_add_printf(out, "= %s\n\n", text);
+		evbuffer_add_printf(out, "= ");
+	for (p = text; *p != '\0'; p++) {
+		evbuffer_add(out, p, 1);
+		if (*p == '\n' && (p[1] == '\n' || p[1] == '\0'))
+			evbuffer_add(out, " ", 1);
+	}
+	evbuffer_add(out, "\n\n", 2);
 }
 
 /* The one error reply: "?id message" and the empty line. */
@@ -602,6 +627,158 @@ ctl_unfollow(struct ctl_conn *c)
 	}
 }
 
+/* A tournament id argument. */
+static int64_t
+ctl_tid(struct gtp_cmd *cmd, char *r, size_t len)
+{
+	const char	*errstr;
+	long long	 id;
+
+	id = util_num(cmd->argv[0], 1, INT64_MAX, &errstr);
+	if (errstr != NULL) {
+		snprintf(r, len, "tournament id: %s", errstr);
+		return -1;
+	}
+	return id;
+}
+
+/* Text a handler wrote to a memory stream, into the reply buffer. */
+static int
+ctl_stream_done(FILE *f, char **buf, size_t *blen, int rc, char *r,
+    size_t len)
+{
+	fclose(f);
+	if (rc == 0) {
+		while (*blen > 0 && (*buf)[*blen - 1] == '\n')
+			(*buf)[--*blen] = '\0';
+		snprintf(r, len, "%s", *buf);
+	}
+	free(*buf);
+	return rc;
+}
+
+/* tournament_start FILE: answers the tournament id. */
+static int
+ctl_t_start(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	int64_t	 id;
+
+	(void)c;
+	if (cmd->argv[0][0] != '/') {
+		snprintf(r, len, "the file must be an absolute path");
+		return -1;
+	}
+	if ((id = tourney_start(cmd->argv[0], r, len)) == -1)
+		return -1;
+	snprintf(r, len, "%lld", (long long)id);
+	return 0;
+}
+
+/* tournament_list: one line per tournament this refd knows. */
+static int
+ctl_t_list(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	FILE	*f;
+	char	*buf = NULL;
+	size_t	 blen = 0;
+
+	(void)c;
+	(void)cmd;
+	if ((f = open_memstream(&buf, &blen)) == NULL) {
+		snprintf(r, len, "out of memory");
+		return -1;
+	}
+	tourney_list(f);
+	return ctl_stream_done(f, &buf, &blen, 0, r, len);
+}
+
+/* tournament_status ID: progress and the standings so far. */
+static int
+ctl_t_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	FILE	*f;
+	char	*buf = NULL;
+	size_t	 blen = 0;
+	int64_t	 id;
+	int	 rc;
+
+	(void)c;
+	if ((id = ctl_tid(cmd, r, len)) == -1)
+		return -1;
+	if ((f = open_memstream(&buf, &blen)) == NULL) {
+		snprintf(r, len, "out of memory");
+		return -1;
+	}
+	rc = tourney_status(id, f, r, len);
+	return ctl_stream_done(f, &buf, &blen, rc, r, len);
+}
+
+/* tournament_wait ID: answered when the tournament is done or stopped. */
+static int
+ctl_t_wait(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	const char	*state, *reason;
+	int64_t		 id;
+	int		 over;
+
+	if ((id = ctl_tid(cmd, r, len)) == -1)
+		return -1;
+	if ((over = tourney_over(id, &state, &reason)) == -1) {
+		snprintf(r, len, "no tournament %lld in this refd",
+		    (long long)id);
+		return -1;
+	}
+	if (over) {
+		snprintf(r, len, "%s %s", state, reason);
+		return 0;
+	}
+	c->twait = id;
+	c->id = cmd->id;
+	return 1;
+}
+
+/* tournament_stop ID */
+static int
+ctl_t_stop(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	int64_t	 id;
+
+	(void)c;
+	if ((id = ctl_tid(cmd, r, len)) == -1 || tourney_stop(id, r, len) == -1)
+		return -1;
+	snprintf(r, len, "%lld stopped", (long long)id);
+	return 0;
+}
+
+/* tournament_resume ID: take up a stopped or interrupted tournament. */
+static int
+ctl_t_resume(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	int64_t	 id;
+
+	(void)c;
+	if ((id = ctl_tid(cmd, r, len)) == -1 ||
+	    tourney_resume(id, r, len) == -1)
+		return -1;
+	snprintf(r, len, "%lld resumed", (long long)id);
+	return 0;
+}
+
+/* A tournament ended: answer whoever waits for it. */
+void
+ctl_tourney_done(int64_t id, const char *state, const char *reason)
+{
+	struct ctl_conn	*c;
+	char		 r[512];
+
+	TAILQ_FOREACH(c, &conns, entry)
+		if (c->twait == id) {
+			c->twait = 0;
+			snprintf(r, sizeof(r), "%s %s", state, reason);
+			ctl_reply(c, c->id, r);
+		}
+}
+
 /* Run one command line. */
 static void
 ctl_command(struct ctl_conn *c, char *line)
@@ -628,6 +805,10 @@ ctl_command(struct ctl_conn *c, char *line)
 	}
 	if (c->match != NULL)
 		ctl_unfollow(c);
+	if (c->twait != 0) {
+		c->twait = 0;
+		ctl_error(c, c->id, "wait interrupted by a new command");
+	}
 	r[0] = '\0';
 	rc = t->fn(c, &cmd, r, sizeof(r));
 	if (rc == 0)

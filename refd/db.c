@@ -46,6 +46,8 @@ enum db_stmt {
 	S_DEAL_END,
 	S_MATCH_END,
 	S_BOT_EVENT,
+	S_TOURNEY_INSERT,
+	S_TOURNEY_END,
 	S_COUNT
 };
 
@@ -66,8 +68,8 @@ static const char *const db_sql[S_COUNT] = {
 	    " WHERE state = 'running'",
 	[S_MATCH_INSERT] =
 	    "INSERT INTO matches (variant, options, seed, commitment, rng,"
-	    " move_ms, bank_ms, startup_ms, policy, max_faults, tournament)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    " move_ms, bank_ms, startup_ms, policy, max_faults, tournament,"
+	    " slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_MATCH_CHAIN0] =
 	    "UPDATE matches SET chain0 = ?2 WHERE id = ?1",
 	[S_SEAT_INSERT] =
@@ -103,6 +105,13 @@ static const char *const db_sql[S_COUNT] = {
 	[S_BOT_EVENT] =
 	    "INSERT INTO bot_events (match_id, seat, bot, kind, detail)"
 	    " VALUES (?, ?, ?, ?, ?)",
+	[S_TOURNEY_INSERT] =
+	    "INSERT INTO tournaments (name, definition, seed, total)"
+	    " VALUES (?, ?, ?, ?)",
+	[S_TOURNEY_END] =
+	    "UPDATE tournaments SET state = ?2, reason = ?3,"
+	    " ended = CASE WHEN ?2 = 'running' THEN NULL"
+	    " ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END WHERE id = ?1",
 };
 
 struct db {
@@ -716,10 +725,10 @@ db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
 
 	if (db_step(db, db->st[S_BEGIN], "match begin") == -1)
 		return -1;
-	if (db_run(db, S_MATCH_INSERT, "insert match", "sssssiiisiJ",
+	if (db_run(db, S_MATCH_INSERT, "insert match", "sssssiiisiJj",
 	    m->variant, m->options, m->seed_hex, m->commit_hex, m->rng,
 	    m->move_ms, m->bank_ms, m->startup_ms, m->policy, m->max_faults,
-	    m->tournament) == -1)
+	    m->tournament, m->tournament > 0 ? m->slot : -1) == -1)
 		goto fail;
 	id = sqlite3_last_insert_rowid(db->h);
 	for (i = 0; i < nseats; i++)
@@ -979,4 +988,57 @@ db_bot_event(struct db *db, int64_t match_id, int seat, const char *bot,
 		detail = "";
 	return db_run(db, S_BOT_EVENT, "bot event", "JjssS", match_id, seat,
 	    bot, kind, text_cap(detail), detail);
+}
+
+/*
+ * Record a tournament as it starts: its name, its whole definition (so
+ * that it can resume from the log alone), its master seed and its number
+ * of matches.  Sets *id.  Durable, like a result.
+ */
+int
+db_tourney_begin(struct db *db, const char *name, const char *definition,
+    const char *seed_hex, int total, int64_t *id)
+{
+	if (!is_token(name) || !is_hex64(seed_hex) || total < 1 ||
+	    definition == NULL)
+		return db_failx(db, "tournament: bad header");
+	if (db_durable(db, 1) == -1)
+		return -1;
+	if (db_run(db, S_TOURNEY_INSERT, "insert tournament", "sssi", name,
+	    definition, seed_hex, total) == -1) {
+		db_durable(db, 0);
+		return -1;
+	}
+	*id = sqlite3_last_insert_rowid(db->h);
+	return db_durable(db, 0);
+}
+
+/* A tournament's state changes: running (resumed), done or stopped. */
+int
+db_tourney_state(struct db *db, int64_t id, const char *state,
+    const char *reason)
+{
+	int	 rc;
+
+	if (db_durable(db, 1) == -1)
+		return -1;
+	rc = db_run(db, S_TOURNEY_END, "tournament state", "Iss", id, state,
+	    reason);
+	if (db_durable(db, 0) == -1)
+		return -1;
+	return rc;
+}
+
+/* The newest schema version this build knows: the migrations it has. */
+int
+db_schema_version(void)
+{
+	return DB_SCHEMA;
+}
+
+/* The connection, for read-only queries of tools that share it. */
+sqlite3 *
+db_handle(struct db *db)
+{
+	return db->h;
 }

@@ -55,6 +55,7 @@ struct db_match {
 	const char	*policy;	/* "forfeit" or "fallback" */
 	int		 max_faults;	/* fallback: faults before forfeit */
 	int64_t		 tournament;	/* 0 when not part of one */
+	int		 slot;		/* its slot in the tournament's schedule */
 	uint8_t		 chain[DB_HASHLEN]; /* running chain, kept by db.c */
 	int		 links;		/* links after chain0, kept by db.c */
 };
@@ -92,5 +93,12 @@ int		 db_match_end(struct db *, struct db_match *, const char *,
 		    const char *, const int *, int);
 int		 db_bot_event(struct db *, int64_t, int, const char *,
 		    const char *, const char *);
+
+int		 db_tourney_begin(struct db *, const char *, const char *,
+		    const char *, int, int64_t *);
+int		 db_tourney_state(struct db *, int64_t, const char *,
+		    const char *);
+struct sqlite3	*db_handle(struct db *);
+int		 db_schema_version(void);
 
 #endif /* REFD_DB_H */

@@ -264,6 +264,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	m->dbm.policy = mc->policy == POLICY_FORFEIT ? "forfeit" : "fallback";
 	m->dbm.max_faults = mc->max_faults;
 	m->dbm.tournament = mc->tournament;
+	m->dbm.slot = mc->slot;
 	for (i = 0; i < n; i++) {
 		b = bots_find(mc->bots[i]);
 		ds[i].seat = i;
@@ -603,6 +604,8 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	}
 	match_emit(m, "end %s %s", m->result, m->reason);
 	ctl_match_done(m);
+	if (m->conf.tournament > 0)
+		tourney_match_done(m);
 }
 
 /* The operator stops a match: it ends aborted, with the reason given. */

@@ -16,6 +16,7 @@
 
 #include "briscola.h"
 #include "gtp.h"
+#include "refctl.h"
 #include "util.h"
 
 static const char	*sockpath = "refd.sock";
@@ -55,7 +56,7 @@ ctl_connect(void)
  * line of the answer's text goes to cb (or stdout when NULL) as it
  * arrives, so streams show live.  Returns 0 for '=', 1 for '?'.
  */
-static int
+int
 refctl_command(int argc, char **argv, void (*cb)(const char *, void *),
     void *arg)
 {
@@ -280,6 +281,10 @@ usage(int status)
 	    "  cmd COMMAND [ARG...]          any control command as is\n"
 	    "  checkbot [-v] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]\n"
 	    "                                check a bot, without refd\n"
+	    "  tournament run FILE [--wait] run a tournament (refd-tournament(5))\n"
+	    "  tournament status ID [--watch]  progress and standings\n"
+	    "  tournament list|stop|resume|wait  manage tournaments\n"
+	    "  bridge -p PORT -n NAME -- CMD  play a stdio bot over TCP\n"
 	    "\n"
 	    "Offline tools, which read refd's log without refd:\n"
 	    "  audit --db FILE [--all] [ID...]  verify matches from the log\n"
@@ -348,6 +353,18 @@ main(int argc, char *argv[])
 		return cmd_simple("shutdown", 0, 0, argc, argv);
 	if (strcmp(cmd, "cmd") == 0)
 		return cmd_raw(argc, argv);
+	if (strcmp(cmd, "checkbot") == 0)
+		return cmd_checkbot(argc, argv);
+	if (strcmp(cmd, "audit") == 0)
+		return cmd_audit(argc, argv);
+	if (strcmp(cmd, "show") == 0)
+		return cmd_show(argc, argv);
+	if (strcmp(cmd, "export") == 0)
+		return cmd_export(argc, argv);
+	if (strcmp(cmd, "bridge") == 0)
+		return cmd_bridge(argc, argv);
+	if (strcmp(cmd, "tournament") == 0)
+		return cmd_tournament(argc, argv);
 	fprintf(stderr, "refctl: unknown command %s (see refctl -h)\n", cmd);
 	return 2;
 }

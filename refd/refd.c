@@ -365,6 +365,7 @@ main(int argc, char *argv[])
 		exit(1);
 	log_info("refd %s: log %s, control %s", REFD_VERSION, conf.db_path,
 	    conf.ctl_path);
+	tourney_resume_all();
 
 	event_base_dispatch(base);
 
@@ -378,6 +379,7 @@ main(int argc, char *argv[])
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
+	tourney_free_all();
 	bots_free();
 	db_close(logdb);
 	event_base_free(base);

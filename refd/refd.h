@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <event2/event.h>
 #include <event2/bufferevent.h>
@@ -151,7 +152,8 @@ struct match_conf {
 	int		 startup_ms;	/* first answer */
 	enum fault_policy policy;
 	int		 max_faults;	/* fallback: then forfeit */
-	int64_t		 tournament;
+	int64_t		 tournament;	/* 0 when not part of one */
+	int		 slot;		/* its slot in the schedule */
 };
 struct match {
 	TAILQ_ENTRY(match) entry;
@@ -189,12 +191,24 @@ const char	*match_state_name(enum match_state);
 int		 match_running(void);
 void		 match_free(struct match *);
 
+/* tourney.c: tournaments run by this refd. */
+int64_t		 tourney_start(const char *, char *, size_t);
+int		 tourney_resume(int64_t, char *, size_t);
+void		 tourney_resume_all(void);
+int		 tourney_stop(int64_t, char *, size_t);
+void		 tourney_list(FILE *);
+int		 tourney_status(int64_t, FILE *, char *, size_t);
+int		 tourney_over(int64_t, const char **, const char **);
+void		 tourney_match_done(struct match *);
+void		 tourney_free_all(void);
+
 /* ctl.c: the control socket. */
 int		 ctl_listen(const char *);
 void		 ctl_close(void);
 void		 ctl_match_event(struct match *, const char *);
 void		 ctl_match_done(struct match *);
 void		 ctl_forget(struct match *);
+void		 ctl_tourney_done(int64_t, const char *, const char *);
 
 /* refd.c */
 void		 refd_shutdown(void);

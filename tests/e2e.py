@@ -11,6 +11,7 @@ Environment: top_builddir, top_srcdir (default: the current directory).
 """
 import os
 import random
+import re
 import shutil
 import socket
 import sqlite3
@@ -61,10 +62,16 @@ class Refd:
             [REFD, "-D", self.db, "-c", self.sock, "-L", tmp, "-v",
              "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms),
              "-s", "5000"], stderr=self.err, stdin=subprocess.DEVNULL)
-        for _ in range(200):
-            if os.path.exists(self.sock):
+        # a stale socket of a killed refd may still be there: wait until
+        # this one answers
+        for _ in range(250):
+            try:
+                c = socket.socket(socket.AF_UNIX)
+                c.connect(self.sock)
+                c.close()
                 break
-            time.sleep(0.02)
+            except OSError:
+                time.sleep(0.02)
         else:
             raise RuntimeError("refd did not start")
 
@@ -498,6 +505,158 @@ def test_auth_garbage(r):
     assert r.must("name") == "refd"
 
 
+def test_clocks(r):
+    """The time bank runs out; the start-up limit cuts a slow starter."""
+    r.add("ck-good1", EVIL + ["good"])
+    r.add("ck-good2", EVIL + ["good"])
+    r.add("ck-slow", EVIL + ["slow", "150"])
+    r.add("ck-sleepy", EVIL + ["slowstart", "1500"])
+    bank = r.start("joker3", ["ck-good1", "ck-slow", "ck-good2"],
+                   "bank_ms=400", "move_ms=1000")
+    start = r.start("joker3", ["ck-good1", "ck-sleepy", "ck-good2"],
+                    "startup_ms=300")
+    result, reason = r.wait(bank)
+    assert result == "forfeit1" and "timeout" in reason, (result, reason)
+    n = r.query("SELECT count(*) FROM plays WHERE match_id = ? AND "
+                "seat = 1", bank)[0][0]
+    # the first answer is due at once; 150 ms each: two moves fit in 400
+    assert 1 <= n <= 3, "%d moves in a 400 ms bank" % n
+    result, reason = r.wait(start)
+    assert result == "forfeit1" and "timeout" in reason, (result, reason)
+    assert r.query("SELECT count(*) FROM deals WHERE match_id = ?",
+                   start)[0][0] == 0
+
+
+def test_log_unwritable(r):
+    """A locked log: no match starts, a running one stops, nothing is lost."""
+    r.add("lk-a", EVIL + ["slow", "20"])
+    r.add("lk-b", EVIL + ["slow", "20"])
+    mid = r.start("classic2", ["lk-a", "lk-b"], "deals_to_win=50")
+    time.sleep(0.5)
+    con = sqlite3.connect(r.db, timeout=5, isolation_level=None)
+    con.execute("BEGIN EXCLUSIVE")
+    try:
+        ok, text = r.ctl("match_start", "classic2", "lk-a", "lk-b")
+        assert not ok and "log cannot be written" in text, text
+        result, reason = r.wait(mid)
+        assert result == "aborted" and "log failure" in reason, \
+            (result, reason)
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    # the plays made before the failure are in the log
+    told = r.must("match_show", str(mid))
+    assert "aborted" in told, told
+    plays = r.query("SELECT count(*) FROM plays WHERE match_id = ?", mid)
+    assert plays[0][0] > 0
+    # and refd serves again once the log is free
+    mid2 = r.start("classic2", ["lk-a", "lk-b"])
+    r.must("match_stop", str(mid2))
+
+
+def test_bridge_example_bots(r):
+    """Every example bot plays over TCP through refctl bridge."""
+    refctl = os.path.join(BUILD, "refd", "refctl")
+    procs = []
+    names = []
+    for name, argv in example_bots().items():
+        bname = "br-" + name
+        r.must("bot_add", bname, "remote", "token-of-" + bname)
+        env = dict(os.environ, REFD_TOKEN="token-of-" + bname)
+        procs.append(subprocess.Popen(
+            [refctl, "bridge", "-p", str(r.port), "-n", bname, "--"] + argv,
+            env=env, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        names.append(bname)
+    try:
+        for variant, n in SEATS.items():
+            for k in range(2):
+                seats = [names[(k + i) % len(names)] for i in range(n)]
+                # a bot seated twice needs two connections: skip those
+                if len(set(seats)) < n:
+                    continue
+                mid = r.start(variant, seats)
+                result, reason = r.wait(mid)
+                assert not result.startswith(("forfeit", "aborted")), \
+                    (variant, seats, result, reason)
+                check_log(r, mid)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    env = dict(os.environ, REFD_TOKEN="not-the-token")
+    rc = subprocess.call([refctl, "bridge", "-p", str(r.port), "-n",
+                          "br-py", "--", "true"], env=env,
+                         stderr=subprocess.DEVNULL)
+    assert rc == 1, "a refused bridge exits %d" % rc
+
+
+def bot_processes(r):
+    """refd's children still alive and the zombies among them."""
+    kids = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = open("/proc/%s/stat" % pid).read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == r.proc.pid:
+            kids.append((int(pid), fields[0]))
+    return kids
+
+
+def test_bot_transcript(r):
+    """What a seat receives, line by line, is tests/bot-classic2.tst."""
+    path = os.path.join(r.tmp, "golden.txt")
+    r.add("gold0", EVIL + ["record", path])
+    r.add("gold1", EVIL + ["good"])
+    mid = r.start("classic2", ["gold0", "gold1"], "deals_to_win=1",
+                  "seed=" + "5e" * 32, "move_ms=5000")
+    r.wait(mid)
+    for _ in range(250):
+        if " match_end " in open(path).read():
+            break
+        time.sleep(0.02)
+    got = [re.sub(r"(match_end \S+ \S+ \S+) [0-9a-f]{64}", r"\1 CHAIN",
+                  l.replace("match=%d " % mid, "match=M "))
+           for l in open(path).read().splitlines()]
+    want = open(os.path.join(SRC, "tests", "bot-classic2.tst")).read()
+    want = [l for l in want.splitlines() if not l.startswith("#")]
+    for n, (g, w) in enumerate(zip(got, want), 1):
+        assert g == w, "line %d: expected %r, got %r" % (n, w, g)
+    assert len(got) == len(want), "%d lines, %d expected" % (len(got),
+                                                             len(want))
+
+
+def test_bot_hygiene(r):
+    """Capped stderr logs, no zombies, no stray processes, no fd leaks."""
+    fds = len(os.listdir("/proc/%d/fd" % r.proc.pid))
+    r.add("hy-flood", EVIL + ["stderrflood"])
+    r.add("hy-fork", EVIL + ["forkhold"])
+    r.add("hy-good", EVIL + ["good"])
+    mids = [r.start("classic2", ["hy-flood", "hy-good"]),
+            r.start("classic2", ["hy-good", "hy-fork"])]
+    for mid in mids:
+        r.wait(mid)
+    log = os.path.join(r.tmp, "match%d-seat0-hy-flood.log" % mids[0])
+    size = os.path.getsize(log)
+    assert (1 << 20) <= size <= (1 << 20) + 200, "stderr log %d bytes" % size
+    (kind,), = r.query("SELECT kind FROM faults WHERE match_id = ?", mids[1])
+    assert kind == "eof", kind
+    # quit, SIGTERM, SIGKILL: within a few seconds every bot is gone
+    for _ in range(100):
+        if not bot_processes(r):
+            break
+        time.sleep(0.05)
+    assert not bot_processes(r), bot_processes(r)
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True,
+                         text=True).stdout
+    assert "evilbot.py forkhold" not in out, "the forked child survived"
+    assert len(os.listdir("/proc/%d/fd" % r.proc.pid)) <= fds, \
+        "refd holds more descriptors than before"
+
+
 def test_stop_and_refuse(r):
     """match_stop aborts a running match; bad input gets clear errors."""
     r.add("slow", EVIL + ["late", "400"])
@@ -528,7 +687,8 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_wrong_token, test_faults_while_serving,
          test_disconnect_mid_deal, test_fallback_policy, test_information,
          test_no_forged_output, test_watch_then_command, test_auth_garbage,
-         test_stop_and_refuse]
+         test_clocks, test_log_unwritable, test_bridge_example_bots,
+         test_bot_transcript, test_bot_hygiene, test_stop_and_refuse]
 
 
 def main():

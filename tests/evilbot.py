@@ -24,6 +24,9 @@ misbehaves it answers like a random bot.  Modes:
   refuse      answers genplay with ?
   notacard    answers every genplay with "x", which is no card
   noblank     never writes the blank line that must end every answer
+  slow MS     answers every genplay MS milliseconds late
+  stderrflood writes 3 MiB to stderr at its first genplay, then plays on
+  slowstart MS  waits MS milliseconds before reading anything
   inject      refuses genplay with a multi-line answer that forges lines
 """
 import os
@@ -101,6 +104,8 @@ def main():
     log = open(ARG, "a") if MODE == "record" else None
     if MODE == "early":
         os._exit(0)
+    if MODE == "slowstart":
+        time.sleep(int(ARG) / 1000.0)
     for raw in iter(sys.stdin.buffer.readline, b""):
         line = raw.decode("ascii", "replace").rstrip("\r\n")
         if log:
@@ -120,6 +125,11 @@ def main():
         elif cmd == "genplay":
             hand = args[2:]
             genplays += 1
+            if MODE == "stderrflood" and genplays == 1:
+                sys.stderr.write("e" * (3 << 20))
+                sys.stderr.flush()
+            if MODE == "slow":
+                time.sleep(int(ARG) / 1000.0)
             if MODE == "notacard":
                 answer(ident, "x")
                 continue

@@ -534,6 +534,51 @@ test_failed_write(void **state)
 	db_close(db);
 }
 
+/*
+ * A log of schema 1, as an older refd left it, is brought to the newest
+ * schema with its rows kept: migrations only ever add.
+ */
+static void
+test_migrate_from_1(void **state)
+{
+	struct db	*db;
+	sqlite3		*h;
+	sqlite3_stmt	*st;
+	FILE		*fp;
+	char		 err[256], sql[16384], file[1024];
+	const char	*src = getenv("top_srcdir");
+	size_t		 n;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/schema/1.sql", src ? src : ".");
+	assert_non_null(fp = fopen(file, "r"));
+	n = fread(sql, 1, sizeof(sql) - 1, fp);
+	fclose(fp);
+	sql[n] = '\0';
+	make_raw(path, sql);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "INSERT INTO matches (variant, options,"
+	    " seed, commitment, rng, move_ms, bank_ms, startup_ms, policy,"
+	    " max_faults) VALUES ('joker3', '', printf('%064d', 0),"
+	    " printf('%064d', 1), 'chacha20-ietf/1', 1, 0, 1, 'forfeit', 3)",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(user_version(path), 1);
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	db_close(db);
+	assert_int_equal(user_version(path), db_schema_version());
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT variant, slot FROM "
+	    "matches, (SELECT count(*) FROM tournaments)", -1, &st, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "joker3");
+	assert_int_equal(sqlite3_column_type(st, 1), SQLITE_NULL);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
 /* A file with user_version 0 (new or foreign) gets the schema. */
 static void
 test_migrate(void **state)
@@ -551,7 +596,8 @@ test_migrate(void **state)
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	db_close(db);
-	assert_int_equal(user_version(path), 1);
+	assert_int_equal(user_version(path), db_schema_version());
+	assert_true(db_schema_version() >= 2);
 	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(h, "SELECT count(*) FROM matches, "
 	    "other", NULL, NULL, NULL), SQLITE_OK);
@@ -721,6 +767,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_migrate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_1, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_newer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_file, setup,
 		    teardown),

@@ -1,0 +1,580 @@
+/*
+ * tourney.c: running tournaments inside refd.
+ *
+ * A tournament is its definition, the schedule that the definition
+ * generates, and the log.  Each slot of the schedule becomes a match with
+ * the slot's seed; a slot is done when the log holds its finished match.
+ * Nothing else is kept, so after a crash the tournament resumes from the
+ * log alone: done slots stay done, interrupted ones are played again
+ * from their seeds.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "refd.h"
+#include "log.h"
+#include "tstand.h"
+#include "util.h"
+
+#define TOURNEY_MAXFILE		(256 * 1024)	/* a definition's size */
+#define TOURNEY_RETRIES		3	/* aborts of one slot before stopping */
+
+enum slot_state { SLOT_TODO, SLOT_RUNNING, SLOT_DONE };
+
+struct tourney {
+	TAILQ_ENTRY(tourney) entry;
+	int64_t		 id;
+	struct tdef	 def;
+	struct tslot	*slots;
+	int		 nslots;
+	uint8_t		*state;		/* enum slot_state per slot */
+	uint8_t		*aborts;	/* aborted attempts per slot */
+	int		 next;		/* lowest slot that may be to do */
+	int		 ndone, nrunning;
+	int		 done_here;	/* slots finished since this refd started */
+	int64_t		 started_ms;	/* when this refd took it up */
+	int		 over;		/* done or stopped */
+	char		 state_name[16];
+	char		 reason[256];
+};
+
+static TAILQ_HEAD(, tourney) tourneys = TAILQ_HEAD_INITIALIZER(tourneys);
+
+static void	tourney_fill(struct tourney *);
+
+/* The tournament with id, or NULL. */
+static struct tourney *
+tourney_find(int64_t id)
+{
+	struct tourney	*t;
+
+	TAILQ_FOREACH(t, &tourneys, entry)
+		if (t->id == id)
+			return t;
+	return NULL;
+}
+
+/* Register the bots a definition brings, unless already known. */
+static int
+tourney_bots(const struct tdef *d, char *err, size_t errlen)
+{
+	char	 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], *p, why[256];
+	int	 i, n;
+
+	for (i = 0; i < d->nbotdefs; i++) {
+		snprintf(buf, sizeof(buf), "%s", d->botdef[i]);
+		n = 0;
+		for (p = strtok(buf, " "); p != NULL && n < GTP_MAXARGS;
+		    p = strtok(NULL, " "))
+			w[n++] = p;
+		if (bots_find(w[0]) != NULL)
+			continue;
+		if (n < 3 || (strcmp(w[1], "spawn") != 0 &&
+		    strcmp(w[1], "remote") != 0)) {
+			snprintf(err, errlen, "line %d: usage: bot NAME spawn "
+			    "COMMAND [ARG ...] | bot NAME remote TOKEN",
+			    d->botdefline[i]);
+			return -1;
+		}
+		if (bots_add(w[0], strcmp(w[1], "spawn") == 0 ? BOT_SPAWN :
+		    BOT_REMOTE, n - 2, w + 2, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "line %d: %s", d->botdefline[i],
+			    why);
+			return -1;
+		}
+	}
+	for (i = 0; i < d->nbots; i++)
+		if (bots_find(d->bots[i]) == NULL) {
+			snprintf(err, errlen, "line %d: unknown bot %s",
+			    d->botline[i], d->bots[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* Take a parsed definition up: schedule it and mark what the log has. */
+static struct tourney *
+tourney_new(int64_t id, struct tdef *d, char *err, size_t errlen)
+{
+	struct tourney	*t;
+	sqlite3_stmt	*st;
+	int		 slot;
+
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->id = id;
+	t->def = *d;
+	if (tdef_schedule(d, &t->slots, &t->nslots, err, errlen) == -1) {
+		free(t);
+		return NULL;
+	}
+	t->state = calloc(t->nslots, 1);
+	t->aborts = calloc(t->nslots, 1);
+	if (t->state == NULL || t->aborts == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(t->state);
+		free(t->aborts);
+		free(t->slots);
+		free(t);
+		return NULL;
+	}
+	if (id > 0 && sqlite3_prepare_v2(db_handle(logdb), "SELECT DISTINCT "
+	    "slot FROM matches WHERE tournament = ? AND state = 'done'", -1,
+	    &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			slot = sqlite3_column_int(st, 0);
+			if (slot >= 0 && slot < t->nslots &&
+			    t->state[slot] != SLOT_DONE) {
+				t->state[slot] = SLOT_DONE;
+				t->ndone++;
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	t->started_ms = util_now_ms();
+	snprintf(t->state_name, sizeof(t->state_name), "running");
+	TAILQ_INSERT_TAIL(&tourneys, t, entry);
+	return t;
+}
+
+/* End a tournament: log its state, answer whoever waits. */
+static void
+tourney_end(struct tourney *t, const char *state, const char *reason)
+{
+	if (t->over)
+		return;
+	t->over = 1;
+	snprintf(t->state_name, sizeof(t->state_name), "%s", state);
+	snprintf(t->reason, sizeof(t->reason), "%s", reason);
+	if (db_tourney_state(logdb, t->id, state, reason) == -1)
+		log_warnx("tournament %lld: state not logged: %s",
+		    (long long)t->id, db_error(logdb));
+	log_info("tournament %lld: %s (%s)", (long long)t->id, state, reason);
+	ctl_tourney_done(t->id, t->state_name, t->reason);
+}
+
+/* The SPRT of a gauntlet: stop as soon as it decides. */
+static int
+tourney_sprt(struct tourney *t)
+{
+	struct tstand	 ts;
+	struct st_sprt	 s;
+	char		 err[256], why[256];
+
+	if (!t->def.sprt)
+		return 0;
+	if (tstand_load(db_handle(logdb), t->id, &t->def, &ts, err,
+	    sizeof(err)) == -1)
+		return 0;
+	memset(&s, 0, sizeof(s));
+	s.elo0 = t->def.elo0;
+	s.elo1 = t->def.elo1;
+	s.alpha = t->def.alpha;
+	s.beta = t->def.beta;
+	st_sprt(ts.m, ts.n, 0, 1, &s);
+	tstand_free(&ts);
+	if (s.decided == 0)
+		return 0;
+	snprintf(why, sizeof(why), "SPRT: %s accepted (LLR %.2f, bounds "
+	    "[%.2f, %.2f], %d-%d-%d)", s.decided > 0 ? "H1" : "H0", s.llr,
+	    s.lower, s.upper, s.wins, s.draws, s.losses);
+	tourney_end(t, "done", why);
+	return 1;
+}
+
+/* A match of a tournament ended: its slot is done, or to do again. */
+void
+tourney_match_done(struct match *m)
+{
+	struct tourney	*t = tourney_find(m->conf.tournament);
+	char		 why[400];
+	int		 s = m->conf.slot;
+
+	if (t == NULL || s < 0 || s >= t->nslots ||
+	    t->state[s] != SLOT_RUNNING)
+		return;
+	t->nrunning--;
+	if (m->state == MATCH_DONE) {
+		t->state[s] = SLOT_DONE;
+		t->ndone++;
+		t->done_here++;
+	} else {
+		t->state[s] = SLOT_TODO;
+		if (s < t->next)
+			t->next = s;
+		if (!refd_stopping() && ++t->aborts[s] >= TOURNEY_RETRIES) {
+			snprintf(why, sizeof(why), "slot %d aborted %d times, "
+			    "last: %s", s, TOURNEY_RETRIES, m->reason);
+			tourney_end(t, "stopped", why);
+		}
+	}
+	if (t->over || refd_stopping())
+		return;
+	if (tourney_sprt(t))
+		return;
+	if (t->ndone == t->nslots) {
+		tourney_end(t, "done", "every match played");
+		return;
+	}
+	tourney_fill(t);
+}
+
+/* Start matches until the concurrency is reached or nothing is left. */
+static void
+tourney_fill(struct tourney *t)
+{
+	struct match_conf mc;
+	struct tslot	*sl;
+	struct match	*m;
+	char		 err[256], why[400];
+	int		 i;
+
+	while (!t->over && !refd_stopping() &&
+	    t->nrunning < t->def.concurrency) {
+		while (t->next < t->nslots && t->state[t->next] != SLOT_TODO)
+			t->next++;
+		if (t->next == t->nslots)
+			return;
+		sl = &t->slots[t->next];
+		memset(&mc, 0, sizeof(mc));
+		mc.opt = t->def.opt;
+		mc.seed = sl->seed;
+		mc.have_seed = 1;
+		mc.nbots = bri_variant_seats(t->def.opt.variant);
+		for (i = 0; i < mc.nbots; i++)
+			snprintf(mc.bots[i], sizeof(mc.bots[i]), "%s",
+			    t->def.bots[sl->bot[i]]);
+		mc.move_ms = t->def.move_ms > 0 ? t->def.move_ms : conf.move_ms;
+		mc.bank_ms = t->def.bank_ms >= 0 ? t->def.bank_ms :
+		    conf.bank_ms;
+		mc.startup_ms = t->def.startup_ms > 0 ? t->def.startup_ms :
+		    conf.startup_ms;
+		mc.policy = t->def.policy == 1 ? POLICY_FALLBACK :
+		    POLICY_FORFEIT;
+		mc.max_faults = t->def.max_faults > 0 ? t->def.max_faults : 3;
+		mc.tournament = t->id;
+		mc.slot = t->next;
+		t->state[t->next] = SLOT_RUNNING;
+		t->nrunning++;
+		if ((m = match_start(&mc, err, sizeof(err))) == NULL) {
+			t->state[t->next] = SLOT_TODO;
+			t->nrunning--;
+			snprintf(why, sizeof(why), "cannot start slot %d: %s",
+			    t->next, err);
+			tourney_end(t, "stopped", why);
+			return;
+		}
+		/* a match that ended at once has already called back */
+	}
+}
+
+/* Read a definition file whole, bounded. */
+static char *
+tourney_read(const char *path, char *err, size_t errlen)
+{
+	FILE		*fp;
+	struct stat	 sb;
+	char		*text;
+	size_t		 n;
+
+	if ((fp = fopen(path, "r")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(fp), &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > TOURNEY_MAXFILE) {
+		snprintf(err, errlen, "%s: not a regular file of at most %d "
+		    "bytes", path, TOURNEY_MAXFILE);
+		fclose(fp);
+		return NULL;
+	}
+	if ((text = malloc(sb.st_size + 1)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		fclose(fp);
+		return NULL;
+	}
+	n = fread(text, 1, sb.st_size, fp);
+	text[n] = '\0';
+	fclose(fp);
+	if (memchr(text, '\0', n) != NULL) {
+		snprintf(err, errlen, "%s: not a text file", path);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * Start the tournament defined in the file at path.  Returns its id, or
+ * -1 with "path:line: reason" in err.  The definition is logged whole,
+ * with its master seed, before the first match starts.
+ */
+int64_t
+tourney_start(const char *path, char *err, size_t errlen)
+{
+	struct tdef	 d;
+	struct tourney	*t;
+	char		*text, seed[BRI_SEED_STRLEN], why[300];
+	int64_t		 id;
+	struct tslot	*slots;
+	int		 n;
+
+	if (refd_stopping()) {
+		snprintf(err, errlen, "refd is shutting down");
+		return -1;
+	}
+	if ((text = tourney_read(path, err, errlen)) == NULL)
+		return -1;
+	if (tdef_parse(text, path, &d, err, errlen) == -1) {
+		free(text);
+		return -1;
+	}
+	if (tourney_bots(&d, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s:%s", path, why);
+		goto fail;
+	}
+	if (!d.have_seed && bri_seed_new(&d.seed) != BRI_OK) {
+		snprintf(err, errlen, "no entropy for a seed");
+		goto fail;
+	}
+	if (tdef_schedule(&d, &slots, &n, err, errlen) == -1)
+		goto fail;
+	free(slots);
+	if (!db_writable(logdb) || db_tourney_begin(logdb, d.name, text,
+	    bri_seed_format(&d.seed, seed), n, &id) == -1) {
+		snprintf(err, errlen, "the log cannot be written: %s",
+		    db_error(logdb));
+		goto fail;
+	}
+	free(text);
+	if ((t = tourney_new(id, &d, err, errlen)) == NULL) {
+		tdef_free(&d);
+		return -1;
+	}
+	log_info("tournament %lld: %s, %d matches", (long long)id, d.name,
+	    t->nslots);
+	tourney_fill(t);
+	return id;
+fail:
+	free(text);
+	tdef_free(&d);
+	return -1;
+}
+
+/*
+ * Take up again a tournament the log shows unfinished: at start-up for
+ * those still running, or on the operator's word for a stopped one.
+ */
+int
+tourney_resume(int64_t id, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	struct tdef	 d;
+	struct tourney	*t;
+	char		 name[64], why[300];
+	const char	*text, *seed, *state;
+	int		 rc = -1;
+
+	if ((t = tourney_find(id)) != NULL && !t->over) {
+		snprintf(err, errlen, "tournament %lld is running",
+		    (long long)id);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db_handle(logdb), "SELECT definition, seed, "
+	    "state FROM tournaments WHERE id = ?", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "log: %s",
+		    sqlite3_errmsg(db_handle(logdb)));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(err, errlen, "no tournament %lld in the log",
+		    (long long)id);
+		goto out;
+	}
+	text = (const char *)sqlite3_column_text(st, 0);
+	seed = (const char *)sqlite3_column_text(st, 1);
+	state = (const char *)sqlite3_column_text(st, 2);
+	if (state != NULL && strcmp(state, "done") == 0) {
+		snprintf(err, errlen, "tournament %lld is done", (long long)id);
+		goto out;
+	}
+	snprintf(name, sizeof(name), "tournament %lld", (long long)id);
+	if (text == NULL || tdef_parse(text, name, &d, err, errlen) == -1)
+		goto out;
+	if (seed == NULL || bri_seed_parse(seed, &d.seed) != BRI_OK) {
+		snprintf(err, errlen, "tournament %lld: bad seed in the log",
+		    (long long)id);
+		tdef_free(&d);
+		goto out;
+	}
+	d.have_seed = 1;
+	if (tourney_bots(&d, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s: %s", name, why);
+		tdef_free(&d);
+		goto out;
+	}
+	if (t != NULL) {
+		TAILQ_REMOVE(&tourneys, t, entry);
+		tdef_free(&t->def);
+		free(t->slots);
+		free(t->state);
+		free(t->aborts);
+		free(t);
+	}
+	if ((t = tourney_new(id, &d, err, errlen)) == NULL) {
+		tdef_free(&d);
+		goto out;
+	}
+	db_tourney_state(logdb, id, "running", NULL);
+	log_info("tournament %lld resumed: %d of %d matches done",
+	    (long long)id, t->ndone, t->nslots);
+	if (t->ndone == t->nslots)
+		tourney_end(t, "done", "every match played");
+	else
+		tourney_fill(t);
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* At start-up: resume every tournament the log shows running. */
+void
+tourney_resume_all(void)
+{
+	sqlite3_stmt	*st;
+	int64_t		 ids[256];
+	char		 err[400];
+	int		 n = 0, i;
+
+	if (sqlite3_prepare_v2(db_handle(logdb), "SELECT id FROM tournaments "
+	    "WHERE state = 'running' ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (n < 256 && sqlite3_step(st) == SQLITE_ROW)
+		ids[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	for (i = 0; i < n; i++)
+		if (tourney_resume(ids[i], err, sizeof(err)) == -1)
+			log_warnx("tournament %lld not resumed: %s",
+			    (long long)ids[i], err);
+}
+
+/* Stop a tournament: running matches end aborted, the rest wait. */
+int
+tourney_stop(int64_t id, char *err, size_t errlen)
+{
+	struct tourney	*t = tourney_find(id);
+	struct match	*m;
+
+	if (t == NULL || t->over) {
+		snprintf(err, errlen, "no running tournament %lld",
+		    (long long)id);
+		return -1;
+	}
+	tourney_end(t, "stopped", "stopped by the operator");
+	TAILQ_FOREACH(m, &matches, entry)
+		if (m->conf.tournament == id && (m->state == MATCH_WAITING ||
+		    m->state == MATCH_PLAYING))
+			match_stop(m, "tournament stopped");
+	return 0;
+}
+
+/* One line per tournament this refd knows. */
+void
+tourney_list(FILE *f)
+{
+	struct tourney	*t;
+
+	TAILQ_FOREACH(t, &tourneys, entry)
+		fprintf(f, "%lld %s %s %d/%d running=%d\n", (long long)t->id,
+		    t->def.name, t->state_name, t->ndone, t->nslots,
+		    t->nrunning);
+}
+
+/*
+ * A tournament's progress and current standings: "progress D/T",
+ * running matches, an ETA from this refd's pace, then the table.
+ */
+int
+tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
+{
+	struct tourney	*t = tourney_find(id);
+	struct tstand	 ts;
+	struct st_table	*tab;
+	struct match	*m;
+	int64_t		 el, eta = -1;
+
+	if (t == NULL) {
+		snprintf(err, errlen, "no tournament %lld in this refd",
+		    (long long)id);
+		return -1;
+	}
+	el = util_now_ms() - t->started_ms;
+	if (t->done_here > 0 && !t->over)
+		eta = el * (t->nslots - t->ndone) / t->done_here / 1000;
+	fprintf(f, "tournament %lld %s %s\nprogress %d/%d\nrunning %d\n"
+	    "elapsed %lld\neta %lld\n", (long long)t->id, t->def.name,
+	    t->state_name, t->ndone, t->nslots, t->nrunning,
+	    (long long)el / 1000, (long long)eta);
+	TAILQ_FOREACH(m, &matches, entry)
+		if (m->conf.tournament == id && (m->state == MATCH_WAITING ||
+		    m->state == MATCH_PLAYING))
+			fprintf(f, "match %lld slot %d deal %d\n",
+			    (long long)m->id, m->conf.slot, m->bm.ndeals);
+	if (t->reason[0])
+		fprintf(f, "reason %s\n", t->reason);
+	if (tstand_load(db_handle(logdb), id, &t->def, &ts, err, errlen) == -1)
+		return -1;
+	if ((tab = malloc(sizeof(*tab))) == NULL) {
+		tstand_free(&ts);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	st_compute(ts.m, ts.n, t->def.nbots, 1, tab);
+	tstand_print(f, &t->def, tab, TSTAND_TEXT);
+	free(tab);
+	tstand_free(&ts);
+	return 0;
+}
+
+/* Is the tournament over?  Sets its state and reason for a reply. */
+int
+tourney_over(int64_t id, const char **state, const char **reason)
+{
+	struct tourney	*t = tourney_find(id);
+
+	if (t == NULL)
+		return -1;
+	*state = t->state_name;
+	*reason = t->reason;
+	return t->over;
+}
+
+/* Free every tournament, at exit. */
+void
+tourney_free_all(void)
+{
+	struct tourney	*t;
+
+	while ((t = TAILQ_FIRST(&tourneys)) != NULL) {
+		TAILQ_REMOVE(&tourneys, t, entry);
+		tdef_free(&t->def);
+		free(t->slots);
+		free(t->state);
+		free(t->aborts);
+		free(t);
+	}
+}

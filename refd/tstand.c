@@ -1,0 +1,442 @@
+/*
+ * tstand.c: read a tournament's finished matches back from the log and
+ * print standings and results.  Matches are taken in schedule order, so
+ * the standings do not depend on which match happened to finish first:
+ * the same log gives the same standings however many ran at once.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "tstand.h"
+#include "util.h"
+
+/* Parse "text", "csv" or "json". */
+int
+tstand_fmt_parse(const char *s, enum tstand_fmt *f)
+{
+	if (strcmp(s, "text") == 0)
+		*f = TSTAND_TEXT;
+	else if (strcmp(s, "csv") == 0)
+		*f = TSTAND_CSV;
+	else if (strcmp(s, "json") == 0)
+		*f = TSTAND_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+/* Parse "a,b,c" into at most n integers; returns the count or -1. */
+static int
+intlist(const unsigned char *s, int *v, int n)
+{
+	const char	*p = (const char *)s;
+	char		*end;
+	long		 l;
+	int		 k = 0;
+
+	if (p == NULL)
+		return -1;
+	while (*p != '\0') {
+		if (k == n)
+			return -1;
+		l = strtol(p, &end, 10);
+		if (end == p || l < -1000000 || l > 1000000)
+			return -1;
+		v[k++] = (int)l;
+		if (*end == ',')
+			end++;
+		else if (*end != '\0')
+			return -1;
+		p = end;
+	}
+	return k;
+}
+
+/* The result word of a match into winner, forfeit and aborted. */
+static int
+result_parse(const char *r, struct st_match *m)
+{
+	m->winner = m->forfeit = -1;
+	m->aborted = 0;
+	if (r == NULL)
+		return -1;
+	if (strncmp(r, "seat", 4) == 0 || strncmp(r, "team", 4) == 0)
+		m->winner = atoi(r + 4);
+	else if (strncmp(r, "forfeit", 7) == 0)
+		m->forfeit = atoi(r + 7);
+	else if (strcmp(r, "aborted") == 0)
+		m->aborted = 1;
+	else if (strcmp(r, "draw") != 0)
+		return -1;
+	if (m->winner >= m->nseats || m->forfeit >= m->nseats)
+		return -1;
+	return 0;
+}
+
+/* The deal result word, as the log writes it. */
+static int
+deal_result(const char *r)
+{
+	static const char *const names[] = { "playing", "joker", "allies",
+	    "void", "won", "drawn" };
+	int	 i;
+
+	for (i = 0; r != NULL && i < 6; i++)
+		if (strcmp(r, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* Free what tstand_load() allocated. */
+void
+tstand_free(struct tstand *t)
+{
+	free(t->m);
+	free(t->deals);
+	free(t->id);
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * Read the finished matches of tournament tid from the log h, mapping
+ * each seat's bot to its index among d's participants.  Returns 0, or
+ * -1 with the reason in err; the log is hostile: anything malformed is
+ * an error, never a crash.
+ */
+int
+tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *t,
+    char *err, size_t errlen)
+{
+	sqlite3_stmt	*sm = NULL, *ss = NULL, *sf = NULL, *sd = NULL;
+	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k, prev[4];
+	int		 mp[BRI_MAXSEATS];
+	const char	*name;
+
+	memset(t, 0, sizeof(*t));
+	if (sqlite3_prepare_v2(h, "SELECT id, slot, result, mpoints FROM "
+	    "matches WHERE tournament = ? AND state = 'done' ORDER BY slot, "
+	    "id", -1, &sm, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT seat, bot FROM seats WHERE "
+	    "match_id = ? ORDER BY seat", -1, &ss, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT seat, count(*) FROM faults WHERE "
+	    "match_id = ? GROUP BY seat", -1, &sf, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT r.result, r.winner, r.mpoints, "
+	    "j.seat FROM deal_results r LEFT JOIN jokers j ON "
+	    "j.match_id = r.match_id AND j.deal_no = r.deal_no WHERE "
+	    "r.match_id = ? ORDER BY r.deal_no", -1, &sd, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		goto out;
+	}
+	sqlite3_bind_int64(sm, 1, tid);
+	while (sqlite3_step(sm) == SQLITE_ROW) {
+		struct st_match	*m;
+		int64_t		 id = sqlite3_column_int64(sm, 0);
+		int		 slot = sqlite3_column_int(sm, 1);
+
+		if (t->n > 0 && t->slot[t->n - 1] == slot)
+			continue;	/* one result per slot */
+		if (t->n == capm) {
+			capm = capm ? 2 * capm : 64;
+			if ((t->m = reallocarray(t->m, capm, sizeof(*t->m))) ==
+			    NULL || (t->id = reallocarray(t->id, capm,
+			    sizeof(int64_t))) == NULL || (t->slot =
+			    reallocarray(t->slot, capm, sizeof(int))) == NULL) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+		}
+		m = &t->m[t->n];
+		memset(m, 0, sizeof(*m));
+		m->variant = d->opt.variant;
+		m->nseats = bri_variant_seats(d->opt.variant);
+		t->id[t->n] = id;
+		t->slot[t->n] = slot;
+		if (result_parse((const char *)sqlite3_column_text(sm, 2), m) ||
+		    intlist(sqlite3_column_text(sm, 3), m->mpoints,
+		    BRI_MAXSEATS) != m->nseats) {
+			snprintf(err, errlen, "match %lld: bad result in the "
+			    "log", (long long)id);
+			goto out;
+		}
+		sqlite3_bind_int64(ss, 1, id);
+		k = 0;
+		while (sqlite3_step(ss) == SQLITE_ROW) {
+			i = sqlite3_column_int(ss, 0);
+			name = (const char *)sqlite3_column_text(ss, 1);
+			if (i != k || i >= m->nseats || name == NULL)
+				break;
+			for (m->bot[i] = 0; m->bot[i] < d->nbots; m->bot[i]++)
+				if (strcmp(d->bots[m->bot[i]], name) == 0)
+					break;
+			if (m->bot[i] == d->nbots)
+				break;
+			k++;
+		}
+		sqlite3_reset(ss);
+		if (k != m->nseats) {
+			snprintf(err, errlen, "match %lld: its seats do not "
+			    "match the tournament's bots", (long long)id);
+			goto out;
+		}
+		sqlite3_bind_int64(sf, 1, id);
+		while (sqlite3_step(sf) == SQLITE_ROW) {
+			i = sqlite3_column_int(sf, 0);
+			if (i >= 0 && i < m->nseats)
+				m->faults[i] = sqlite3_column_int(sf, 1);
+		}
+		sqlite3_reset(sf);
+		sqlite3_bind_int64(sd, 1, id);
+		memset(prev, 0, sizeof(prev));
+		m->ndeals = 0;
+		while (sqlite3_step(sd) == SQLITE_ROW) {
+			struct st_deal *dl;
+
+			if (nd == capd) {
+				capd = capd ? 2 * capd : 1024;
+				if ((t->deals = reallocarray(t->deals, capd,
+				    sizeof(*t->deals))) == NULL) {
+					snprintf(err, errlen, "out of memory");
+					goto out;
+				}
+			}
+			dl = &t->deals[nd];
+			memset(dl, 0, sizeof(*dl));
+			dl->result = deal_result((const char *)
+			    sqlite3_column_text(sd, 0));
+			dl->winner = sqlite3_column_type(sd, 1) == SQLITE_NULL ?
+			    -1 : sqlite3_column_int(sd, 1);
+			dl->joker = sqlite3_column_type(sd, 3) == SQLITE_NULL ?
+			    -1 : sqlite3_column_int(sd, 3);
+			if (dl->result < 0 || intlist(sqlite3_column_text(sd,
+			    2), mp, BRI_MAXSEATS) != m->nseats) {
+				snprintf(err, errlen, "match %lld: bad deal "
+				    "result in the log", (long long)id);
+				goto out;
+			}
+			for (i = 0; i < m->nseats; i++) {
+				dl->mpoints[i] = mp[i] - prev[i];
+				prev[i] = mp[i];
+			}
+			nd++;
+			m->ndeals++;
+		}
+		sqlite3_reset(sd);
+		t->n++;
+	}
+	/* the deals array may have moved: point each match at its own */
+	for (i = 0, k = 0; i < t->n; i++) {
+		t->m[i].deals = t->deals + k;
+		k += t->m[i].ndeals;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(sm);
+	sqlite3_finalize(ss);
+	sqlite3_finalize(sf);
+	sqlite3_finalize(sd);
+	if (rc == -1)
+		tstand_free(t);
+	return rc;
+}
+
+/* A string as JSON, with every control character escaped. */
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 32 || c == 127)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Print the standings table t of tournament d in format fmt. */
+void
+tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
+    enum tstand_fmt fmt)
+{
+	const struct st_row	*r;
+	int			 i, j, first, joker = d->opt.variant == BRI_JOKER3;
+
+	if (fmt == TSTAND_CSV) {
+		fprintf(f, "rank,bot,elo,elo_lo,elo_hi,score,played,won,drawn,"
+		    "lost,deals,deals_won,deals_lost,deals_void,joker_deals,"
+		    "joker_won,joker_lost,ally_deals,ally_won,ally_lost,"
+		    "joker_rate,mpoints_per_deal,faults\n");
+		for (i = 0; i < t->nbots; i++) {
+			r = &t->row[i];
+			fprintf(f, "%d,%s,%.1f,%.1f,%.1f,%.4f,%d,%d,%d,%d,%d,%d,"
+			    "%d,%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%d\n", i + 1,
+			    d->bots[r->bot], r->elo, r->elo_lo, r->elo_hi,
+			    r->score, r->played, r->won, r->drawn, r->lost,
+			    r->deals, r->deals_won, r->deals_lost,
+			    r->deals_void, r->joker_deals, r->joker_won,
+			    r->joker_lost, r->ally_deals, r->ally_won,
+			    r->ally_lost, r->joker_rate, r->mpoints_per_deal,
+			    r->faults);
+		}
+		return;
+	}
+	if (fmt == TSTAND_JSON) {
+		fprintf(f, "{\"tournament\": ");
+		json_str(f, d->name);
+		fprintf(f, ", \"variant\": \"%s\", \"resamples\": %d, "
+		    "\"standings\": [", bri_variant_name(d->opt.variant),
+		    t->resamples);
+		for (i = 0; i < t->nbots; i++) {
+			r = &t->row[i];
+			fprintf(f, "%s\n  {\"rank\": %d, \"bot\": ", i ? "," : "",
+			    i + 1);
+			json_str(f, d->bots[r->bot]);
+			fprintf(f, ", \"elo\": %.1f, \"elo_lo\": %.1f, "
+			    "\"elo_hi\": %.1f, \"score\": %.4f, \"played\": %d, "
+			    "\"won\": %d, \"drawn\": %d, \"lost\": %d, "
+			    "\"deals\": %d, \"deals_won\": %d, \"deals_lost\": "
+			    "%d, \"deals_void\": %d, \"joker_deals\": %d, "
+			    "\"joker_won\": %d, \"joker_lost\": %d, "
+			    "\"ally_deals\": %d, \"ally_won\": %d, "
+			    "\"ally_lost\": %d, \"joker_rate\": %.4f, "
+			    "\"mpoints_per_deal\": %.4f, \"faults\": %d}",
+			    r->elo, r->elo_lo, r->elo_hi, r->score, r->played,
+			    r->won, r->drawn, r->lost, r->deals, r->deals_won,
+			    r->deals_lost, r->deals_void, r->joker_deals,
+			    r->joker_won, r->joker_lost, r->ally_deals,
+			    r->ally_won, r->ally_lost, r->joker_rate,
+			    r->mpoints_per_deal, r->faults);
+		}
+		fprintf(f, "\n], \"head_to_head\": [");
+		for (i = 0, first = 1; i < t->nbots; i++)
+			for (j = 0; j < t->nbots; j++) {
+				if (i == j)
+					continue;
+				fprintf(f, "%s\n  {\"bot\": ", first ? "" : ",");
+				first = 0;
+				json_str(f, d->bots[i]);
+				fprintf(f, ", \"against\": ");
+				json_str(f, d->bots[j]);
+				fprintf(f, ", \"wins\": %d, \"draws\": %d, "
+				    "\"losses\": %d}", t->h2h[i][j].wins,
+				    t->h2h[i][j].draws, t->h2h[i][j].losses);
+			}
+		fprintf(f, "\n]}\n");
+		return;
+	}
+	fprintf(f, "%-4s %-16s %7s %17s %6s %5s %4s %4s %4s %6s %6s",
+	    "rank", "bot", "elo", "95% interval", "score", "games", "won",
+	    "drew", "lost", "deals", "mp/dl");
+	if (joker)
+		fprintf(f, " %6s %9s %9s", "joker%", "as joker", "as ally");
+	else
+		fprintf(f, " %11s", "deals w/l/d");
+	fprintf(f, " %6s\n", "faults");
+	for (i = 0; i < t->nbots; i++) {
+		r = &t->row[i];
+		fprintf(f, "%-4d %-16s %7.1f [%7.1f,%7.1f] %6.3f %5d %4d %4d %4d "
+		    "%6d %6.3f", i + 1, d->bots[r->bot], r->elo, r->elo_lo,
+		    r->elo_hi, r->score, r->played, r->won, r->drawn, r->lost,
+		    r->deals, r->mpoints_per_deal);
+		if (joker)
+			fprintf(f, " %5.1f%% %4d/%-4d %4d/%-4d",
+			    100 * r->joker_rate, r->joker_won, r->joker_lost,
+			    r->ally_won, r->ally_lost);
+		else
+			fprintf(f, " %3d/%3d/%3d", r->deals_won, r->deals_lost,
+			    r->deals_void);
+		fprintf(f, " %6d\n", r->faults);
+	}
+	fprintf(f, "\nhead to head (row against column: wins-draws-losses)\n"
+	    "%-16s", "");
+	for (j = 0; j < t->nbots; j++)
+		fprintf(f, " %12.12s", d->bots[j]);
+	fputc('\n', f);
+	for (i = 0; i < t->nbots; i++) {
+		fprintf(f, "%-16s", d->bots[i]);
+		for (j = 0; j < t->nbots; j++) {
+			char cell[40];
+			if (i == j)
+				snprintf(cell, sizeof(cell), "-");
+			else
+				snprintf(cell, sizeof(cell), "%d-%d-%d",
+				    t->h2h[i][j].wins, t->h2h[i][j].draws,
+				    t->h2h[i][j].losses);
+			fprintf(f, " %12s", cell);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* Print every match of tournament tid: slot, id, seats, result, points. */
+int
+tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
+    char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 first = 1;
+
+	if (sqlite3_prepare_v2(h, "SELECT m.slot, m.id, m.variant, m.state, "
+	    "coalesce(m.result, ''), coalesce(m.mpoints, ''), m.seed, "
+	    "(SELECT group_concat(bot, ' ') FROM (SELECT bot FROM seats s "
+	    "WHERE s.match_id = m.id ORDER BY seat)) FROM matches m WHERE "
+	    "m.tournament = ? ORDER BY m.slot, m.id", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, tid);
+	if (fmt == TSTAND_CSV)
+		fprintf(f, "slot,match,variant,state,result,mpoints,seed,"
+		    "bots\n");
+	else if (fmt == TSTAND_JSON)
+		fprintf(f, "[");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *c[8];
+		int i;
+		for (i = 0; i < 8; i++) {
+			c[i] = (const char *)sqlite3_column_text(st, i);
+			if (c[i] == NULL)
+				c[i] = "";
+		}
+		if (fmt == TSTAND_JSON) {
+			fprintf(f, "%s\n  {\"slot\": %s, \"match\": %s, "
+			    "\"variant\": ", first ? "" : ",", c[0][0] ? c[0] :
+			    "null", c[1]);
+			json_str(f, c[2]);
+			fprintf(f, ", \"state\": ");
+			json_str(f, c[3]);
+			fprintf(f, ", \"result\": ");
+			json_str(f, c[4]);
+			fprintf(f, ", \"mpoints\": ");
+			json_str(f, c[5]);
+			fprintf(f, ", \"seed\": ");
+			json_str(f, c[6]);
+			fprintf(f, ", \"bots\": ");
+			json_str(f, c[7]);
+			fprintf(f, "}");
+		} else
+			fprintf(f, "%s%c%s%c%s%c%s%c%s%c\"%s\"%c%s%c%s\n", c[0],
+			    fmt == TSTAND_CSV ? ',' : ' ', c[1],
+			    fmt == TSTAND_CSV ? ',' : ' ', c[2],
+			    fmt == TSTAND_CSV ? ',' : ' ', c[3],
+			    fmt == TSTAND_CSV ? ',' : ' ', c[4],
+			    fmt == TSTAND_CSV ? ',' : ' ', c[5],
+			    fmt == TSTAND_CSV ? ',' : ' ', c[6],
+			    fmt == TSTAND_CSV ? ',' : ' ', c[7]);
+		first = 0;
+	}
+	if (fmt == TSTAND_JSON)
+		fprintf(f, "\n]\n");
+	sqlite3_finalize(st);
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * tstand.h: a tournament's results read back from the log, and the
+ * standings printed as text, CSV or JSON.  Shared by refd (live status)
+ * and refctl (offline, from the log alone).
+ */
+#ifndef REFD_TSTAND_H
+#define REFD_TSTAND_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "standings.h"
+#include "tdef.h"
+
+struct sqlite3;
+
+enum tstand_fmt { TSTAND_TEXT, TSTAND_CSV, TSTAND_JSON };
+
+/* A tournament's finished matches, in schedule order. */
+struct tstand {
+	int		 n;		/* matches */
+	struct st_match	*m;
+	struct st_deal	*deals;		/* every match's deals, in one array */
+	int64_t		*id;		/* each match's id in the log */
+	int		*slot;		/* and its slot in the schedule */
+};
+
+int	tstand_load(struct sqlite3 *, int64_t, const struct tdef *,
+	    struct tstand *, char *, size_t);
+void	tstand_free(struct tstand *);
+void	tstand_print(FILE *, const struct tdef *, const struct st_table *,
+	    enum tstand_fmt);
+int	tstand_results(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
+	    char *, size_t);
+int	tstand_fmt_parse(const char *, enum tstand_fmt *);
+
+#endif

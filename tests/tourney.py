@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""tourney.py: tests of refd's tournaments against a real refd.
+
+Schedules for every format, clear errors for bad definitions, exact
+standings checked against the log, identical standings at concurrency 1
+and 8, identical standings after refd is killed with SIGKILL in the middle
+and resumed, the SPRT stopping a gauntlet, and the CSV and JSON exports.
+Prints "N passed, M failed"; exits 1 if anything failed.
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e  # noqa: E402
+
+REFCTL = os.path.join(e2e.BUILD, "refd", "refctl")
+SEED = "ab" * 32
+
+
+def refctl(*args, check=True):
+    p = subprocess.run([REFCTL] + list(args), capture_output=True,
+                       text=True, timeout=300)
+    if check and p.returncode != 0:
+        raise AssertionError("refctl %s: %d: %s" % (" ".join(args),
+                                                   p.returncode, p.stderr))
+    return p
+
+
+def write(tmp, name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def schedule(tmp, text):
+    """The schedule of a definition, as (block, arrangement, seed, bots)."""
+    out = refctl("tournament", "schedule", write(tmp, "s.tour", text))
+    rows = []
+    for line in out.stdout.splitlines():
+        if line.startswith("#"):
+            continue
+        w = line.split()
+        rows.append((int(w[1]), int(w[2]), w[3], tuple(w[4:])))
+    return rows
+
+
+def test_schedules(tmp):
+    """Counts, rotations and duplicate seeds of every format."""
+    rr = schedule(tmp, "variant joker3\nbots a b c d\nseed %s\n" % SEED)
+    assert len(rr) == 4 * 3, len(rr)
+    assert len({r[2] for r in rr}) == 12, "seeds not distinct"
+    for block in range(4):
+        ms = [r[3] for r in rr if r[0] == block]
+        assert len(ms) == 3 and len(set(ms[0])) == 3
+        for seat in range(3):      # each bot once in each seat
+            assert len({m[seat] for m in ms}) == 3, ms
+        assert all(m == ms[0][i:] + ms[0][:i] for i, m in enumerate(ms)), ms
+    dup = schedule(tmp, "variant joker3\nduplicate yes\nbots a b c d\n"
+                   "seed %s\n" % SEED)
+    assert len(dup) == 4 * 6, len(dup)
+    for block in range(4):
+        ms = [r for r in dup if r[0] == block]
+        assert len({r[2] for r in ms}) == 1, "one seed per table"
+        assert len({r[3] for r in ms}) == 6, "every permutation once"
+    assert len({r[2] for r in dup}) == 4
+    g = schedule(tmp, "variant classic3\nformat gauntlet\ncandidate z\n"
+                 "bots a b c\n")
+    assert len(g) == 3 * 3 and all("z" in r[3] for r in g), g
+    c4 = schedule(tmp, "variant classic4\nduplicate yes\nbots a b c d\n")
+    assert len(c4) == 24 and len({r[3] for r in c4}) == 24
+    cyc = schedule(tmp, "variant classic2\nbots a b\nmatches 5\n")
+    assert [(r[0], r[1]) for r in cyc] == [(0, 0), (0, 1), (1, 0), (1, 1),
+                                           (2, 0)], cyc
+    assert len({r[2] for r in cyc}) == 5
+
+
+def test_bad_definitions(tmp):
+    """Bad definitions get clear errors with their line numbers."""
+    cases = [
+        ("variant joker3\nformat swiss\nbots a b c\n", ":2: unknown format"),
+        ("variant joker3\nbots a b c\nmatches 0\n", ":3: 0: too small"),
+        ("variant joker3\n\nbots a b\n", ":3: a joker3 round robin needs 3"),
+        ("variant classic4\nformat gauntlet\ncandidate x\nbots a b\n",
+         ":4: a classic4 gauntlet needs a pool of 3"),
+        ("variant joker5\n", ":1: unknown variant"),
+        ("bots a a b\n", ":1: bot a named twice"),
+        ("variant classic2\nbots a b\nsprt 0 10 0.05 0.05\n",
+         "sprt needs a gauntlet"),
+        ("variant classic2\nbots a b\nconcurrency 99999\n",
+         ":3: 99999: too large"),
+    ]
+    for text, want in cases:
+        p = refctl("tournament", "schedule", write(tmp, "bad.tour", text),
+                   check=False)
+        assert p.returncode == 1 and want in p.stderr, (text, p.stderr)
+    # a bot refd does not know is found when the tournament starts
+    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    try:
+        path = write(tmp, "unknown.tour", "variant classic2\n# two bots\n"
+                     "bots nobody nobody2\n")
+        ok, text = r.ctl("tournament_start", path)
+        assert not ok and "unknown.tour:line 3: unknown bot nobody" in \
+            text.replace(": line", ":line"), text
+    finally:
+        r.stop()
+
+
+BOTS = """
+bot good spawn {py} {evil} good
+bot rand spawn {build}/bots/randbot -s 3
+bot heur spawn {build}/bots/heurbot
+bot pyr spawn {py} {src}/bots/randbot.py 5
+"""
+
+
+def definition(tmp, name, extra, concurrency=1):
+    text = BOTS.format(py=e2e.PY, evil=e2e.EVIL[1], build=e2e.BUILD,
+                       src=e2e.SRC)
+    text += "name %s\nvariant joker3\nduplicate yes\nbots good rand heur " \
+        "pyr\nseed %s\nconcurrency %d\n%s" % (name, SEED, concurrency, extra)
+    return write(tmp, name + ".tour", text)
+
+
+def run(r, path):
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    state = r.must("tournament_wait", tid, timeout=600)
+    assert state.startswith("done"), state
+    return tid
+
+
+def standings(db, tid, fmt="csv"):
+    return refctl("tournament", "standings", "--db", db, tid, "--format",
+                  fmt).stdout
+
+
+def check_against_log(db, tid, rows):
+    """Matches and deals per bot, recounted from the log independently."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    counts = {}
+    for mid, result in con.execute(
+            "SELECT id, result FROM matches WHERE tournament = ? AND "
+            "state = 'done'", (tid,)):
+        seats = dict(con.execute("SELECT seat, bot FROM seats WHERE "
+                                 "match_id = ?", (mid,)))
+        for seat, bot in seats.items():
+            c = counts.setdefault(bot, {"played": 0, "won": 0, "deals": 0,
+                                        "joker_deals": 0, "faults": 0})
+            c["played"] += 1
+            c["won"] += result == "seat%d" % seat
+        for (seat,) in con.execute("SELECT seat FROM jokers WHERE "
+                                   "match_id = ?", (mid,)):
+            counts[seats[seat]]["joker_deals"] += 1
+        n = con.execute("SELECT count(*) FROM deal_results WHERE "
+                        "match_id = ?", (mid,)).fetchone()[0]
+        for bot in seats.values():
+            counts[bot]["deals"] += n
+        for (seat,) in con.execute("SELECT seat FROM faults WHERE "
+                                   "match_id = ?", (mid,)):
+            counts[seats[seat]]["faults"] += 1
+    for row in rows:
+        c = counts[row["bot"]]
+        for k in c:
+            assert int(row[k]) == c[k], (row["bot"], k, row[k], c[k])
+
+
+def test_standings_exact(tmp):
+    """Standings agree with the log, bot by bot, and exports parse."""
+    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    try:
+        r.add("never", e2e.EVIL + ["notacard"])
+        tid = run(r, definition(tmp, "exact", "bots never\nmatches 20\n"))
+        rows = list(csv.DictReader(io.StringIO(standings(r.db, tid))))
+        assert len(rows) == 5, rows
+        never = [x for x in rows if x["bot"] == "never"][0]
+        assert int(never["won"]) == 0 and never["lost"] == never["played"]
+        assert never["faults"] == never["played"] != "0", never
+        assert never["rank"] == "5", "the bot that always forfeits is last"
+        check_against_log(r.db, int(tid), rows)
+        j = json.loads(standings(r.db, tid, "json"))
+        assert len(j["standings"]) == 5 and j["variant"] == "joker3"
+        res = refctl("tournament", "results", "--db", r.db, tid,
+                     "--format", "csv").stdout
+        assert len(list(csv.DictReader(io.StringIO(res)))) == 20
+        text = standings(r.db, tid, "text")
+        assert "95% interval" in text and "head to head" in text, text
+    finally:
+        r.stop()
+
+
+def test_concurrency_and_resume(tmp):
+    """Concurrency 1 and 8, and a SIGKILL in the middle, give equal
+    standings."""
+    results = {}
+    for name, conc, kill in (("c1", 1, False), ("c8", 8, False),
+                             ("killed", 2, True)):
+        r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+        path = definition(tmp, name, "matches 24\n", conc)
+        ok, tid = r.ctl("tournament_start", path)
+        assert ok, tid
+        if kill:
+            for _ in range(600):
+                st = r.must("tournament_status", tid)
+                done = int(st.split("progress ")[1].split("/")[0])
+                if done >= 6:
+                    break
+                time.sleep(0.05)
+            assert 6 <= done < 24, "too late to kill: %d done" % done
+            r.proc.send_signal(signal.SIGKILL)
+            r.proc.wait()
+            r.err.close()
+            # a new refd on the same log takes the tournament up
+            r2 = e2e.Refd.__new__(e2e.Refd)
+            r2.__init__(r.tmp)
+            r = r2
+            st = r.must("tournament_status", tid)
+            assert "progress" in st, st
+        state = r.must("tournament_wait", tid, timeout=600)
+        assert state.startswith("done"), state
+        results[name] = standings(r.db, tid)
+        r.stop()
+        integ = subprocess.run(["sqlite3", r.db, "PRAGMA integrity_check"],
+                               capture_output=True, text=True).stdout
+        assert integ.strip() == "ok", integ
+    assert results["c1"] == results["c8"], "concurrency changed standings"
+    assert results["c1"] == results["killed"], \
+        "resumed standings differ:\n%s\n%s" % (results["c1"],
+                                              results["killed"])
+
+
+def test_sprt_stops(tmp):
+    """A gauntlet stops as soon as the SPRT decides."""
+    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    try:
+        r.add("cand", e2e.EVIL + ["good"])
+        r.add("weak", e2e.EVIL + ["notacard"])
+        r.add("other", e2e.EVIL + ["good"])
+        path = write(tmp, "sprt.tour", "variant classic3\nformat gauntlet\n"
+                     "candidate cand\nbots weak other\nmatches 1000\n"
+                     "concurrency 1\nsprt 0 50 0.05 0.05\nseed %s\n" % SEED)
+        ok, tid = r.ctl("tournament_start", path)
+        assert ok, tid
+        state = r.must("tournament_wait", tid, timeout=300)
+        assert state.startswith("done SPRT: H1 accepted"), state
+        n = r.query("SELECT count(*) FROM matches WHERE tournament = ?",
+                    int(tid))[0][0]
+        assert n < 1000, n
+    finally:
+        r.stop()
+
+
+def test_batch_run(tmp):
+    """refctl tournament run --wait sees it through and prints standings."""
+    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    try:
+        path = definition(tmp, "batch", "matches 6\n")
+        p = subprocess.run([REFCTL, "-c", r.sock, "tournament", "run",
+                            path, "--wait"], capture_output=True, text=True,
+                           timeout=300)
+        assert p.returncode == 0, p.stderr
+        assert "rank" in p.stdout and "6/6 matches" in p.stderr, \
+            (p.stdout, p.stderr)
+        bad = write(tmp, "refused.tour", "variant joker3\nbots good\n")
+        p = subprocess.run([REFCTL, "-c", r.sock, "tournament", "run",
+                            bad, "--wait"], capture_output=True, text=True)
+        assert p.returncode == 1 and "refused.tour:2:" in p.stderr, p.stderr
+    finally:
+        r.stop()
+
+
+TESTS = [test_schedules, test_bad_definitions, test_standings_exact,
+         test_concurrency_and_resume, test_sprt_stops, test_batch_run]
+
+
+def main():
+    only = sys.argv[1:]
+    passed = failed = 0
+    tmp = tempfile.mkdtemp(prefix="refd-tourney.")
+    for t in TESTS:
+        if only and t.__name__ not in only:
+            continue
+        start = time.time()
+        try:
+            t(tmp)
+            passed += 1
+            print("ok %s (%.1f s)" % (t.__name__, time.time() - start))
+        except Exception:
+            failed += 1
+            print("FAIL %s" % t.__name__)
+            traceback.print_exc(file=sys.stdout)
+    print("%d passed, %d failed" % (passed, failed))
+    if failed == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print("# kept " + tmp)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
