@@ -111,8 +111,12 @@ print_standings(const char *status)
 {
 	const char	*p = strstr(status, "\nrank ");
 
-	if (p != NULL)
-		fputs(p + 1, stdout);
+	if (p == NULL)
+		return;
+	/* the control protocol sends an empty line as a lone space */
+	for (p++; *p != '\0'; p++)
+		if (!(*p == ' ' && p[-1] == '\n' && p[1] == '\n'))
+			putchar(*p);
 }
 
 /* Follow a tournament until it is over; returns 0 if it is done. */
