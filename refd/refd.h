@@ -18,6 +18,7 @@
 #include "botproto.h"
 #include "briscola.h"
 #include "db.h"
+#include "frame.h"
 #include "gtp.h"
 #include "spawn.h"
 
@@ -112,11 +113,7 @@ struct seat {
 	struct event	*timer;		/* deadline of the oldest pending */
 	struct event	*killtimer;	/* closing: TERM then KILL */
 	int		 killstep;
-	int		 in_answer;	/* reading an answer's lines */
-	long		 ans_id;
-	int		 ans_ok;
-	char		 ans[GTP_MAXLINE];	/* answer text so far */
-	size_t		 anslen;
+	struct frame	 fr;		/* the answer being read */
 	char		 peer[64];	/* remote address, or "pid N" */
 	char		 name[64];	/* what the bot answered to name */
 	char		 version[64];
@@ -201,6 +198,10 @@ int		 tourney_status(int64_t, FILE *, char *, size_t);
 int		 tourney_over(int64_t, const char **, const char **);
 void		 tourney_match_done(struct match *);
 void		 tourney_free_all(void);
+
+/* ctlopt.c: match_start's words, checked into a match_conf. */
+int		 ctlopt_match(struct match_conf *, const struct refd_conf *,
+		    int, char **, char *, size_t);
 
 /* ctl.c: the control socket. */
 int		 ctl_listen(const char *);

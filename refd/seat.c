@@ -322,16 +322,15 @@ seat_answer(struct seat *s)
 
 	s->phead = (s->phead + 1) % SEAT_MAXPEND;
 	s->npend--;
-	s->in_answer = 0;
 	seat_arm(s);
 	if (p.abandoned)
 		return;
 	if (p.kind == PEND_NAME)
-		snprintf(s->name, sizeof(s->name), "%.63s", s->ans);
+		snprintf(s->name, sizeof(s->name), "%.63s", s->fr.text);
 	else if (p.kind == PEND_VERSION)
-		snprintf(s->version, sizeof(s->version), "%.63s", s->ans);
+		snprintf(s->version, sizeof(s->version), "%.63s", s->fr.text);
 	if (s->state == SEAT_PLAYING && s->match != NULL)
-		match_seat_answer(s->match, s, p.kind, s->ans_ok, s->ans,
+		match_seat_answer(s->match, s, p.kind, s->fr.ok, s->fr.text,
 		    util_now_us() - p.sent_us);
 }
 
@@ -339,50 +338,14 @@ seat_answer(struct seat *s)
 static void
 seat_line(struct seat *s, char *line, size_t len)
 {
-	char		 ev[256], *text;
-	long		 id;
-	int		 ok, empty;
+	int	 r;
 
-	empty = gtp_clean(line);
-	if (!s->in_answer) {
-		if (empty)
-			return;
-		if (gtp_parse_answer(line, &id, &ok, &text) == -1) {
-			util_printable(ev, sizeof(ev), line, len);
-			seat_fault(s, "garbage", ev);
-			return;
-		}
-		if (s->npend == 0) {
-			util_printable(ev, sizeof(ev), line, len);
-			seat_fault(s, "unasked", ev);
-			return;
-		}
-		if (id != (long)s->pend[s->phead].id) {
-			snprintf(ev, sizeof(ev), "expected id %u: ",
-			    s->pend[s->phead].id);
-			util_printable(ev + strlen(ev), sizeof(ev) - strlen(ev),
-			    line, len);
-			seat_fault(s, "wrong-id", ev);
-			return;
-		}
-		s->in_answer = 1;
-		s->ans_ok = ok;
-		s->ans_id = id;
-		s->anslen = strlen(text);
-		memcpy(s->ans, text, s->anslen + 1);
-		return;
-	}
-	if (empty) {
+	r = frame_line(&s->fr, line, len, s->npend > 0,
+	    s->npend > 0 ? (long)s->pend[s->phead].id : -1);
+	if (r == FRAME_DONE)
 		seat_answer(s);
-		return;
-	}
-	if (s->anslen + 1 + strlen(line) >= sizeof(s->ans)) {
-		seat_fault(s, "overlong", "answer longer than the line cap");
-		return;
-	}
-	s->ans[s->anslen++] = '\n';
-	memcpy(s->ans + s->anslen, line, strlen(line) + 1);
-	s->anslen += strlen(line);
+	else if (r != FRAME_MORE)
+		seat_fault(s, frame_fault_name(r), s->fr.ev);
 }
 
 /* Bytes arrived: frame them into lines, at most GTP_MAXLINE each. */
