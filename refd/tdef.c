@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,9 +280,32 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 }
 
 /*
+ * A message about a place in the definition: "fname:line: reason", or
+ * "fname: reason" when no line holds it (line 0: no bots line at all).
+ */
+static void __attribute__((format(printf, 5, 6)))
+tdef_err(char *err, size_t errlen, const char *fname, int line,
+    const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	if (line > 0)
+		n = snprintf(err, errlen, "%s:%d: ", fname, line);
+	else
+		n = snprintf(err, errlen, "%s: ", fname);
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
  * Parse the definition text (from file fname, for messages) into *d.
- * Returns 0, or -1 with "fname:line: reason" in err.  Checks everything
- * that can be checked without refd's registry of bots.
+ * Returns 0, or -1 with "fname:line: reason" (or "fname: reason" for
+ * the whole file) in err.  Checks everything that can be checked
+ * without refd's registry of bots.
  */
 int
 tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
@@ -355,8 +379,8 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 		d->botline[0] = candline;
 		d->nbots++;
 		if (d->nbots - 1 < seats - 1) {
-			snprintf(err, errlen, "%s:%d: a %s gauntlet needs a "
-			    "pool of %d or more bots, %d given", fname, blines,
+			tdef_err(err, errlen, fname, blines, "a %s gauntlet "
+			    "needs a pool of %d or more bots, %d given",
 			    bri_variant_name(d->opt.variant), seats - 1,
 			    d->nbots - 1);
 			goto fail;
@@ -368,8 +392,8 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 			goto fail;
 		}
 		if (d->nbots < seats) {
-			snprintf(err, errlen, "%s:%d: a %s round robin needs "
-			    "%d or more bots, %d given", fname, blines,
+			tdef_err(err, errlen, fname, blines, "a %s round "
+			    "robin needs %d or more bots, %d given",
 			    bri_variant_name(d->opt.variant), seats, d->nbots);
 			goto fail;
 		}
