@@ -35,6 +35,7 @@ struct ctl_conn {
 	struct match	*match;		/* watched or awaited */
 	long		 id;		/* id of that streaming command */
 	int		 closing;	/* close once output is flushed */
+	int		 lingering;	/* write side shut: waiting for EOF */
 	int		 watching;	/* following as a watcher, not a waiter */
 	int64_t		 twait;		/* tournament awaited, or 0 */
 };
@@ -481,8 +482,9 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	TAILQ_FOREACH(m, &matches, entry)
 		done += m->state == MATCH_DONE || m->state == MATCH_ABORTED;
 	snprintf(r, len, "version %s\nmatches_running %d\nmatches_over %d\n"
-	    "connections %d\ncontrol_clients %d\nlog %s", REFD_VERSION,
-	    match_running(), done, seat_count(), nconns, conf.db_path);
+	    "connections %d\ncontrol_clients %d\nloop_lag_max_us %lld\n"
+	    "log %s", REFD_VERSION, match_running(), done, seat_count(), nconns,
+	    (long long)refd_loop_lag_max(), conf.db_path);
 	return 0;
 }
 
@@ -723,6 +725,23 @@ ctl_drop(struct ctl_conn *c)
 	free(c);
 }
 
+/*
+ * The last answer is out: shut our side and wait (two seconds at most)
+ * for the peer to close.  Closing at once, with its unread input still
+ * queued, would make the kernel reset the connection and could destroy
+ * that last answer, typically the error that explains the close.
+ */
+static void
+ctl_linger(struct ctl_conn *c)
+{
+	struct timeval	 tv = { 2, 0 };
+
+	c->lingering = 1;
+	shutdown(bufferevent_getfd(c->bev), SHUT_WR);
+	bufferevent_set_timeouts(c->bev, &tv, NULL);
+	bufferevent_enable(c->bev, EV_READ);
+}
+
 /* Lines from an operator. */
 static void
 ctl_read(struct bufferevent *bev, void *arg)
@@ -732,6 +751,11 @@ ctl_read(struct bufferevent *bev, void *arg)
 	char		*line;
 	size_t		 len;
 
+	if (c->closing) {
+		/* nothing more is read, but it must not pile up either */
+		evbuffer_drain(in, evbuffer_get_length(in));
+		return;
+	}
 	while (!c->closing &&
 	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
 		if (len > GTP_MAXLINE || memchr(line, '\0', len) != NULL)
@@ -744,8 +768,11 @@ ctl_read(struct bufferevent *bev, void *arg)
 		ctl_error(c, -1, "line too long");
 		c->closing = 1;
 	}
-	if (c->closing && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
-		ctl_drop(c);
+	if (c->closing) {
+		evbuffer_drain(in, evbuffer_get_length(in));
+		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+			ctl_linger(c);
+	}
 }
 
 /* Output flushed: a closing connection can go. */
@@ -755,15 +782,15 @@ ctl_write(struct bufferevent *bev, void *arg)
 	struct ctl_conn	*c = arg;
 
 	(void)bev;
-	if (c->closing)
-		ctl_drop(c);
+	if (c->closing && !c->lingering)
+		ctl_linger(c);
 }
 
 static void
 ctl_event(struct bufferevent *bev, short what, void *arg)
 {
 	(void)bev;
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
 		ctl_drop(arg);
 }
 

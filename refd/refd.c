@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -31,6 +32,36 @@ struct db		*logdb;
 
 static struct evconnlistener *bot_listener;
 static int		 shutting_down;
+
+#define LAG_TICK_MS	10	/* the loop's heartbeat */
+static struct event	*lag_ev;
+static int64_t		 lag_due_us;	/* when the next tick is due */
+static int64_t		 lag_max_us;	/* the worst lateness seen */
+static int64_t		 lag_ticks;
+
+/*
+ * A 10 ms heartbeat: how late it fires is how long something held the
+ * event loop.  The worst figure is reported by the status command.
+ */
+static void
+lag_tick(evutil_socket_t fd, short what, void *arg)
+{
+	int64_t	 now = util_now_us(), late = now - lag_due_us;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (lag_ticks++ > 0 && late > lag_max_us)
+		lag_max_us = late;
+	lag_due_us = now + LAG_TICK_MS * 1000;
+}
+
+/* The worst delay of the event loop's heartbeat so far, in microseconds. */
+int64_t
+refd_loop_lag_max(void)
+{
+	return lag_max_us;
+}
 
 /* Usage, on a bad command line. */
 static void __attribute__((noreturn))
@@ -88,6 +119,9 @@ conf_line(int argc, char **argv, char *err, size_t errlen)
 		{ "bank_ms", &conf.bank_ms, 0, 86400000 },
 		{ "startup_ms", &conf.startup_ms, 1, 600000 },
 		{ "max_connections", &conf.max_conns, 1, 100000 },
+		{ "auth_ms", &conf.auth_ms, 1, 600000 },
+		{ "bot_cpu_seconds", &conf.bot_cpu_s, 0, 86400 },
+		{ "bot_memory_mb", &conf.bot_mem_mb, 0, 1048576 },
 	};
 	const char	*errstr;
 	size_t		 i;
@@ -286,6 +320,7 @@ main(int argc, char *argv[])
 	conf.move_ms = 5000;
 	conf.startup_ms = 10000;
 	conf.max_conns = 4096;
+	conf.auth_ms = 10000;
 	log_init("refd", 1, 0);
 	if (bri_init() != BRI_OK)
 		fatalx("cannot initialise libsodium");
@@ -351,6 +386,17 @@ main(int argc, char *argv[])
 
 	if (daemonize && daemon(1, 0) == -1)
 		fatal("daemon");
+	{
+		struct rlimit rl;
+
+		/* each bot costs a descriptor or three: take what we may */
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	spawn_limits(conf.bot_cpu_s, conf.bot_mem_mb);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);	/* no reload: a lost terminal changes nothing */
 	if ((base = event_base_new()) == NULL)
@@ -365,6 +411,13 @@ main(int argc, char *argv[])
 		exit(1);
 	log_info("refd %s: log %s, control %s", REFD_VERSION, conf.db_path,
 	    conf.ctl_path);
+	{
+		struct timeval tick = { 0, LAG_TICK_MS * 1000 };
+
+		lag_ev = event_new(base, -1, EV_PERSIST, lag_tick, NULL);
+		lag_due_us = util_now_us() + LAG_TICK_MS * 1000;
+		event_add(lag_ev, &tick);
+	}
 	tourney_resume_all();
 
 	event_base_dispatch(base);
@@ -380,6 +433,8 @@ main(int argc, char *argv[])
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	tourney_free_all();
+	if (lag_ev != NULL)
+		event_free(lag_ev);
 	bots_free();
 	db_close(logdb);
 	event_base_free(base);

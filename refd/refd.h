@@ -51,7 +51,10 @@ struct refd_conf {
 	int		 move_ms;	/* default clocks */
 	int		 bank_ms;
 	int		 startup_ms;
-	int		 max_conns;	/* remote bot connections */
+	int		 max_conns;	/* bot connections, spawned or remote */
+	int		 auth_ms;	/* a remote bot's time to authenticate */
+	int		 bot_cpu_s;	/* RLIMIT_CPU of spawned bots, 0: none */
+	int		 bot_mem_mb;	/* RLIMIT_AS of spawned bots, 0: none */
 };
 
 extern struct refd_conf	 conf;
@@ -119,6 +122,7 @@ struct seat {
 	char		 version[64];
 	int		 broken;	/* framing lost: cannot be reused */
 	int		 freeing;	/* free is scheduled */
+	int		 auth_refused;	/* the refusal is due at the timer */
 };
 struct seat	*seat_spawn(struct bot *, const char *, char *, size_t);
 struct seat	*seat_accept(int, const char *);
@@ -214,5 +218,6 @@ void		 ctl_tourney_done(int64_t, const char *, const char *);
 /* refd.c */
 void		 refd_shutdown(void);
 int		 refd_stopping(void);
+int64_t		 refd_loop_lag_max(void);
 
 #endif /* REFD_H */

@@ -28,7 +28,18 @@
 #include "log.h"
 #include "util.h"
 
-#define SEAT_AUTH_MS	10000	/* a remote bot's time to authenticate */
+#define AUTH_FAIL_MS	250	/* every refusal waits this long */
+#define AUTH_FAIL_MAX	5	/* failures from one address ... */
+#define AUTH_WINDOW_MS	60000	/* ... within this long, then throttled */
+#define AUTH_SLOTS	256	/* addresses remembered */
+
+/* Recent authentication failures, per peer address and bot name. */
+static struct authfail {
+	char		 addr[64];
+	char		 name[REFD_NAMELEN + 1];
+	int64_t		 since_ms;	/* start of its window */
+	int		 n;		/* failures in that window */
+} authfails[AUTH_SLOTS];
 #define SEAT_QUIT_MS	1000	/* grace after quit, then after SIGTERM */
 
 static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
@@ -172,12 +183,58 @@ seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 	return s;
 }
 
-/* A remote bot connected: it has SEAT_AUTH_MS to authenticate. */
+/*
+ * Count a failure of peer's address for a bot name (add) or just look it
+ * up; returns whether that pair is throttled.  A guesser gets
+ * AUTH_FAIL_MAX tries a minute at one bot, each refused AUTH_FAIL_MS
+ * after it was made, whatever was wrong, so neither the answer's timing
+ * nor its text tells anything.  Other bots on the same host are not held
+ * up by it.
+ */
+static int
+seat_auth_throttled(const char *peer, const char *name, int add)
+{
+	struct authfail	*a, *old = &authfails[0];
+	const char	*colon;
+	char		 addr[64];
+	int64_t		 now = util_now_ms();
+	size_t		 n;
+
+	colon = strrchr(peer, ':');	/* "address:port" */
+	n = colon != NULL ? (size_t)(colon - peer) : strlen(peer);
+	snprintf(addr, sizeof(addr), "%.*s", (int)n, peer);
+	for (a = authfails; a < authfails + AUTH_SLOTS; a++) {
+		if (strcmp(a->addr, addr) == 0 &&
+		    strncmp(a->name, name, REFD_NAMELEN) == 0)
+			break;
+		if (a->since_ms < old->since_ms)
+			old = a;
+	}
+	if (a == authfails + AUTH_SLOTS) {
+		if (!add)
+			return 0;
+		a = old;
+		snprintf(a->addr, sizeof(a->addr), "%s", addr);
+		snprintf(a->name, sizeof(a->name), "%s", name);
+		a->n = 0;
+		a->since_ms = now;
+	}
+	if (now - a->since_ms > AUTH_WINDOW_MS) {
+		a->n = 0;
+		a->since_ms = now;
+	}
+	if (add)
+		a->n++;
+	return a->n >= AUTH_FAIL_MAX + (add ? 1 : 0);
+}
+
+/* A remote bot connected: it has auth_ms to authenticate. */
 struct seat *
 seat_accept(int fd, const char *peer)
 {
 	struct seat	*s;
-	struct timeval	 tv = { SEAT_AUTH_MS / 1000, 0 };
+	struct timeval	 tv = { conf.auth_ms / 1000,
+			    (conf.auth_ms % 1000) * 1000 };
 
 	if ((s = seat_new(fd)) == NULL)
 		return NULL;
@@ -282,13 +339,35 @@ seat_close_flushed(struct seat *s)
 	bufferevent_setcb(s->bev, NULL, seat_flushed, seat_event, s);
 }
 
+/*
+ * Refuse an authentication: log it, count it against the address, and
+ * answer only after AUTH_FAIL_MS, from seat_timeout().
+ */
+static void
+seat_auth_refuse(struct seat *s, const char *who)
+{
+	struct timeval	 tv = { 0, AUTH_FAIL_MS * 1000 };
+	char		 name[160];
+	int		 throttled;
+
+	throttled = seat_auth_throttled(s->peer, who, 1);
+	util_printable(name, sizeof(name), who, strlen(who));
+	log_warnx("remote bot %s (%s): authentication failed%s", s->peer,
+	    name, throttled ? ", address throttled" : "");
+	db_bot_event(logdb, 0, -1, name, throttled ? "auth-throttled" :
+	    "auth-failed", s->peer);
+	s->broken = 1;
+	s->auth_refused = 1;
+	bufferevent_disable(s->bev, EV_READ);
+	evtimer_add(s->timer, &tv);
+}
+
 /* A remote bot's first line: "auth NAME TOKEN". */
 static void
 seat_auth(struct seat *s, char *line)
 {
 	struct gtp_cmd	 c;
 	struct bot	*b;
-	char		 name[160];
 	struct evbuffer	*out = bufferevent_get_output(s->bev);
 
 	c.argc = 0;
@@ -296,13 +375,12 @@ seat_auth(struct seat *s, char *line)
 	if (gtp_parse_command(line, &c) == -1 || strcmp(c.name, "auth") != 0 ||
 	    c.argc != 2 || (b = bots_find(c.argv[0])) == NULL ||
 	    b->kind != BOT_REMOTE || !bots_auth(c.argv[0], c.argv[1])) {
-		log_warnx("remote bot %s: authentication failed", s->peer);
-		util_printable(name, sizeof(name), c.argc >= 1 ? c.argv[0] : "",
-		    c.argc >= 1 ? strlen(c.argv[0]) : 0);
-		db_bot_event(logdb, 0, -1, name, "auth-failed", s->peer);
-		evbuffer_add_printf(out, "? authentication failed\n\n");
-		s->broken = 1;
-		seat_close_flushed(s);
+		seat_auth_refuse(s, c.argc >= 1 ? c.argv[0] : "");
+		return;
+	}
+	if (seat_auth_throttled(s->peer, c.argv[0], 0)) {
+		/* even the right token waits out the throttle */
+		seat_auth_refuse(s, c.argv[0]);
 		return;
 	}
 	evtimer_del(s->timer);
@@ -422,6 +500,12 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (s->state == SEAT_AUTH && s->auth_refused) {
+		evbuffer_add_printf(bufferevent_get_output(s->bev),
+		    "? authentication failed\n\n");
+		seat_close_flushed(s);
+		return;
+	}
 	if (s->state == SEAT_AUTH) {
 		log_warnx("remote bot %s: no authentication in time",
 		    s->peer);

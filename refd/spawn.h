@@ -9,5 +9,6 @@
 
 pid_t	spawn_bot(char **, int *, int *, char *, size_t);
 void	spawn_signal(pid_t, int);
+void	spawn_limits(int, int);
 
 #endif

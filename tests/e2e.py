@@ -49,7 +49,7 @@ def example_bots():
 class Refd:
     """A refd on loopback in its own directory."""
 
-    def __init__(self, tmp, move_ms=1500):
+    def __init__(self, tmp, move_ms=1500, extra=()):
         self.tmp = tmp
         self.db = os.path.join(tmp, "log.db")
         self.sock = os.path.join(tmp, "ctl.sock")
@@ -61,7 +61,8 @@ class Refd:
         self.proc = subprocess.Popen(
             [REFD, "-D", self.db, "-c", self.sock, "-L", tmp, "-v",
              "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms),
-             "-s", "5000"], stderr=self.err, stdin=subprocess.DEVNULL)
+             "-s", "5000"] + list(extra), stderr=self.err,
+            stdin=subprocess.DEVNULL)
         # a stale socket of a killed refd may still be there: wait until
         # this one answers
         for _ in range(250):

@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+"""adversarial.py: hostile bots, hostile input, storage faults, crashes.
+
+Each adversarial bot plays while healthy matches run beside it; each
+case checks that its fault is recorded, that the policy is applied, that
+the healthy matches finish, and at the end that refd's memory stayed
+bounded, that it holds no more descriptors than before and that no bot
+process or zombie is left.  Then: remote peers that hold or flood the
+listener, a wrong-token guesser, control-socket abuse, a full, a
+read-only and a locked log, and a crash campaign of SIGKILLs during a
+tournament.  Prints the figures, then "N passed, M failed".
+"""
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e  # noqa: E402
+
+EVIL = e2e.EVIL
+REFCTL = os.path.join(e2e.BUILD, "refd", "refctl")
+FIGURES = {"adversarial cases": 0, "healthy matches beside them": 0,
+           "crash-campaign kills": 0}
+
+# mode -> expected fault kinds (first fault of the match)
+BOTS = {
+    "hang": ("timeout",), "late": ("timeout",), "crash": ("eof",),
+    "early": ("eof",), "garbage": ("garbage",), "junk": ("garbage",),
+    "longline": ("overlong",), "drip": ("timeout",),
+    "flood": ("unasked", "wrong-id"), "wrongid": ("wrong-id",),
+    "unasked": ("unasked", "wrong-id"), "illegal": ("illegal",),
+    "twice": ("illegal",), "closeout": ("timeout", "eof"),
+    "forkhold": ("eof",), "refuse": ("refused",),
+    "notacard": ("illegal",), "inject": ("refused",),
+    "noblank": ("timeout", "garbage", "wrong-id"),
+}
+
+
+def rss_kb(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def children(pid):
+    kids = []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                st = open("/proc/%s/stat" % p).read()
+            except OSError:
+                continue
+            f = st[st.rindex(")") + 2:].split()
+            if int(f[1]) == pid:
+                kids.append((int(p), f[0]))
+    return kids
+
+
+def healthy_bots(r):
+    """ok0, ok1 and ok2: well-behaved bots, registered once."""
+    for i in range(3):
+        r.ctl("bot_add", "ok%d" % i, "spawn", *EVIL, "good")
+
+
+def test_bots_beside_healthy_matches(r, tmp):
+    """Every adversarial bot forfeits; healthy matches beside it finish."""
+    healthy_bots(r)
+    fds = len(os.listdir("/proc/%d/fd" % r.proc.pid))
+    rss0 = rss_kb(r.proc.pid)
+    for round_ in range(2):
+        mids = {}
+        healthy = [r.start("joker3", ["ok0", "ok1", "ok2"])
+                   for _ in range(4)]
+        for mode in BOTS:
+            name = "adv-%s-%d" % (mode, round_)
+            argv = EVIL + [mode] + (["3000"] if mode == "late" else [])
+            r.add(name, argv)
+            mids[mode] = r.start("joker3", ["ok0", name, "ok1"])
+        for mode, mid in mids.items():
+            result, reason = r.wait(mid)
+            assert result == "forfeit1", (mode, result, reason)
+            kinds = [k for (k,) in r.query(
+                "SELECT kind FROM faults WHERE match_id = ? ORDER BY id",
+                mid)]
+            assert kinds and kinds[0] in BOTS[mode], (mode, kinds)
+            FIGURES["adversarial cases"] += 1
+        for mid in healthy:
+            result, reason = r.wait(mid)
+            assert result.startswith("seat"), (result, reason)
+            FIGURES["healthy matches beside them"] += 1
+    for _ in range(100):
+        if not children(r.proc.pid):
+            break
+        time.sleep(0.05)
+    assert not children(r.proc.pid), "bots left: %s" % children(r.proc.pid)
+    assert len(os.listdir("/proc/%d/fd" % r.proc.pid)) <= fds, "fd leak"
+    grown = rss_kb(r.proc.pid) - rss0
+    FIGURES["refd RSS growth over the bot cases (KiB)"] = grown
+    assert grown < 16 * 1024, "refd grew by %d KiB" % grown
+
+
+def test_silent_and_many_connections(r, tmp):
+    """A silent peer is cut off at auth_ms; 1,000 connections at once are
+    survived and refd keeps serving."""
+    healthy_bots(r)
+    s = socket.create_connection(("127.0.0.1", r.port))
+    s.settimeout(5)
+    t0 = time.time()
+    assert s.recv(10) == b"", "a silent peer was answered"
+    took = time.time() - t0
+    assert 0.2 < took < 2, "silent peer closed after %.2f s" % took
+    s.close()
+    socks = []
+    for _ in range(1000):
+        try:
+            socks.append(socket.create_connection(("127.0.0.1", r.port),
+                                                  timeout=5))
+        except OSError:
+            break
+    assert len(socks) >= 900, "only %d connections" % len(socks)
+    st = r.must("status")
+    mid = r.start("classic2", ["ok0", "ok1"])
+    result, _ = r.wait(mid)
+    assert result.startswith(("seat", "draw")), result
+    for s in socks:
+        s.close()
+    FIGURES["connections held at once"] = len(socks)
+    for _ in range(100):
+        if "connections 0" in r.must("status"):
+            break
+        time.sleep(0.05)
+    assert "connections 0" in r.must("status"), st
+
+
+def auth_attempt(port, name, token):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(5)
+    t0 = time.time()
+    s.sendall(("auth %s %s\n" % (name, token)).encode())
+    data = b""
+    while not data.endswith(b"\n\n"):
+        chunk = s.recv(100)
+        if not chunk:
+            break
+        data += chunk
+    took = time.time() - t0
+    s.close()
+    return data.decode(), took
+
+
+def test_token_guesser(r, tmp):
+    """Wrong tokens are refused after the same delay, whatever they are;
+    guesses are throttled and logged; other bots are not held up."""
+    r.must("bot_add", "vault", "remote", "correct-horse-battery")
+    times = {"near": [], "far": []}
+    for i in range(8):
+        kind = "near" if i % 2 else "far"
+        token = "correct-horse-batterz" if kind == "near" else "x" * 40
+        ans, took = auth_attempt(r.port, "vault", token)
+        assert ans.startswith("?"), ans
+        times[kind].append(took)
+    for kind, ts in times.items():
+        assert all(0.2 < t < 0.6 for t in ts), (kind, ts)
+    diff = abs(sum(times["near"]) / 4 - sum(times["far"]) / 4)
+    FIGURES["mean refusal time, near vs far token (ms)"] = "%.0f vs %.0f" % (
+        1000 * sum(times["near"]) / 4, 1000 * sum(times["far"]) / 4)
+    assert diff < 0.05, times
+    # throttled now: even the right token is refused from this address
+    ans, _ = auth_attempt(r.port, "vault", "correct-horse-battery")
+    assert ans.startswith("?"), ans
+    kinds = [k for (k,) in r.query(
+        "SELECT kind FROM bot_events WHERE bot = 'vault'")]
+    assert kinds.count("auth-failed") == 5 and \
+        "auth-throttled" in kinds, kinds
+    # another bot on the same host is not held up
+    r.must("bot_add", "neighbour", "remote", "neighbour-token")
+    ans, _ = auth_attempt(r.port, "neighbour", "neighbour-token")
+    assert ans.startswith("="), ans
+
+
+def test_control_abuse(r, tmp):
+    """Bad control input gets a clear '?' and changes nothing."""
+    healthy_bots(r)
+    cases = [
+        (("match_start", "joker3", "ok0", "ok1", "ok2",
+          "deal_cap=" + "9" * 40), "deal_cap: "),
+        (("match_start", "joker3", "ok0", "ok1", "ok2", "target=-1"),
+         "target: too small"),
+        (("match_start", "chess", "ok0"), "unknown variant"),
+        (("match_start", "joker3", "ok0", "ok1", "ghost"), "unknown bot"),
+        (("match_start", "joker3", "ok0", "ok1", "ok2", "frob=1"),
+         "unknown option"),
+        (("match_start", "classic2", "ok0", "ok1", "removed_two=C"),
+         "option not valid"),
+        (("match_show", "9" * 30), "match id: "),
+        (("tournament_start", "relative/path"), "absolute path"),
+        (("tournament_start", "/nonexistent/x.tour"), "No such file"),
+        (("tournament_status", "424242"), "no tournament"),
+        (("tournament_resume", "424242"), "no tournament"),
+        (("bot_add", "x" * 40, "spawn", "true"), "bad bot name"),
+        (("bot_add", "toolong", "spawn", "a" * 2000), "too long"),
+    ]
+    for words, want in cases:
+        ok, text = r.ctl(*words)
+        assert not ok and want in text, (words[:3], text)
+    mid = r.start("classic2", ["ok0", "ok1"])
+    r.wait(mid)
+    ok, text = r.ctl("match_stop", str(mid))
+    assert not ok and "already over" in text, text
+    # an over-long line is refused and the connection closed
+    c = socket.socket(socket.AF_UNIX)
+    c.settimeout(5)
+    c.connect(r.sock)
+    c.sendall(b"status " + b"x" * 70000 + b"\n")
+    data = b""
+    while True:
+        chunk = c.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    assert b"line too long" in data, data[:100]
+    c.close()
+    assert r.must("name") == "refd"
+    FIGURES["adversarial cases"] += len(cases) + 2
+
+
+def mount_tmpfs(path, size):
+    os.makedirs(path, exist_ok=True)
+    return subprocess.call(["mount", "-t", "tmpfs", "-o", "size=%s" % size,
+                            "tmpfs", path], stderr=subprocess.DEVNULL) == 0
+
+
+def test_storage_faults(r, tmp):
+    """A full log filesystem stops matches cleanly and recovers without a
+    restart; a read-only log refuses to start matches."""
+    mnt = os.path.join(tmp, "small")
+    if os.geteuid() != 0 or not mount_tmpfs(mnt, "4m"):
+        print("# not root or no tmpfs: storage faults skipped")
+        return
+    try:
+        r2 = e2e.Refd(mnt)
+        try:
+            r2.add("s0", EVIL + ["good"])
+            r2.add("s1", EVIL + ["good"])
+            filler = os.path.join(mnt, "filler")
+            # leave a little room, then fill it with matches
+            free = shutil.disk_usage(mnt).free
+            with open(filler, "wb") as f:
+                f.write(b"\0" * max(0, free - 300 * 1024))
+            aborted = None
+            for _ in range(200):
+                ok, text = r2.ctl("match_start", "classic2", "s0", "s1",
+                                  "deals_to_win=20")
+                if not ok:
+                    assert "log" in text, text
+                    break
+                result, reason = r2.wait(int(text))
+                if result == "aborted":
+                    assert "log failure" in reason, reason
+                    aborted = int(text)
+                    break
+            assert aborted is not None or not ok, "the disk never filled"
+            ok, text = r2.ctl("match_start", "classic2", "s0", "s1")
+            assert not ok and ("log cannot be written" in text or
+                               "the log refused" in text), text
+            assert "full" in text, text
+            os.unlink(filler)
+            mid = r2.start("classic2", ["s0", "s1"])
+            result, reason = r2.wait(mid)
+            assert result.startswith(("seat", "draw")), (result, reason)
+        finally:
+            r2.stop()
+        integ = subprocess.run(["sqlite3", os.path.join(mnt, "log.db"),
+                                "PRAGMA integrity_check"],
+                               capture_output=True, text=True).stdout
+        assert integ.strip() == "ok", integ
+        p = subprocess.run([REFCTL, "audit", "--db",
+                            os.path.join(mnt, "log.db"), "--all"],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout[-2000:]
+        # read-only: a remount, which even root cannot write through
+        subprocess.check_call(["mount", "-o", "remount,ro", mnt])
+        p = subprocess.run([e2e.REFD, "-D", os.path.join(mnt, "log.db"),
+                            "-c", os.path.join(tmp, "ro.sock")],
+                           capture_output=True, text=True, timeout=10)
+        assert p.returncode != 0 and "log.db" in p.stderr, p.stderr
+        FIGURES["adversarial cases"] += 3
+    finally:
+        subprocess.call(["umount", "-l", mnt])
+
+
+def test_crash_campaign(r, tmp):
+    """20 SIGKILLs at random moments of a tournament: the log stays whole,
+    every complete match verifies, the standings equal an uninterrupted
+    run's."""
+    rng = random.Random(2026)
+    d = os.path.join(tmp, "campaign")
+    os.makedirs(d)
+    bots = ("bot a spawn {py} {evil} good\nbot b spawn {b}/bots/randbot "
+            "-s 1\nbot c spawn {b}/bots/heurbot\nbot d spawn {py} {evil} "
+            "good\n").format(py=e2e.PY, evil=EVIL[1], b=e2e.BUILD)
+    text = bots + ("name campaign\nvariant joker3\nduplicate yes\nbots a "
+                   "b c d\nmatches 48\nconcurrency 2\nseed %s\n" % ("cd" * 32))
+    path = os.path.join(d, "c.tour")
+    open(path, "w").write(text)
+
+    def standings(db, tid):
+        return subprocess.run([REFCTL, "tournament", "standings", "--db", db,
+                               tid, "--format", "csv"], capture_output=True,
+                              text=True, check=True).stdout
+
+    ref = e2e.Refd(tempfile.mkdtemp(dir=d))
+    tid = ref.must("tournament_start", path)
+    assert ref.must("tournament_wait", tid, timeout=600).startswith("done")
+    want = standings(ref.db, tid)
+    ref.stop()
+
+    run = tempfile.mkdtemp(dir=d)
+    cur = e2e.Refd(run)
+    tid = cur.must("tournament_start", path)
+    kills = 0
+    while kills < 20:
+        time.sleep(rng.uniform(0.05, 0.4))
+        if cur.must("tournament_status", tid).split("\n")[0].endswith(
+                "done"):
+            break
+        cur.proc.send_signal(signal.SIGKILL)
+        cur.proc.wait()
+        cur.err.close()
+        kills += 1
+        integ = subprocess.run(["sqlite3", cur.db, "PRAGMA integrity_check"],
+                               capture_output=True, text=True).stdout
+        assert integ.strip() == "ok", integ
+        cur = e2e.Refd(run)
+    FIGURES["crash-campaign kills"] = kills
+    assert kills >= 10, "the tournament finished after %d kills" % kills
+    assert cur.must("tournament_wait", tid, timeout=600).startswith("done")
+    got = standings(cur.db, tid)
+    cur.stop()
+    assert got == want, "standings after %d kills differ" % kills
+    p = subprocess.run([REFCTL, "audit", "--db", cur.db, "--all"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout[-3000:]
+    last = p.stdout.strip().splitlines()[-1]
+    FIGURES["crash-campaign audit"] = last
+    aborted = cur.query("SELECT count(*) FROM matches WHERE state = "
+                        "'aborted'")[0][0]
+    FIGURES["matches interrupted and replayed"] = aborted
+
+
+TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
+         test_token_guesser, test_control_abuse, test_storage_faults,
+         test_crash_campaign]
+
+
+def main():
+    only = sys.argv[1:]
+    passed = failed = 0
+    tmp = tempfile.mkdtemp(prefix="refd-adv.")
+    conf = os.path.join(tmp, "refd.conf")
+    open(conf, "w").write("auth_ms 500\nmax_connections 1500\n")
+    r = e2e.Refd(tmp, move_ms=1000, extra=["-f", conf])
+    try:
+        for t in TESTS:
+            if only and t.__name__ not in only:
+                continue
+            start = time.time()
+            try:
+                t(r, tmp)
+                passed += 1
+                lag = re.search(r"loop_lag_max_us (\d+)", r.must("status"))
+                print("ok %s (%.1f s, worst loop delay so far %.1f ms)" % (
+                    t.__name__, time.time() - start,
+                    int(lag.group(1)) / 1000))
+            except Exception:
+                failed += 1
+                print("FAIL %s" % t.__name__)
+                traceback.print_exc(file=sys.stdout)
+        st = r.must("status")
+        lag = int(re.search(r"loop_lag_max_us (\d+)", st).group(1))
+        FIGURES["worst event-loop delay of a 10 ms timer (ms)"] = \
+            "%.1f" % (lag / 1000)
+    finally:
+        rc = r.stop()
+        if rc != 0:
+            print("FAIL refd exited with status %s" % rc)
+            failed += 1
+    for k, v in FIGURES.items():
+        print("# figure: %s: %s" % (k, v))
+    print("%d passed, %d failed" % (passed, failed))
+    if failed == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print("# kept " + tmp)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
