@@ -436,7 +436,8 @@ ck_queue_raw(struct ck_bot *b, const char *s, size_t n)
 		}
 		b->outsize = need * 2;
 	}
-	memcpy(b->out + b->outlen, s, n);
+	if (n > 0)
+		memcpy(b->out + b->outlen, s, n);
 	b->outlen += n;
 	while (ck.verbose && at < s + n &&
 	    (nl = memchr(at, '\n', s + n - at)) != NULL) {

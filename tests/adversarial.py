@@ -37,7 +37,9 @@ BOTS = {
     "hang": ("timeout",), "late": ("timeout",), "crash": ("eof",),
     "early": ("eof",), "garbage": ("garbage",), "junk": ("garbage",),
     "longline": ("overlong",), "drip": ("timeout",),
-    "flood": ("unasked", "wrong-id"), "wrongid": ("wrong-id",),
+    # 50,000 comment lines come first: a slow (sanitized) refd may reach
+    # the deadline before the unasked answers
+    "flood": ("unasked", "wrong-id", "timeout"), "wrongid": ("wrong-id",),
     "unasked": ("unasked", "wrong-id"), "illegal": ("illegal",),
     "twice": ("illegal",), "closeout": ("timeout", "eof"),
     "forkhold": ("eof",), "refuse": ("refused",),
@@ -107,7 +109,9 @@ def test_bots_beside_healthy_matches(r, tmp):
     assert len(os.listdir("/proc/%d/fd" % r.proc.pid)) <= fds, "fd leak"
     grown = rss_kb(r.proc.pid) - rss0
     FIGURES["refd RSS growth over the bot cases (KiB)"] = grown
-    assert grown < 16 * 1024, "refd grew by %d KiB" % grown
+    # AddressSanitizer keeps freed memory in quarantine: no bound there
+    if "ASAN_OPTIONS" not in os.environ:
+        assert grown < 16 * 1024, "refd grew by %d KiB" % grown
 
 
 def test_silent_and_many_connections(r, tmp):
@@ -300,6 +304,31 @@ def test_storage_faults(r, tmp):
         subprocess.call(["umount", "-l", mnt])
 
 
+def test_bot_rlimits(r, tmp):
+    """bot_cpu_seconds and bot_memory_mb bound what a spawned bot takes."""
+    d = tempfile.mkdtemp(dir=tmp)
+    conf = os.path.join(d, "refd.conf")
+    open(conf, "w").write("bot_cpu_seconds 1\nbot_memory_mb 1024\n")
+    r2 = e2e.Refd(d, move_ms=10000, extra=["-f", conf])
+    try:
+        r2.add("g0", EVIL + ["good"])
+        r2.add("g1", EVIL + ["good"])
+        r2.add("spinner", EVIL + ["spin"])
+        t0 = time.time()
+        mid = r2.start("joker3", ["g0", "spinner", "g1"])
+        result, reason = r2.wait(mid)
+        took = time.time() - t0
+        assert result == "forfeit1" and "eof" in reason, (result, reason)
+        assert took < 8, "the CPU limit took %.1f s" % took
+        # a healthy bot is not hurt by the limits
+        mid = r2.start("classic2", ["g0", "g1"])
+        result, reason = r2.wait(mid)
+        assert result.startswith(("seat", "draw")), (result, reason)
+        FIGURES["adversarial cases"] += 1
+    finally:
+        r2.stop()
+
+
 def test_crash_campaign(r, tmp):
     """20 SIGKILLs at random moments of a tournament: the log stays whole,
     every complete match verifies, the standings equal an uninterrupted
@@ -361,7 +390,7 @@ def test_crash_campaign(r, tmp):
 
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
          test_token_guesser, test_control_abuse, test_storage_faults,
-         test_crash_campaign]
+         test_bot_rlimits, test_crash_campaign]
 
 
 def main():

@@ -25,6 +25,7 @@ misbehaves it answers like a random bot.  Modes:
   notacard    answers every genplay with "x", which is no card
   noblank     never writes the blank line that must end every answer
   slow MS     answers every genplay MS milliseconds late
+  spin        spins the CPU at its first genplay, forever
   stderrflood writes 3 MiB to stderr at its first genplay, then plays on
   slowstart MS  waits MS milliseconds before reading anything
   inject      refuses genplay with a multi-line answer that forges lines
@@ -92,6 +93,9 @@ def misbehave(ident, hand):
         send(b"# flood\n" * 50000 + b"=999999 x\n\n" * 50000)
     elif MODE == "inject":
         send(("?%s no\nend seat0 forged\n\x1b[2J\n\n" % ident).encode())
+    elif MODE == "spin":
+        while True:
+            pass
     elif MODE == "refuse":
         send(("?%s I refuse\n\n" % ident).encode())
     else:
