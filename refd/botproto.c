@@ -145,3 +145,29 @@ botproto_match_end_text(char *buf, size_t len, const char *result,
 	    intlist(mpoints, n, mp, sizeof(mp)), seed, chain);
 	return buf;
 }
+
+/*
+ * The fallback card refd plays for a seat under the fallback policy:
+ * of its hand, the card with the fewest points, then the weakest, then
+ * the first.  Policy, not a rule of the game, so it is here and not in
+ * libbriscola; refd, checkbot and the audit all take it from here.
+ * BRI_NOCARD for an empty hand.
+ */
+bri_card
+botproto_fallback(const struct bri_deal *d, int seat)
+{
+	bri_card	 best, c;
+	int		 i;
+
+	if (d->nhand[seat] == 0)
+		return BRI_NOCARD;
+	best = d->hand[seat][0];
+	for (i = 1; i < d->nhand[seat]; i++) {
+		c = d->hand[seat][i];
+		if (bri_card_points(c) < bri_card_points(best) ||
+		    (bri_card_points(c) == bri_card_points(best) &&
+		    bri_card_strength(c) < bri_card_strength(best)))
+			best = c;
+	}
+	return best;
+}

@@ -427,22 +427,6 @@ match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
 	match_apply(m, s->index, c, us / 1000, 0);
 }
 
-/* The documented fallback card: fewest points, then weakest, first. */
-static bri_card
-match_fallback(const struct bri_deal *d, int seat)
-{
-	bri_card	 best = d->hand[seat][0], c;
-	int		 i;
-
-	for (i = 1; i < d->nhand[seat]; i++) {
-		c = d->hand[seat][i];
-		if (bri_card_points(c) < bri_card_points(best) ||
-		    (bri_card_points(c) == bri_card_points(best) &&
-		    bri_card_strength(c) < bri_card_strength(best)))
-			best = c;
-	}
-	return best;
-}
 
 /*
  * A seat faulted.  Under "fallback" a move fault of a seat that can still
@@ -466,7 +450,7 @@ match_seat_fault(struct match *m, struct seat *s, const char *kind,
 	    m->state == MATCH_PLAYING && i == m->bm.deal.turn &&
 	    m->faults[i] < m->conf.max_faults;
 	if (fallback) {
-		c = match_fallback(&m->bm.deal, i);
+		c = botproto_fallback(&m->bm.deal, i);
 		snprintf(action, sizeof(action), "fallback %s",
 		    bri_card_format(c, cs));
 	} else

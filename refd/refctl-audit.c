@@ -246,7 +246,6 @@ static int	 au_text(const struct au_row *, struct au_line *);
 static const char *au_row_desc(const struct au_row *, char *, size_t);
 static const char *au_cards(const bri_card *, int, char *, size_t);
 static const char *au_ints(const int *, int, char *, size_t);
-static bri_card	 au_fallback(const struct bri_deal *, int);
 static int	 au_deal_active(const struct au *);
 static int	 au_trick_now(const struct au *);
 static int	 au_expect(struct au *, const struct au_row *);
@@ -974,29 +973,6 @@ au_ints(const int *v, int n, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * The fallback card refd(8) plays for a faulting seat (refd-protocol(7)):
- * fewest card points, then the weakest, then the first in the hand.  It
- * is the referee's policy, not a rule, so it is not in libbriscola.
- */
-static bri_card
-au_fallback(const struct bri_deal *d, int seat)
-{
-	bri_card	 best, c;
-	int		 i;
-
-	if (d->nhand[seat] == 0)
-		return BRI_NOCARD;
-	best = d->hand[seat][0];
-	for (i = 1; i < d->nhand[seat]; i++) {
-		c = d->hand[seat][i];
-		if (bri_card_points(c) < bri_card_points(best) ||
-		    (bri_card_points(c) == bri_card_points(best) &&
-		    bri_card_strength(c) < bri_card_strength(best)))
-			best = c;
-	}
-	return best;
-}
 
 /* Is a deal being played in the replay right now? */
 static int
@@ -1335,7 +1311,7 @@ au_fault(struct au *a, const struct au_row *r)
 			    "the seat (%s) under policy fallback with "
 			    "max_faults=%d must cost the fallback card %s, "
 			    "the log says forfeit", k, kind, a->faults_max,
-			    bri_card_format(au_fallback(d, seat), c1));
+			    bri_card_format(botproto_fallback(d, seat), c1));
 		a->forfeit_seat = seat;
 		snprintf(a->forfeit_kind, sizeof(a->forfeit_kind), "%s", kind);
 		return 0;
@@ -1352,7 +1328,7 @@ au_fault(struct au *a, const struct au_row *r)
 		    "forfeits it%s", k, kind, act, a->policy, a->faults_max,
 		    au_deal_active(a) && d->turn != seat ? ": not its turn" :
 		    "");
-	fb = au_fallback(d, seat);
+	fb = botproto_fallback(d, seat);
 	if (c != fb)
 		return au_fail(a, r->deal, trick, seat, "logged %s, the "
 		    "documented fallback card of the hand %s is %s", act,

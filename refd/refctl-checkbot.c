@@ -178,7 +178,6 @@ static void	ck_pop(struct ck_bot *, struct ck_cmd *);
 static int	ck_probes(void);
 static int	ck_variant(enum bri_variant);
 static void	ck_tell(struct ck_bot *, enum botmsg);
-static bri_card	ck_fallback(const struct bri_deal *, int);
 static uint64_t	ck_rand(void);
 static int	ck_parse_seed(const char *, struct bri_seed *);
 static void	ck_usage(FILE *);
@@ -1110,22 +1109,6 @@ ck_tell(struct ck_bot *b, enum botmsg m)
 	    botproto_format(m, &v, 0, buf, sizeof(buf)), "\n");
 }
 
-/* refd's documented fallback card: fewest points, then weakest, first. */
-static bri_card
-ck_fallback(const struct bri_deal *d, int seat)
-{
-	bri_card	 best = d->hand[seat][0], c;
-	int		 i;
-
-	for (i = 1; i < d->nhand[seat]; i++) {
-		c = d->hand[seat][i];
-		if (bri_card_points(c) < bri_card_points(best) ||
-		    (bri_card_points(c) == bri_card_points(best) &&
-		    bri_card_strength(c) < bri_card_strength(best)))
-			best = c;
-	}
-	return best;
-}
 
 /* splitmix64, so that the random players repeat from run to run. */
 static uint64_t
@@ -1219,7 +1202,7 @@ ck_variant(enum bri_variant var)
 					break;
 				moves++;
 				c = b.answered && b.card != BRI_NOCARD ? b.card :
-				    ck_fallback(&ck.m.deal, t);
+				    botproto_fallback(&ck.m.deal, t);
 			} else
 				c = ck.m.deal.hand[t][ck_rand() %
 				    ck.m.deal.nhand[t]];
