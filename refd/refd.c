@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,127 +84,17 @@ usage(int status)
 	exit(status);
 }
 
-/* Parse "host:port" into the listen settings. */
-static int
-parse_listen(const char *s, char *err, size_t errlen)
-{
-	const char	*colon = strrchr(s, ':'), *errstr;
-	long long	 port;
-
-	if (colon == NULL || colon == s ||
-	    (size_t)(colon - s) >= sizeof(conf.listen_host)) {
-		snprintf(err, errlen, "listen: host:port expected");
-		return -1;
-	}
-	port = util_num(colon + 1, 0, 65535, &errstr);
-	if (errstr != NULL) {
-		snprintf(err, errlen, "listen: port %s", errstr);
-		return -1;
-	}
-	memcpy(conf.listen_host, s, colon - s);
-	conf.listen_host[colon - s] = '\0';
-	conf.listen_port = (int)port;
-	return 0;
-}
-
-/* Apply one config line, already split into words. */
-static int
-conf_line(int argc, char **argv, char *err, size_t errlen)
-{
-	static const struct {
-		const char	*key;
-		int		*val;
-		long long	 min, max;
-	} nums[] = {
-		{ "move_ms", &conf.move_ms, 1, 3600000 },
-		{ "bank_ms", &conf.bank_ms, 0, 86400000 },
-		{ "startup_ms", &conf.startup_ms, 1, 600000 },
-		{ "max_connections", &conf.max_conns, 1, 100000 },
-		{ "auth_ms", &conf.auth_ms, 1, 600000 },
-		{ "bot_cpu_seconds", &conf.bot_cpu_s, 0, 86400 },
-		{ "bot_memory_mb", &conf.bot_mem_mb, 0, 1048576 },
-	};
-	const char	*errstr;
-	size_t		 i;
-	long long	 n;
-
-	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		if (strcmp(argv[0], nums[i].key) != 0)
-			continue;
-		if (argc != 2) {
-			snprintf(err, errlen, "%s takes one number", argv[0]);
-			return -1;
-		}
-		n = util_num(argv[1], nums[i].min, nums[i].max, &errstr);
-		if (errstr != NULL) {
-			snprintf(err, errlen, "%s: %s (%lld to %lld)", argv[0],
-			    errstr, nums[i].min, nums[i].max);
-			return -1;
-		}
-		*nums[i].val = (int)n;
-		return 0;
-	}
-	if (strcmp(argv[0], "bot") == 0) {
-		if (argc < 4) {
-			snprintf(err, errlen, "usage: bot NAME spawn COMMAND "
-			    "[ARG ...] | bot NAME remote TOKEN");
-			return -1;
-		}
-		if (strcmp(argv[2], "spawn") != 0 &&
-		    strcmp(argv[2], "remote") != 0) {
-			snprintf(err, errlen, "bot kind must be spawn or remote");
-			return -1;
-		}
-		return bots_add(argv[1], strcmp(argv[2], "spawn") == 0 ?
-		    BOT_SPAWN : BOT_REMOTE, argc - 3, argv + 3, err, errlen);
-	}
-	if (argc != 2) {
-		snprintf(err, errlen, "unknown setting or wrong arity: %s",
-		    argv[0]);
-		return -1;
-	}
-	if (strcmp(argv[0], "database") == 0)
-		snprintf(conf.db_path, sizeof(conf.db_path), "%s", argv[1]);
-	else if (strcmp(argv[0], "control") == 0)
-		snprintf(conf.ctl_path, sizeof(conf.ctl_path), "%s", argv[1]);
-	else if (strcmp(argv[0], "botlogs") == 0)
-		snprintf(conf.botlog_dir, sizeof(conf.botlog_dir), "%s",
-		    argv[1]);
-	else if (strcmp(argv[0], "listen") == 0)
-		return parse_listen(argv[1], err, errlen);
-	else {
-		snprintf(err, errlen, "unknown setting %s", argv[0]);
-		return -1;
-	}
-	return 0;
-}
-
 /* Read a config file; exits with file:line on the first error. */
 static void
 conf_read(const char *path)
 {
 	FILE		*fp;
-	char		 line[GTP_MAXLINE + 2], err[512], *w[GTP_MAXARGS];
-	int		 n, lineno = 0;
-	char		*p;
+	char		 err[PATH_MAX + 1024];
 
 	if ((fp = fopen(path, "r")) == NULL)
 		fatal("%s", path);
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		lineno++;
-		if (strchr(line, '\n') == NULL && !feof(fp))
-			fatalx("%s:%d: line too long", path, lineno);
-		if (gtp_clean(line))
-			continue;
-		n = 0;
-		for (p = strtok(line, " "); p != NULL; p = strtok(NULL, " ")) {
-			if (n == GTP_MAXARGS)
-				fatalx("%s:%d: too many words", path, lineno);
-			w[n++] = p;
-		}
-		if (conf_line(n, w, err, sizeof(err)) == -1)
-			fatalx("%s:%d: %s", path, lineno, err);
-	}
+	if (conf_parse(&conf, fp, path, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	fclose(fp);
 }
 
@@ -348,7 +239,7 @@ main(int argc, char *argv[])
 			    optarg);
 			break;
 		case 'l':
-			if (parse_listen(optarg, err, sizeof(err)) == -1)
+			if (conf_listen(&conf, optarg, err, sizeof(err)) == -1)
 				fatalx("%s", err);
 			break;
 		case 'm':

@@ -203,6 +203,11 @@ int		 tourney_over(int64_t, const char **, const char **);
 void		 tourney_match_done(struct match *);
 void		 tourney_free_all(void);
 
+/* conf.c: the config file, refd.conf(5). */
+int		 conf_parse(struct refd_conf *, FILE *, const char *, char *,
+		    size_t);
+int		 conf_listen(struct refd_conf *, const char *, char *, size_t);
+
 /* ctlopt.c: match_start's words, checked into a match_conf. */
 int		 ctlopt_match(struct match_conf *, const struct refd_conf *,
 		    int, char **, char *, size_t);

@@ -6,7 +6,7 @@
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 fail=0
-for t in botline ctlcmd card tdef audit; do
+for t in botline ctlcmd card tdef conf audit; do
 	set --
 	for d in corpus regress; do
 		[ -d "$top_srcdir/tests/fuzz/$d/$t" ] &&

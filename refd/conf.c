@@ -1,0 +1,155 @@
+/*
+ * conf.c: refd's configuration file (refd.conf(5)): lines of words,
+ * cleaned as GTP lines are, each a setting or a bot.  It touches nothing
+ * but the settings it is given and the registry of bots, so that the
+ * fuzzer (tests/fuzz/fuzz_conf.c) runs the code refd runs.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "refd.h"
+#include "util.h"
+
+/*
+ * Parse "host:port" into c's listen settings (the listen line, and
+ * refd -l).  Returns 0, or -1 with the reason in err.
+ */
+int
+conf_listen(struct refd_conf *c, const char *s, char *err, size_t errlen)
+{
+	const char	*colon = strrchr(s, ':'), *errstr;
+	long long	 port;
+
+	if (colon == NULL || colon == s ||
+	    (size_t)(colon - s) >= sizeof(c->listen_host)) {
+		snprintf(err, errlen, "listen: host:port expected");
+		return -1;
+	}
+	port = util_num(colon + 1, 0, 65535, &errstr);
+	if (errstr != NULL) {
+		snprintf(err, errlen, "listen: port %s", errstr);
+		return -1;
+	}
+	memcpy(c->listen_host, s, colon - s);
+	c->listen_host[colon - s] = '\0';
+	c->listen_port = (int)port;
+	return 0;
+}
+
+/* Apply one config line, already split into words. */
+static int
+conf_line(struct refd_conf *c, int argc, char **argv, char *err,
+    size_t errlen)
+{
+	static const struct {
+		const char	*key;
+		size_t		 off;
+		long long	 min, max;
+	} nums[] = {
+		{ "move_ms", offsetof(struct refd_conf, move_ms), 1, 3600000 },
+		{ "bank_ms", offsetof(struct refd_conf, bank_ms), 0, 86400000 },
+		{ "startup_ms", offsetof(struct refd_conf, startup_ms), 1,
+		    600000 },
+		{ "max_connections", offsetof(struct refd_conf, max_conns), 1,
+		    100000 },
+		{ "auth_ms", offsetof(struct refd_conf, auth_ms), 1, 600000 },
+		{ "bot_cpu_seconds", offsetof(struct refd_conf, bot_cpu_s), 0,
+		    86400 },
+		{ "bot_memory_mb", offsetof(struct refd_conf, bot_mem_mb), 0,
+		    1048576 },
+	};
+	const char	*errstr;
+	size_t		 i;
+	long long	 n;
+
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (strcmp(argv[0], nums[i].key) != 0)
+			continue;
+		if (argc != 2) {
+			snprintf(err, errlen, "%s takes one number", argv[0]);
+			return -1;
+		}
+		n = util_num(argv[1], nums[i].min, nums[i].max, &errstr);
+		if (errstr != NULL) {
+			snprintf(err, errlen, "%s: %s (%lld to %lld)", argv[0],
+			    errstr, nums[i].min, nums[i].max);
+			return -1;
+		}
+		*(int *)((char *)c + nums[i].off) = (int)n;
+		return 0;
+	}
+	if (strcmp(argv[0], "bot") == 0) {
+		if (argc < 4) {
+			snprintf(err, errlen, "usage: bot NAME spawn COMMAND "
+			    "[ARG ...] | bot NAME remote TOKEN");
+			return -1;
+		}
+		if (strcmp(argv[2], "spawn") != 0 &&
+		    strcmp(argv[2], "remote") != 0) {
+			snprintf(err, errlen, "bot kind must be spawn or remote");
+			return -1;
+		}
+		return bots_add(argv[1], strcmp(argv[2], "spawn") == 0 ?
+		    BOT_SPAWN : BOT_REMOTE, argc - 3, argv + 3, err, errlen);
+	}
+	if (argc != 2) {
+		snprintf(err, errlen, "unknown setting or wrong arity: %s",
+		    argv[0]);
+		return -1;
+	}
+	if (strcmp(argv[0], "database") == 0)
+		snprintf(c->db_path, sizeof(c->db_path), "%s", argv[1]);
+	else if (strcmp(argv[0], "control") == 0)
+		snprintf(c->ctl_path, sizeof(c->ctl_path), "%s", argv[1]);
+	else if (strcmp(argv[0], "botlogs") == 0)
+		snprintf(c->botlog_dir, sizeof(c->botlog_dir), "%s", argv[1]);
+	else if (strcmp(argv[0], "listen") == 0)
+		return conf_listen(c, argv[1], err, errlen);
+	else {
+		snprintf(err, errlen, "unknown setting %s", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read the config file fp (named fname in messages) into c, adding its
+ * bots to the registry.  Returns 0, or -1 at the first error with
+ * "fname:line: reason" in err; the lines before it have taken effect.
+ */
+int
+conf_parse(struct refd_conf *c, FILE *fp, const char *fname, char *err,
+    size_t errlen)
+{
+	char		 line[GTP_MAXLINE + 2], why[512], *w[GTP_MAXARGS];
+	int		 n, lineno = 0;
+	char		*p;
+
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(fp)) {
+			snprintf(err, errlen, "%s:%d: line too long", fname,
+			    lineno);
+			return -1;
+		}
+		if (gtp_clean(line))
+			continue;
+		n = 0;
+		for (p = strtok(line, " "); p != NULL; p = strtok(NULL, " ")) {
+			if (n == GTP_MAXARGS) {
+				snprintf(err, errlen, "%s:%d: too many words",
+				    fname, lineno);
+				return -1;
+			}
+			w[n++] = p;
+		}
+		if (conf_line(c, n, w, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%d: %s", fname, lineno, why);
+			return -1;
+		}
+	}
+	return 0;
+}
