@@ -543,7 +543,8 @@ db_prepare(struct db *db)
 
 /*
  * Open the log at path.  Writable (readonly 0): creates the file, puts
- * it in WAL mode and applies every migration it lacks.  Read-only: the
+ * it in WAL mode and applies every migration it lacks; ":memory:" is a
+ * log in memory, gone at exit, for benchmarks that leave the disk out.  Read-only: the
  * schema must already be this refd's.  Either way a file whose schema
  * is newer than this refd knows is refused.  Locks are waited for at
  * most DB_BUSY_MS.  Returns the handle, or NULL with the reason in err
@@ -590,7 +591,10 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 		wal = 0;
 		if (sqlite3_step(st) == SQLITE_ROW &&
 		    (mode = (const char *)sqlite3_column_text(st, 0)) != NULL)
-			wal = strcmp(mode, "wal") == 0;
+			/* ":memory:" (benchmarks) keeps its journal in memory */
+			wal = strcmp(mode, "wal") == 0 ||
+			    (strcmp(path, ":memory:") == 0 &&
+			    strcmp(mode, "memory") == 0);
 		else
 			db_fail(db, "journal_mode=WAL");
 		sqlite3_finalize(st);
