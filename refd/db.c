@@ -119,6 +119,11 @@ struct db {
 	sqlite3_stmt	*st[S_COUNT];	/* prepared once, by db_open() */
 	int		 readonly;	/* opened for reading only */
 	char		 err[256];	/* why the last call failed */
+	int		 tx_open;	/* db_begin() opened a transaction */
+	int		 tx_durable;	/* its commit syncs the log */
+	struct db_match	*tx_m;		/* the match writing in it */
+	uint8_t		 tx_chain[DB_HASHLEN]; /* that match's chain before */
+	int		 tx_links;	/* and its links before */
 };
 
 /* A canonical text being built; overflow makes it an error, never a cut. */
@@ -370,8 +375,9 @@ db_run(struct db *db, enum db_stmt s, const char *what, const char *fmt,
 
 /*
  * Write one chained row: the row's values from fmt, then its link number
- * and the link over text.  Only a committed row moves m's chain on, so a
- * failed write leaves the chain as the table has it.
+ * and the link over text.  Only a written row moves m's chain on, so a
+ * failed write leaves the chain as the table has it (db_rollback() moves
+ * it back over rows a rolled-back transaction held).
  */
 static int
 db_chained(struct db *db, struct db_match *m, enum db_stmt s,
@@ -379,7 +385,7 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 {
 	sqlite3_stmt	*st = db->st[s];
 	uint8_t		 link[DB_HASHLEN];
-	char		 hex[2 * DB_HASHLEN + 1], what[64];
+	char		 hex[2 * DB_HASHLEN + 1], what[256];
 	va_list		 ap;
 	int		 n;
 
@@ -401,10 +407,12 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 		sqlite3_clear_bindings(st);
 		return -1;
 	}
-	snprintf(what, sizeof(what), "match %lld: %.32s", (long long)m->id,
-	    text->buf);
-	if (db_step(db, st, what) == -1)
-		return -1;
+	if (db_step(db, st, "") == -1) {
+		/* the row's name only now: a write that works needs none */
+		snprintf(what, sizeof(what), "%s", db->err);
+		return db_failx(db, "match %lld: %.32s%s", (long long)m->id,
+		    text->buf, what);
+	}
 	memcpy(m->chain, link, DB_HASHLEN);
 	m->links++;
 	return 0;
@@ -418,6 +426,9 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 static int
 db_durable(struct db *db, int on)
 {
+	/* SQLite fixes the level for a transaction: db_begin() chose it */
+	if (db->tx_open)
+		return 0;
 	return db_step(db, db->st[on ? S_SYNC_FULL : S_SYNC_NORMAL],
 	    on ? "synchronous=FULL" : "synchronous=NORMAL");
 }
@@ -698,6 +709,75 @@ db_abort_unfinished(struct db *db, int *n)
 }
 
 /*
+ * Open one transaction for the next writes of match m, so that a play
+ * and the rows that follow from it (Joker, trick, deal result) cost one
+ * commit instead of one each.  durable makes that commit sync the log,
+ * as a deal's result must (db_deal_end(), db_match_end() then leave the
+ * level alone).  m's chain is kept so that db_rollback() can restore it.
+ * Returns 0, or -1 with nothing open.
+ */
+int
+db_begin(struct db *db, struct db_match *m, int durable)
+{
+	if (db->tx_open)
+		return db_failx(db, "begin: a transaction is already open");
+	if (durable && db_durable(db, 1) == -1)
+		return -1;
+	if (db_step(db, db->st[S_BEGIN], "begin") == -1) {
+		if (durable)
+			db_durable(db, 0);
+		return -1;
+	}
+	db->tx_open = 1;
+	db->tx_durable = durable != 0;
+	db->tx_m = m;
+	memcpy(db->tx_chain, m->chain, DB_HASHLEN);
+	db->tx_links = m->links;
+	return 0;
+}
+
+/*
+ * Commit the transaction db_begin() opened.  Returns 0; or -1, and then
+ * the caller calls db_rollback(), which undoes whatever is undone.
+ */
+int
+db_commit(struct db *db)
+{
+	if (!db->tx_open)
+		return db_failx(db, "commit: no transaction open");
+	if (db_step(db, db->st[S_COMMIT], "commit") == -1)
+		return -1;
+	db->tx_open = 0;
+	/* committed: a failure to step back to NORMAL is still reported */
+	if (db->tx_durable && db_durable(db, 0) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Give up the transaction db_begin() opened, if still open: roll it back
+ * and put its match's chain back as the table has it.  db_error() keeps
+ * the reason of the failure that led here.
+ */
+void
+db_rollback(struct db *db)
+{
+	char	 keep[sizeof(db->err)];
+
+	if (!db->tx_open)
+		return;
+	memcpy(keep, db->err, sizeof(keep));
+	if (sqlite3_get_autocommit(db->h) == 0)
+		db_step(db, db->st[S_ROLLBACK], "rollback");
+	memcpy(db->tx_m->chain, db->tx_chain, DB_HASHLEN);
+	db->tx_m->links = db->tx_links;
+	db->tx_open = 0;
+	if (db->tx_durable)
+		db_durable(db, 0);
+	memcpy(db->err, keep, sizeof(db->err));
+}
+
+/*
  * Record a starting match and its nseats seats in one transaction; on
  * success set m->id, link 0 of the chain in m->chain (BLAKE2b-256 of
  * "refd-chain-v1" then "match ID VARIANT OPTIONS COMMIT RNG") and
@@ -816,8 +896,9 @@ db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
 }
 
 /*
- * Record one card played, in its own autocommit transaction, so it is
- * committed before the next move is asked for.  fault is 1 when refd
+ * Record one card played, committed before the next move is asked for:
+ * in its own transaction, or in the one db_begin() opened for it and the
+ * rows that follow from it.  fault is 1 when refd
  * played the card for a seat that faulted.  Canonical text:
  * "play D SEQ trick=T seat=S card=C ms=MS fault=0|1".
  */

@@ -28,6 +28,9 @@
  *	db_match_end	result, reason, match points of nseats; durable
  *	db_bot_event	match id (0 for none), seat (-1 for none), bot,
  *			kind, detail; not chained
+ *	db_begin	opens one transaction for a match's next writes,
+ *			durable or not; db_commit commits it, db_rollback
+ *			undoes it and the match's chain with it
  */
 #ifndef REFD_DB_H
 #define REFD_DB_H
@@ -75,6 +78,9 @@ const char	*db_error(struct db *);
 int		 db_writable(struct db *);
 int		 db_abort_unfinished(struct db *, int *);
 
+int		 db_begin(struct db *, struct db_match *, int);
+int		 db_commit(struct db *);
+void		 db_rollback(struct db *);
 int		 db_match_begin(struct db *, struct db_match *,
 		    const struct db_seat *, int);
 int		 db_seat_version(struct db *, struct db_match *, int,

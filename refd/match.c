@@ -4,7 +4,7 @@
  * A match asks libbriscola what is legal and what happened, writes each
  * event to the log before anyone hears of it, and then tells every seat
  * what its own view allows.  Nothing here blocks: a bot's silence is a
- * deadline in seat.c, and each log write is one short SQLite commit.
+ * deadline in seat.c, and each play is one short SQLite commit.
  */
 #include "config.h"
 
@@ -487,13 +487,18 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
 		return;
 	}
-	if (db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++, trick, seat, c,
+	/* one commit for the play and what follows from it, synced if
+	 * it ends the deal */
+	if (db_begin(logdb, &m->dbm, ev.deal_over) == -1 ||
+	    db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++, trick, seat, c,
 	    (int)ms, fault) == -1 ||
 	    (ev.joker != BRI_NOSEAT &&
 	    db_joker(logdb, &m->dbm, m->bm.ndeals, ev.joker) == -1) ||
 	    (ev.trick_done && db_trick(logdb, &m->dbm, m->bm.ndeals, trick,
 	    ev.trick_winner, ev.trick_points) == -1) ||
-	    (ev.deal_over && db_deal_end(logdb, &m->dbm, &m->bm) == -1)) {
+	    (ev.deal_over && db_deal_end(logdb, &m->dbm, &m->bm) == -1) ||
+	    db_commit(logdb) == -1) {
+		db_rollback(logdb);
 		match_logfail(m);
 		return;
 	}
