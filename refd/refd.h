@@ -34,6 +34,7 @@
 #define REFD_MAXARGV		32	/* words of a spawned bot's command */
 #define REFD_ARGLEN		1024	/* bytes of one such word */
 #define SEAT_MAXPEND		256	/* unanswered commands to one bot */
+#define SEAT_MINPEND		16	/* room a seat starts with for them */
 #define SEAT_MAXOUT		(256 * 1024) /* unread output to one bot */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
 
@@ -105,15 +106,20 @@ struct seat {
 	int		 index;		/* seat number at its table */
 	int		 fd;
 	struct bufferevent *bev;
+	struct evbuffer	*out;		/* lines queued, not yet written */
+	TAILQ_ENTRY(seat) dirty;	/* out holds lines: flush is due */
+	int		 isdirty;	/* on that list */
 	pid_t		 pid;		/* spawn: the bot's process group */
 	int		 errfd;		/* spawn: stderr pipe */
 	struct event	*errev;
 	int		 logfd;		/* spawn: stderr log file */
 	size_t		 logged;	/* bytes written to it */
 	unsigned	 next_id;
-	struct seat_pend pend[SEAT_MAXPEND];	/* ring of unanswered */
+	struct seat_pend *pend;		/* ring of unanswered, npcap long */
+	int		 npcap;		/* grows to SEAT_MAXPEND as needed */
 	int		 phead, npend;
 	struct event	*timer;		/* deadline of the oldest pending */
+	int64_t		 armed_us;	/* when timer fires, 0: not for pend */
 	struct event	*killtimer;	/* closing: TERM then KILL */
 	int		 killstep;
 	struct frame	 fr;		/* the answer being read */

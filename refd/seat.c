@@ -43,6 +43,8 @@ static struct authfail {
 #define SEAT_QUIT_MS	1000	/* grace after quit, then after SIGTERM */
 
 static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
+static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
+static struct event	*flush_ev;	/* runs seat_flush() after the batch */
 static int	nseats_alive;
 
 static void	seat_read(struct bufferevent *, void *);
@@ -52,6 +54,10 @@ static void	seat_killstep(evutil_socket_t, short, void *);
 static void	seat_fault(struct seat *, const char *, const char *);
 static void	seat_close(struct seat *);
 static void	seat_maybe_free(struct seat *);
+static void	seat_flush(evutil_socket_t, short, void *);
+static void	seat_drained(struct bufferevent *, void *);
+static void	seat_undirty(struct seat *);
+static size_t	seat_unwritten(struct seat *);
 
 /* Name of a seat state, for the debug log and status. */
 const char *
@@ -89,28 +95,43 @@ seat_new(int fd)
 {
 	struct seat	*s;
 
+	if (flush_ev == NULL &&
+	    (flush_ev = event_new(base, -1, 0, seat_flush, NULL)) == NULL)
+		return NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
+	if ((s->pend = calloc(SEAT_MINPEND, sizeof(*s->pend))) == NULL) {
+		free(s);
+		return NULL;
+	}
+	s->npcap = SEAT_MINPEND;
 	s->fd = fd;
 	s->errfd = s->logfd = -1;
 	s->index = -1;
 	s->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	s->out = evbuffer_new();
 	s->timer = evtimer_new(base, seat_timeout, s);
 	s->killtimer = evtimer_new(base, seat_killstep, s);
-	if (s->bev == NULL || s->timer == NULL || s->killtimer == NULL) {
+	if (s->bev == NULL || s->out == NULL || s->timer == NULL ||
+	    s->killtimer == NULL) {
 		if (s->bev)
 			bufferevent_free(s->bev);
 		else
 			close(fd);
+		if (s->out)
+			evbuffer_free(s->out);
 		if (s->timer)
 			event_free(s->timer);
 		if (s->killtimer)
 			event_free(s->killtimer);
+		free(s->pend);
 		free(s);
 		return NULL;
 	}
-	bufferevent_setcb(s->bev, seat_read, NULL, seat_event, s);
-	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+	/* s->out leaves through seat_flush(); EV_WRITE only for a backlog */
+	bufferevent_setcb(s->bev, seat_read, seat_drained, seat_event, s);
+	bufferevent_disable(s->bev, EV_WRITE);	/* a new one has it on */
+	bufferevent_enable(s->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&seats, s, entry);
 	nseats_alive++;
 	return s;
@@ -244,7 +265,87 @@ seat_accept(int fd, const char *peer)
 	return s;
 }
 
-/* Arm the timer for the oldest answer still awaited, if any. */
+/*
+ * Output was queued for s: have it written once the callbacks now due
+ * have run.  An event activated from a callback runs after the others
+ * of its loop iteration, so all a batch queued for one bot leaves in one
+ * write, and with no epoll_ctl() to watch for writability first.
+ */
+static void
+seat_dirty(struct seat *s)
+{
+	if (s->isdirty)
+		return;
+	s->isdirty = 1;
+	TAILQ_INSERT_TAIL(&dirty, s, dirty);
+	event_active(flush_ev, EV_TIMEOUT, 1);
+}
+
+/* Take s off the list of seats with output to write. */
+static void
+seat_undirty(struct seat *s)
+{
+	if (!s->isdirty)
+		return;
+	s->isdirty = 0;
+	TAILQ_REMOVE(&dirty, s, dirty);
+}
+
+/*
+ * Write what each dirty seat has queued, straight to its descriptor
+ * (libevent lets nobody but itself drain a bufferevent's output, hence
+ * s->out).  What the socket does not take, or an error, goes to the
+ * bufferevent: EV_WRITE then writes the rest when it can, or reports the
+ * error to seat_event().  Behind such a backlog, new lines queue there
+ * too, so that order holds.
+ */
+static void
+seat_flush(evutil_socket_t fd, short what, void *arg)
+{
+	struct seat	*s;
+	struct evbuffer	*bout;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	while ((s = TAILQ_FIRST(&dirty)) != NULL) {
+		seat_undirty(s);
+		if (s->bev == NULL)
+			continue;
+		bout = bufferevent_get_output(s->bev);
+		/* on an error the rest goes to the bufferevent, which
+		 * meets the error again and reports it */
+		if (evbuffer_get_length(bout) == 0)
+			evbuffer_write(s->out, s->fd);
+		if (evbuffer_get_length(s->out) > 0) {
+			evbuffer_add_buffer(bout, s->out);
+			bufferevent_enable(s->bev, EV_WRITE);
+		}
+	}
+}
+
+/* Bytes queued for the bot and not yet written, either way. */
+static size_t
+seat_unwritten(struct seat *s)
+{
+	return evbuffer_get_length(s->out) +
+	    evbuffer_get_length(bufferevent_get_output(s->bev));
+}
+
+/* libevent wrote a backlog out: back to writing in seat_flush(). */
+static void
+seat_drained(struct bufferevent *bev, void *arg)
+{
+	(void)arg;
+	bufferevent_disable(bev, EV_WRITE);
+}
+
+/*
+ * Arm the timer for the oldest answer still awaited, if any.  A timer
+ * already due no later is left alone: firing early costs a re-arm in
+ * seat_timeout(), while re-arming at every answer cost two timer-heap
+ * operations per command.
+ */
 static void
 seat_arm(struct seat *s)
 {
@@ -252,19 +353,62 @@ seat_arm(struct seat *s)
 	int64_t		 left;
 	int		 i;
 
-	evtimer_del(s->timer);
 	for (i = 0; i < s->npend; i++) {
-		struct seat_pend *p = &s->pend[(s->phead + i) % SEAT_MAXPEND];
+		struct seat_pend *p = &s->pend[(s->phead + i) % s->npcap];
 		if (p->abandoned)
 			continue;
+		if (s->armed_us != 0 && s->armed_us <= p->deadline_us)
+			return;
 		left = p->deadline_us - util_now_us();
 		if (left < 0)
 			left = 0;
 		tv.tv_sec = left / 1000000;
 		tv.tv_usec = left % 1000000;
 		evtimer_add(s->timer, &tv);
+		s->armed_us = p->deadline_us;
 		return;
 	}
+	evtimer_del(s->timer);
+	s->armed_us = 0;
+}
+
+/*
+ * Make room for one more unanswered command: the ring doubles, in order,
+ * up to SEAT_MAXPEND.  Returns 0, or -1 when it cannot grow.
+ */
+static int
+seat_pend_grow(struct seat *s)
+{
+	struct seat_pend *np;
+	int		 i, cap = s->npcap * 2;
+
+	if (s->npend < s->npcap)
+		return 0;
+	if (cap > SEAT_MAXPEND || (np = calloc(cap, sizeof(*np))) == NULL)
+		return -1;
+	for (i = 0; i < s->npend; i++)
+		np[i] = s->pend[(s->phead + i) % s->npcap];
+	free(s->pend);
+	s->pend = np;
+	s->npcap = cap;
+	s->phead = 0;
+	return 0;
+}
+
+/* Write "ID " for a command into buf; returns its length (at most 11). */
+static int
+seat_idtext(char *buf, unsigned id)
+{
+	char	 d[10];
+	int	 n = 0, i = 0;
+
+	do
+		d[n++] = (char)('0' + id % 10);
+	while ((id /= 10) != 0);
+	while (n > 0)
+		buf[i++] = d[--n];
+	buf[i++] = ' ';
+	return i;
 }
 
 /*
@@ -279,27 +423,51 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 	struct evbuffer	*out;
 	struct seat_pend *p;
 	va_list		 ap;
+	char		 line[BOTPROTO_MAXLINE + 16];
+	const char	*text;
+	int		 n, k;
 
 	if (s->bev == NULL || s->broken)
 		return -1;
-	out = bufferevent_get_output(s->bev);
-	if (s->npend == SEAT_MAXPEND || evbuffer_get_length(out) > SEAT_MAXOUT) {
+	out = s->out;
+	if (s->npend == SEAT_MAXPEND || seat_unwritten(s) > SEAT_MAXOUT) {
 		seat_fault(s, "unresponsive",
 		    s->npend == SEAT_MAXPEND ? "too many unanswered commands" :
 		    "bot stopped reading its input");
 		return -1;
 	}
-	p = &s->pend[(s->phead + s->npend++) % SEAT_MAXPEND];
+	if (seat_pend_grow(s) == -1) {
+		seat_fault(s, "unresponsive", "out of memory");
+		return -1;
+	}
+	p = &s->pend[(s->phead + s->npend++) % s->npcap];
 	p->id = ++s->next_id;
 	p->kind = kind;
 	p->sent_us = util_now_us();
 	p->deadline_us = p->sent_us + (int64_t)limit_ms * 1000;
 	p->abandoned = 0;
-	evbuffer_add_printf(out, "%u ", p->id);
+	/* the whole line at once, then one buffer append */
+	n = seat_idtext(line, p->id);
 	va_start(ap, fmt);
-	evbuffer_add_vprintf(out, fmt, ap);
+	if (strcmp(fmt, "%s") == 0) {	/* most lines come built */
+		text = va_arg(ap, const char *);
+		k = (int)strnlen(text, sizeof(line));
+		if ((size_t)(n + k) < sizeof(line) - 1)
+			memcpy(line + n, text, k);
+	} else
+		k = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
-	evbuffer_add(out, "\n", 1);
+	if (k >= 0 && (size_t)(n + k) < sizeof(line) - 1) {
+		line[n + k] = '\n';
+		evbuffer_add(out, line, n + k + 1);
+	} else {
+		evbuffer_add(out, line, n);
+		va_start(ap, fmt);
+		evbuffer_add_vprintf(out, fmt, ap);
+		va_end(ap);
+		evbuffer_add(out, "\n", 1);
+	}
+	seat_dirty(s);
 	if (s->npend == 1 || kind == PEND_GENPLAY)
 		seat_arm(s);
 	return 0;
@@ -331,12 +499,15 @@ seat_flushed(struct bufferevent *bev, void *arg)
 static void
 seat_close_flushed(struct seat *s)
 {
+	seat_undirty(s);
+	evbuffer_add_buffer(bufferevent_get_output(s->bev), s->out);
 	bufferevent_disable(s->bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0) {
 		seat_close(s);
 		return;
 	}
 	bufferevent_setcb(s->bev, NULL, seat_flushed, seat_event, s);
+	bufferevent_enable(s->bev, EV_WRITE);
 }
 
 /*
@@ -368,7 +539,7 @@ seat_auth(struct seat *s, char *line)
 {
 	struct gtp_cmd	 c;
 	struct bot	*b;
-	struct evbuffer	*out = bufferevent_get_output(s->bev);
+	struct evbuffer	*out = s->out;
 
 	c.argc = 0;
 	gtp_clean(line);
@@ -384,8 +555,10 @@ seat_auth(struct seat *s, char *line)
 		return;
 	}
 	evtimer_del(s->timer);
+	s->armed_us = 0;
 	s->bot = b;
 	evbuffer_add_printf(out, "=\n\n");
+	seat_dirty(s);
 	db_bot_event(logdb, 0, -1, b->name, "connect", s->peer);
 	seat_enter(s, SEAT_IDLE);
 	TAILQ_INSERT_TAIL(&b->idle, s, pool);
@@ -398,7 +571,7 @@ seat_answer(struct seat *s)
 {
 	struct seat_pend p = s->pend[s->phead];
 
-	s->phead = (s->phead + 1) % SEAT_MAXPEND;
+	s->phead = (s->phead + 1) % s->npcap;
 	s->npend--;
 	seat_arm(s);
 	if (p.abandoned)
@@ -500,6 +673,7 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	s->armed_us = 0;
 	if (s->state == SEAT_AUTH && s->auth_refused) {
 		evbuffer_add_printf(bufferevent_get_output(s->bev),
 		    "? authentication failed\n\n");
@@ -513,18 +687,16 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 		seat_close(s);
 		return;
 	}
-	if (s->state == SEAT_CLOSING) {
-		seat_close(s);
-		return;
-	}
 	for (i = 0; i < s->npend; i++) {
-		p = &s->pend[(s->phead + i) % SEAT_MAXPEND];
+		p = &s->pend[(s->phead + i) % s->npcap];
 		if (p->abandoned)
 			continue;
 		if (p->deadline_us > util_now_us()) {
-			seat_arm(s);
+			seat_arm(s);	/* armed early: an answer came */
 			return;
 		}
+		if (s->state == SEAT_CLOSING)
+			break;
 		p->abandoned = 1;
 		snprintf(ev, sizeof(ev), "no answer to command %u after %lld ms",
 		    p->id, (long long)(util_now_us() - p->sent_us) / 1000);
@@ -533,6 +705,8 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 		seat_fault(s, "timeout", ev);
 		return;
 	}
+	if (s->state == SEAT_CLOSING)
+		seat_close(s);
 }
 
 /*
@@ -590,11 +764,13 @@ seat_close(struct seat *s)
 
 	if (s->state == SEAT_IDLE && s->bot != NULL)
 		TAILQ_REMOVE(&s->bot->idle, s, pool);
+	seat_undirty(s);
 	if (s->bev != NULL) {
 		bufferevent_free(s->bev);
 		s->bev = NULL;
 	}
 	evtimer_del(s->timer);
+	s->armed_us = 0;
 	if (s->state != SEAT_DEAD)
 		seat_enter(s, SEAT_DEAD);
 	s->match = NULL;
@@ -615,6 +791,8 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	nseats_alive--;
 	event_free(s->timer);
 	event_free(s->killtimer);
+	free(s->pend);
+	evbuffer_free(s->out);
 	if (s->errev != NULL)
 		event_free(s->errev);
 	if (s->errfd != -1)
@@ -674,5 +852,9 @@ seat_shutdown_all(void)
 			spawn_signal(s->pid, SIGKILL);
 		if (s->state != SEAT_DEAD)
 			seat_close(s);
+	}
+	if (flush_ev != NULL) {
+		event_free(flush_ev);
+		flush_ev = NULL;
 	}
 }
