@@ -22,7 +22,6 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e  # noqa: E402
@@ -394,28 +393,17 @@ TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
 
 
 def main():
-    only = sys.argv[1:]
     passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="refd-adv.")
     conf = os.path.join(tmp, "refd.conf")
     open(conf, "w").write("auth_ms 500\nmax_connections 1500\n")
     r = e2e.Refd(tmp, move_ms=1000, extra=["-f", conf])
+    def lag():
+        us = re.search(r"loop_lag_max_us (\d+)", r.must("status")).group(1)
+        return ", worst loop delay so far %.1f ms" % (int(us) / 1000)
+
     try:
-        for t in TESTS:
-            if only and t.__name__ not in only:
-                continue
-            start = time.time()
-            try:
-                t(r, tmp)
-                passed += 1
-                lag = re.search(r"loop_lag_max_us (\d+)", r.must("status"))
-                print("ok %s (%.1f s, worst loop delay so far %.1f ms)" % (
-                    t.__name__, time.time() - start,
-                    int(lag.group(1)) / 1000))
-            except Exception:
-                failed += 1
-                print("FAIL %s" % t.__name__)
-                traceback.print_exc(file=sys.stdout)
+        passed, failed = e2e.run_tests(TESTS, (r, tmp), lag)
         st = r.must("status")
         lag = int(re.search(r"loop_lag_max_us (\d+)", st).group(1))
         FIGURES["worst event-loop delay of a 10 ms timer (ms)"] = \
@@ -427,12 +415,7 @@ def main():
             failed += 1
     for k, v in FIGURES.items():
         print("# figure: %s: %s" % (k, v))
-    print("%d passed, %d failed" % (passed, failed))
-    if failed == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print("# kept " + tmp)
-    sys.exit(1 if failed else 0)
+    e2e.finish(passed, failed, tmp)
 
 
 if __name__ == "__main__":

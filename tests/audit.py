@@ -632,8 +632,6 @@ TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
 
 
 def main():
-    only = sys.argv[1:]
-    passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="refd-audit.")
     start = time.time()
     try:
@@ -643,24 +641,8 @@ def main():
         traceback.print_exc(file=sys.stdout)
         print("FAIL playing the matches\n0 passed, 1 failed\n# kept " + tmp)
         sys.exit(1)
-    for t in TESTS:
-        if only and t.__name__ not in only:
-            continue
-        start = time.time()
-        try:
-            t(log)
-            passed += 1
-            print("ok %s (%.1f s)" % (t.__name__, time.time() - start))
-        except Exception:
-            failed += 1
-            print("FAIL %s" % t.__name__)
-            traceback.print_exc(file=sys.stdout)
-    print("%d passed, %d failed" % (passed, failed))
-    if failed == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print("# kept " + tmp)
-    sys.exit(1 if failed else 0)
+    passed, failed = e2e.run_tests(TESTS, (log,))
+    e2e.finish(passed, failed, tmp)
 
 
 if __name__ == "__main__":

@@ -692,24 +692,43 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_bot_transcript, test_bot_hygiene, test_stop_and_refuse]
 
 
-def main():
+def run_tests(tests, args, note=None):
+    """Run each test named on the command line (all if none) with args;
+    print "ok" or "FAIL" and the traceback; returns (passed, failed)."""
     only = sys.argv[1:]
+    passed = failed = 0
+    for t in tests:
+        if only and t.__name__ not in only:
+            continue
+        start = time.time()
+        try:
+            t(*args)
+            passed += 1
+            print("ok %s (%.1f s%s)" % (t.__name__, time.time() - start,
+                                        note() if note else ""))
+        except Exception:
+            failed += 1
+            print("FAIL %s" % t.__name__)
+            traceback.print_exc(file=sys.stdout)
+    return passed, failed
+
+
+def finish(passed, failed, tmp):
+    """The closing line, the temporary files kept only on failure."""
+    print("%d passed, %d failed" % (passed, failed))
+    if failed == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print("# kept " + tmp)
+    sys.exit(1 if failed else 0)
+
+
+def main():
     passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="refd-e2e.")
     r = Refd(tmp)
     try:
-        for t in TESTS:
-            if only and t.__name__ not in only:
-                continue
-            start = time.time()
-            try:
-                t(r)
-                passed += 1
-                print("ok %s (%.1f s)" % (t.__name__, time.time() - start))
-            except Exception:
-                failed += 1
-                print("FAIL %s" % t.__name__)
-                traceback.print_exc(file=sys.stdout)
+        passed, failed = run_tests(TESTS, (r,))
     finally:
         rc = r.stop()
         if rc != 0:
@@ -718,12 +737,7 @@ def main():
         print("# refd's stderr:")
         sys.stdout.write("".join("#   " + l for l in
                                  open(os.path.join(tmp, "refd.err"))))
-    print("%d passed, %d failed" % (passed, failed))
-    if failed == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print("# kept " + tmp)
-    sys.exit(1 if failed else 0)
+    finish(passed, failed, tmp)
 
 
 if __name__ == "__main__":

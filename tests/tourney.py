@@ -11,13 +11,11 @@ import csv
 import io
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e  # noqa: E402
@@ -284,27 +282,8 @@ TESTS = [test_schedules, test_bad_definitions, test_standings_exact,
 
 
 def main():
-    only = sys.argv[1:]
-    passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="refd-tourney.")
-    for t in TESTS:
-        if only and t.__name__ not in only:
-            continue
-        start = time.time()
-        try:
-            t(tmp)
-            passed += 1
-            print("ok %s (%.1f s)" % (t.__name__, time.time() - start))
-        except Exception:
-            failed += 1
-            print("FAIL %s" % t.__name__)
-            traceback.print_exc(file=sys.stdout)
-    print("%d passed, %d failed" % (passed, failed))
-    if failed == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print("# kept " + tmp)
-    sys.exit(1 if failed else 0)
+    e2e.finish(*e2e.run_tests(TESTS, (tmp,)), tmp)
 
 
 if __name__ == "__main__":
