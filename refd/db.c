@@ -26,11 +26,15 @@
 #define DB_TEXTMAX	1024		/* bytes kept of free text */
 #define DB_LINEMAX	2048		/* longest canonical text */
 #define DB_CHAIN_TAG	"refd-chain-v1"	/* prefix of link 0 */
+#define GROUPED(db)	((db)->group_hook != NULL && !(db)->solo)
 
 enum db_stmt {
 	S_BEGIN,
 	S_COMMIT,
 	S_ROLLBACK,
+	S_SAVEPOINT,
+	S_RELEASE,
+	S_ROLLBACK_TO,
 	S_SYNC_FULL,
 	S_SYNC_NORMAL,
 	S_ABORT_RUNNING,
@@ -59,6 +63,9 @@ static const char *const db_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
 	[S_ROLLBACK] = "ROLLBACK",
+	[S_SAVEPOINT] = "SAVEPOINT refd",
+	[S_RELEASE] = "RELEASE refd",
+	[S_ROLLBACK_TO] = "ROLLBACK TO refd",
 	[S_SYNC_FULL] = "PRAGMA synchronous = FULL",
 	[S_SYNC_NORMAL] = "PRAGMA synchronous = NORMAL",
 	[S_ABORT_RUNNING] =
@@ -124,6 +131,22 @@ struct db {
 	struct db_match	*tx_m;		/* the match writing in it */
 	uint8_t		 tx_chain[DB_HASHLEN]; /* that match's chain before */
 	int		 tx_links;	/* and its links before */
+	void		(*group_hook)(void); /* group mode: a group opened */
+	void		(*group_lost)(struct db_match *); /* its rows lost */
+	int		 group_open;	/* the group's BEGIN is done */
+	int		 group_sync;	/* a durable row is in it */
+	int		 group_gone;	/* SQLite rolled it back already */
+	int		 solo;		/* a write outside the group runs */
+	unsigned	 group_gen;	/* which group is open */
+	struct db_gsave	*saves;		/* chains of the matches in it */
+	int		 nsaves, savecap;
+};
+
+/* A match's chain as it was when the open group first wrote for it. */
+struct db_gsave {
+	struct db_match	*m;
+	uint8_t		 chain[DB_HASHLEN];
+	int		 links;
 };
 
 /* A canonical text being built; overflow makes it an error, never a cut. */
@@ -144,6 +167,9 @@ static int	 db_run(struct db *, enum db_stmt, const char *,
 static int	 db_chained(struct db *, struct db_match *, enum db_stmt,
 		    const struct db_line *, const char *, ...);
 static int	 db_durable(struct db *, int);
+static int	 db_group_enter(struct db *, struct db_match *);
+static int	 db_group_barrier(struct db *);
+static int	 db_sync_log(struct db *);
 static int	 db_pragma_int(struct db *, const char *, int *);
 static int	 db_migrate(struct db *);
 static int	 db_prepare(struct db *);
@@ -363,6 +389,8 @@ db_run(struct db *db, enum db_stmt s, const char *what, const char *fmt,
 	va_list	 ap;
 	int	 n;
 
+	if (db_group_enter(db, NULL) == -1)
+		return -1;
 	va_start(ap, fmt);
 	n = db_bindv(db, db->st[s], 1, fmt, ap);
 	va_end(ap);
@@ -394,6 +422,8 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 	if (text->overflow)
 		return db_failx(db, "match %lld: event text too long",
 		    (long long)m->id);
+	if (db_group_enter(db, m) == -1)
+		return -1;
 	db_link(m->chain, text->buf, text->len, link);
 	sodium_bin2hex(hex, sizeof(hex), link, sizeof(link));
 	va_start(ap, fmt);
@@ -419,6 +449,151 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 }
 
 /*
+ * Group mode: open the group's transaction at its first write, and tell
+ * the daemon (the hook), which commits it once its loop pass is over.
+ * m, when given, is a match about to chain a row: its chain is kept so
+ * that a lost group can put it back.  Nothing to do outside group mode.
+ */
+static int
+db_group_enter(struct db *db, struct db_match *m)
+{
+	struct db_gsave	*ns;
+	int		 cap;
+
+	if (!GROUPED(db))
+		return 0;
+	if (!db->group_open) {
+		if (db_step(db, db->st[S_BEGIN], "group begin") == -1)
+			return -1;
+		db->group_open = 1;
+		db->group_gen++;
+		db->group_hook();
+	}
+	if (m == NULL || m->group == db->group_gen)
+		return 0;
+	if (db->nsaves == db->savecap) {
+		cap = db->savecap ? 2 * db->savecap : 16;
+		if ((ns = reallocarray(db->saves, cap, sizeof(*ns))) == NULL)
+			return db_failx(db, "group: out of memory");
+		db->saves = ns;
+		db->savecap = cap;
+	}
+	db->saves[db->nsaves].m = m;
+	memcpy(db->saves[db->nsaves].chain, m->chain, DB_HASHLEN);
+	db->saves[db->nsaves++].links = m->links;
+	m->group = db->group_gen;
+	return 0;
+}
+
+/*
+ * fsync the write-ahead log, as synchronous=FULL would have at the
+ * commit just made: every row committed so far survives a power loss.
+ */
+static int
+db_sync_log(struct db *db)
+{
+	sqlite3_file	*f = NULL;
+
+	if (sqlite3_file_control(db->h, "main", SQLITE_FCNTL_JOURNAL_POINTER,
+	    &f) != SQLITE_OK || f == NULL || f->pMethods == NULL)
+		return 0;	/* no log file: ":memory:" */
+	if (f->pMethods->xSync(f, SQLITE_SYNC_NORMAL) != SQLITE_OK)
+		return db_failx(db, "sync: the log could not be synced");
+	return 0;
+}
+
+/*
+ * Put refd's log in group mode: every write of a loop pass goes into one
+ * transaction, which the daemon commits (db_group_commit()) before it
+ * lets any line of that pass reach a bot.  hook is called when a group
+ * opens; lost(m), for each match that wrote in a group that could not be
+ * committed, after its chain is back as the table has it.  The start and
+ * the end of a match, and tournaments, are not grouped: they commit what
+ * is open, then themselves, as outside group mode.
+ */
+void
+db_group_mode(struct db *db, void (*hook)(void),
+    void (*lost)(struct db_match *))
+{
+	db->group_hook = hook;
+	db->group_lost = lost;
+}
+
+/* Is a group open, with rows not yet committed? */
+int
+db_group_pending(struct db *db)
+{
+	return db->group_open;
+}
+
+/*
+ * Commit the open group, and sync the log if a durable row is in it.
+ * Returns 0, or -1 when the group's rows are lost (rolled back: each
+ * match's chain goes back, then lost() hears of it) or could not be
+ * synced (committed, but lost() hears of it all the same).
+ */
+int
+db_group_commit(struct db *db)
+{
+	struct db_gsave	*g;
+	struct db_match	**lost;
+	char		 keep[sizeof(db->err)];
+	int		 i, n, committed = 0, sync = db->group_sync;
+
+	if (!db->group_open)
+		return 0;
+	if (!db->group_gone &&
+	    db_step(db, db->st[S_COMMIT], "group commit") == 0)
+		committed = 1;
+	else if (sqlite3_get_autocommit(db->h) == 0) {
+		memcpy(keep, db->err, sizeof(keep));
+		db_step(db, db->st[S_ROLLBACK], "group rollback");
+		memcpy(db->err, keep, sizeof(keep));
+	}
+	db->group_open = db->group_sync = db->group_gone = 0;
+	n = db->nsaves;
+	db->nsaves = 0;
+	if (committed && (!sync || db_sync_log(db) == 0))
+		return 0;
+	for (i = 0; i < n; i++) {
+		g = &db->saves[i];
+		if (!committed) {
+			memcpy(g->m->chain, g->chain, DB_HASHLEN);
+			g->m->links = g->links;
+		}
+		g->m->group = 0;
+	}
+	/* lost() may write again, into a new group that reuses saves */
+	if (db->group_lost != NULL &&
+	    (lost = calloc((size_t)(n > 0 ? n : 1), sizeof(*lost))) != NULL) {
+		for (i = 0; i < n; i++)
+			lost[i] = db->saves[i].m;
+		memcpy(keep, db->err, sizeof(keep));
+		for (i = 0; i < n; i++)
+			db->group_lost(lost[i]);
+		memcpy(db->err, keep, sizeof(keep));
+		free(lost);
+	}
+	return -1;
+}
+
+/*
+ * Before a write that is not grouped: commit the group first, so that
+ * the log keeps the order in which refd did things.
+ */
+static int
+db_group_barrier(struct db *db)
+{
+	char	 keep[sizeof(db->err)];
+
+	if (db->group_open && db_group_commit(db) == -1) {
+		memcpy(keep, db->err, sizeof(keep));
+		return db_failx(db, "an earlier write was lost: %s", keep);
+	}
+	return 0;
+}
+
+/*
  * Switch a result's commit to synchronous=FULL (on) and back to NORMAL
  * (off): in WAL mode FULL syncs the log at commit, which makes the
  * result and every play before it survive a power loss.
@@ -426,6 +601,12 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 static int
 db_durable(struct db *db, int on)
 {
+	/* a group is synced when committed, by db_group_commit() */
+	if (GROUPED(db)) {
+		if (on)
+			db->group_sync = 1;
+		return 0;
+	}
 	/* SQLite fixes the level for a transaction: db_begin() chose it */
 	if (db->tx_open)
 		return 0;
@@ -645,8 +826,11 @@ db_close(struct db *db)
 
 	if (db == NULL)
 		return;
+	db->group_lost = NULL;
+	db_group_commit(db);
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
+	free(db->saves);
 	sqlite3_close(db->h);
 	free(db);
 }
@@ -680,6 +864,9 @@ db_writable(struct db *db)
 		db_failx(db, "the database file is read-only");
 		return 0;
 	}
+	/* what is grouped must reach the file first, to know */
+	if (db_group_barrier(db) == -1)
+		return 0;
 	if (db_step(db, db->st[S_BEGIN], "write transaction") == -1)
 		return 0;
 	if (sqlite3_get_autocommit(db->h) == 0 &&
@@ -723,7 +910,10 @@ db_begin(struct db *db, struct db_match *m, int durable)
 		return db_failx(db, "begin: a transaction is already open");
 	if (durable && db_durable(db, 1) == -1)
 		return -1;
-	if (db_step(db, db->st[S_BEGIN], "begin") == -1) {
+	/* in group mode, a savepoint inside the group */
+	if (db_group_enter(db, m) == -1 ||
+	    db_step(db, db->st[GROUPED(db) ? S_SAVEPOINT : S_BEGIN],
+	    "begin") == -1) {
 		if (durable)
 			db_durable(db, 0);
 		return -1;
@@ -745,7 +935,8 @@ db_commit(struct db *db)
 {
 	if (!db->tx_open)
 		return db_failx(db, "commit: no transaction open");
-	if (db_step(db, db->st[S_COMMIT], "commit") == -1)
+	if (db_step(db, db->st[GROUPED(db) ? S_RELEASE : S_COMMIT],
+	    "commit") == -1)
 		return -1;
 	db->tx_open = 0;
 	/* committed: a failure to step back to NORMAL is still reported */
@@ -767,7 +958,12 @@ db_rollback(struct db *db)
 	if (!db->tx_open)
 		return;
 	memcpy(keep, db->err, sizeof(keep));
-	if (sqlite3_get_autocommit(db->h) == 0)
+	if (GROUPED(db) && sqlite3_get_autocommit(db->h) != 0)
+		db->group_gone = 1;	/* SQLite rolled the group back */
+	else if (GROUPED(db)) {
+		db_step(db, db->st[S_ROLLBACK_TO], "rollback");
+		db_step(db, db->st[S_RELEASE], "rollback");
+	} else if (sqlite3_get_autocommit(db->h) == 0)
 		db_step(db, db->st[S_ROLLBACK], "rollback");
 	memcpy(db->tx_m->chain, db->tx_chain, DB_HASHLEN);
 	db->tx_m->links = db->tx_links;
@@ -807,8 +1003,14 @@ db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
 			return db_failx(db, "match begin: seat %d incomplete",
 			    i);
 
-	if (db_step(db, db->st[S_BEGIN], "match begin") == -1)
+	/* never grouped: a match starts only if the log takes it now */
+	if (db_group_barrier(db) == -1)
 		return -1;
+	db->solo++;
+	if (db_step(db, db->st[S_BEGIN], "match begin") == -1) {
+		db->solo--;
+		return -1;
+	}
 	if (db_run(db, S_MATCH_INSERT, "insert match", "sssssiiisiJj",
 	    m->variant, m->options, m->seed_hex, m->commit_hex, m->rng,
 	    m->move_ms, m->bank_ms, m->startup_ms, m->policy, m->max_faults,
@@ -838,6 +1040,7 @@ db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
 		goto fail;
 	if (db_step(db, db->st[S_COMMIT], "match begin commit") == -1)
 		goto fail;
+	db->solo--;
 	m->id = id;
 	memcpy(m->chain, chain0, DB_HASHLEN);
 	m->links = 0;
@@ -845,6 +1048,7 @@ db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
 fail:
 	if (sqlite3_get_autocommit(db->h) == 0)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	db->solo--;
 	return -1;
 }
 
@@ -1046,8 +1250,14 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 	line_add(&l, "matchend result=%s mpoints=%s reason=%.*s", result,
 	    mpts.buf, (int)n, reason);
 
-	if (db_durable(db, 1) == -1)
+	/* never grouped: the result is on disk before it is announced */
+	if (db_group_barrier(db) == -1)
 		return -1;
+	db->solo++;
+	if (db_durable(db, 1) == -1) {
+		db->solo--;
+		return -1;
+	}
 	rc = db_chained(db, m, S_MATCH_END, &l, "IsssS", m->id, state, result,
 	    mpts.buf, n, reason);
 	if (rc == 0 && sqlite3_changes(db->h) != 1)
@@ -1055,6 +1265,7 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		    (long long)m->id);
 	if (db_durable(db, 0) == -1)
 		rc = -1;
+	db->solo--;
 	return rc;
 }
 

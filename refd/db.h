@@ -31,6 +31,10 @@
  *	db_begin	opens one transaction for a match's next writes,
  *			durable or not; db_commit commits it, db_rollback
  *			undoes it and the match's chain with it
+ *	db_group_mode	refd's mode: each loop pass's writes are one
+ *			transaction, committed by db_group_commit before
+ *			any bot hears of them; db_group_pending tells if
+ *			one is open
  */
 #ifndef REFD_DB_H
 #define REFD_DB_H
@@ -61,6 +65,7 @@ struct db_match {
 	int		 slot;		/* its slot in the tournament's schedule */
 	uint8_t		 chain[DB_HASHLEN]; /* running chain, kept by db.c */
 	int		 links;		/* links after chain0, kept by db.c */
+	unsigned	 group;		/* the group it wrote in, by db.c */
 };
 
 /* One seat as recorded when a match starts. */
@@ -78,6 +83,10 @@ const char	*db_error(struct db *);
 int		 db_writable(struct db *);
 int		 db_abort_unfinished(struct db *, int *);
 
+void		 db_group_mode(struct db *, void (*)(void),
+		    void (*)(struct db_match *));
+int		 db_group_pending(struct db *);
+int		 db_group_commit(struct db *);
 int		 db_begin(struct db *, struct db_match *, int);
 int		 db_commit(struct db *);
 void		 db_rollback(struct db *);

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -595,6 +596,25 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	ctl_match_done(m);
 	if (m->conf.tournament > 0)
 		tourney_match_done(m);
+}
+
+/*
+ * The log lost the rows this match wrote in the last loop pass (a group
+ * that could not be committed, see db_group_mode()): what its seats were
+ * to hear of them is dropped unsent, and the match stops as at any log
+ * failure.  dm is the match's log record, inside struct match.
+ */
+void
+match_log_lost(struct db_match *dm)
+{
+	struct match	*m;
+	int		 i;
+
+	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
+	for (i = 0; i < m->nseats; i++)
+		if (m->seat[i] != NULL && m->seat[i]->match == m)
+			seat_drop_unsent(m->seat[i]);
+	match_logfail(m);
 }
 
 /* The operator stops a match: it ends aborted, with the reason given. */

@@ -292,6 +292,8 @@ main(int argc, char *argv[])
 	signal(SIGHUP, SIG_IGN);	/* no reload: a lost terminal changes nothing */
 	if ((base = event_base_new()) == NULL)
 		fatalx("event_base_new");
+	/* each loop pass's writes: one commit before any bot hears of them */
+	db_group_mode(logdb, seat_flush_soon, match_log_lost);
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
 		evsignal_add(sigs[i], NULL);

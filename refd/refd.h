@@ -107,6 +107,7 @@ struct seat {
 	int		 fd;
 	struct bufferevent *bev;
 	struct evbuffer	*out;		/* lines queued, not yet written */
+	int		 unsent;	/* commands of them in pend */
 	TAILQ_ENTRY(seat) dirty;	/* out holds lines: flush is due */
 	int		 isdirty;	/* on that list */
 	pid_t		 pid;		/* spawn: the bot's process group */
@@ -138,6 +139,8 @@ void		 seat_release(struct seat *);
 void		 seat_reap(pid_t, int);
 int		 seat_count(void);
 void		 seat_shutdown_all(void);
+void		 seat_flush_soon(void);
+void		 seat_drop_unsent(struct seat *);
 const char	*seat_state_name(enum seat_state);
 
 /* match.c: one match's state machine, clocks and fault policy. */
@@ -197,6 +200,7 @@ void		 match_remote_ready(struct bot *);
 const char	*match_state_name(enum match_state);
 int		 match_running(void);
 void		 match_free(struct match *);
+void		 match_log_lost(struct db_match *);
 
 /* tourney.c: tournaments run by this refd. */
 int64_t		 tourney_start(const char *, char *, size_t);

@@ -45,6 +45,7 @@ static struct authfail {
 static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
 static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
 static struct event	*flush_ev;	/* runs seat_flush() after the batch */
+static int		 seats_down;	/* shut down: no more flushes */
 static int	nseats_alive;
 
 static void	seat_read(struct bufferevent *, void *);
@@ -55,6 +56,7 @@ static void	seat_fault(struct seat *, const char *, const char *);
 static void	seat_close(struct seat *);
 static void	seat_maybe_free(struct seat *);
 static void	seat_flush(evutil_socket_t, short, void *);
+static void	seat_arm(struct seat *);
 static void	seat_drained(struct bufferevent *, void *);
 static void	seat_undirty(struct seat *);
 static size_t	seat_unwritten(struct seat *);
@@ -278,7 +280,36 @@ seat_dirty(struct seat *s)
 		return;
 	s->isdirty = 1;
 	TAILQ_INSERT_TAIL(&dirty, s, dirty);
+	seat_flush_soon();
+}
+
+/*
+ * Have seat_flush() run once the callbacks now due have run: lines were
+ * queued, or the log opened a group of writes (db_group_mode()).
+ */
+void
+seat_flush_soon(void)
+{
+	if (seats_down)
+		return;		/* db_close() commits what is left */
+	if (flush_ev == NULL &&
+	    (flush_ev = event_new(base, -1, 0, seat_flush, NULL)) == NULL)
+		fatalx("flush event: out of memory");
 	event_active(flush_ev, EV_TIMEOUT, 1);
+}
+
+/*
+ * The log lost the writes of s's match since the last flush: its lines
+ * queued since then must not reach the bot, and their commands are
+ * awaited no more.
+ */
+void
+seat_drop_unsent(struct seat *s)
+{
+	evbuffer_drain(s->out, evbuffer_get_length(s->out));
+	s->npend -= s->unsent < s->npend ? s->unsent : s->npend;
+	s->unsent = 0;
+	seat_arm(s);
 }
 
 /* Take s off the list of seats with output to write. */
@@ -304,12 +335,20 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s;
 	struct evbuffer	*bout;
+	int		 n;
 
 	(void)fd;
 	(void)what;
 	(void)arg;
+	/*
+	 * The log first: nothing leaves before the log holds it.  A lost
+	 * group aborts its matches, which may write again: commit that too.
+	 */
+	for (n = 0; n < 8 && db_group_pending(logdb); n++)
+		db_group_commit(logdb);
 	while ((s = TAILQ_FIRST(&dirty)) != NULL) {
 		seat_undirty(s);
+		s->unsent = 0;
 		if (s->bev == NULL)
 			continue;
 		bout = bufferevent_get_output(s->bev);
@@ -467,6 +506,7 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 		va_end(ap);
 		evbuffer_add(out, "\n", 1);
 	}
+	s->unsent++;
 	seat_dirty(s);
 	if (s->npend == 1 || kind == PEND_GENPLAY)
 		seat_arm(s);
@@ -853,6 +893,8 @@ seat_shutdown_all(void)
 		if (s->state != SEAT_DEAD)
 			seat_close(s);
 	}
+	db_group_commit(logdb);
+	seats_down = 1;
 	if (flush_ev != NULL) {
 		event_free(flush_ev);
 		flush_ev = NULL;
