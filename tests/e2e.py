@@ -511,11 +511,12 @@ def test_clocks(r):
     r.add("ck-good1", EVIL + ["good"])
     r.add("ck-good2", EVIL + ["good"])
     r.add("ck-slow", EVIL + ["slow", "150"])
-    r.add("ck-sleepy", EVIL + ["slowstart", "1500"])
+    r.add("ck-sleepy", EVIL + ["slowstart", "8000"])
     bank = r.start("joker3", ["ck-good1", "ck-slow", "ck-good2"],
                    "bank_ms=400", "move_ms=1000")
+    # long enough for a healthy Python bot to start on a loaded machine
     start = r.start("joker3", ["ck-good1", "ck-sleepy", "ck-good2"],
-                    "startup_ms=300")
+                    "startup_ms=2000")
     result, reason = r.wait(bank)
     assert result == "forfeit1" and "timeout" in reason, (result, reason)
     n = r.query("SELECT count(*) FROM plays WHERE match_id = ? AND "
