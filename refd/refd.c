@@ -200,6 +200,8 @@ int
 main(int argc, char *argv[])
 {
 	struct event	*sigs[3];
+	struct event_config *cfg;
+	struct timeval	 chunk = { 0, REFD_CHUNK_MS * 1000 };
 	const char	*errstr;
 	struct match	*m;
 	char		 err[512];
@@ -290,7 +292,13 @@ main(int argc, char *argv[])
 	spawn_limits(conf.bot_cpu_s, conf.bot_mem_mb);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);	/* no reload: a lost terminal changes nothing */
-	if ((base = event_base_new()) == NULL)
+	if ((cfg = event_config_new()) == NULL)
+		fatalx("event_config_new");
+	event_config_set_max_dispatch_interval(cfg, &chunk, -1, PRI_SEAT);
+	base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	/* new events get PRI_COUNT / 2, PRI_CTL */
+	if (base == NULL || event_base_priority_init(base, PRI_COUNT) == -1)
 		fatalx("event_base_new");
 	/* each loop pass's writes: one commit before any bot hears of them */
 	db_group_mode(logdb, seat_flush_soon, match_log_lost);

@@ -38,6 +38,17 @@
 #define SEAT_MAXOUT		(256 * 1024) /* unread output to one bot */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
 
+/*
+ * Event priorities, lowest first served.  The flush (seat.c), which
+ * commits the log and then writes to the bots, runs first once it is
+ * due; libevent gives any other new event PRI_COUNT / 2, PRI_CTL: the
+ * control socket, the listeners, timers and signals.  The bots' input
+ * is served last, for at most REFD_CHUNK_MS at a time, so that neither
+ * an operator nor the flush ever waits behind thousands of them.
+ */
+enum { PRI_FLUSH, PRI_CTL, PRI_SEAT, PRI_COUNT };
+#define REFD_CHUNK_MS		5
+
 struct match;
 struct seat;
 struct ctl_conn;

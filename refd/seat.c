@@ -46,6 +46,7 @@ static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
 static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
 static struct event	*flush_ev;	/* runs seat_flush() after the batch */
 static int		 seats_down;	/* shut down: no more flushes */
+static int		 flush_due;	/* flush_ev is added */
 static int	nseats_alive;
 
 static void	seat_read(struct bufferevent *, void *);
@@ -97,8 +98,8 @@ seat_new(int fd)
 {
 	struct seat	*s;
 
-	if (flush_ev == NULL &&
-	    (flush_ev = event_new(base, -1, 0, seat_flush, NULL)) == NULL)
+	if (flush_ev == NULL && ((flush_ev = event_new(base, -1, 0, seat_flush,
+	    NULL)) == NULL || event_priority_set(flush_ev, PRI_FLUSH) == -1))
 		return NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
@@ -133,6 +134,7 @@ seat_new(int fd)
 	/* s->out leaves through seat_flush(); EV_WRITE only for a backlog */
 	bufferevent_setcb(s->bev, seat_read, seat_drained, seat_event, s);
 	bufferevent_disable(s->bev, EV_WRITE);	/* a new one has it on */
+	bufferevent_priority_set(s->bev, PRI_SEAT);
 	bufferevent_enable(s->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&seats, s, entry);
 	nseats_alive++;
@@ -269,9 +271,8 @@ seat_accept(int fd, const char *peer)
 
 /*
  * Output was queued for s: have it written once the callbacks now due
- * have run.  An event activated from a callback runs after the others
- * of its loop iteration, so all a batch queued for one bot leaves in one
- * write, and with no epoll_ctl() to watch for writability first.
+ * have run, so that all a pass queued for one bot leaves in one write,
+ * with no epoll_ctl() to watch for writability first.
  */
 static void
 seat_dirty(struct seat *s)
@@ -285,17 +286,24 @@ seat_dirty(struct seat *s)
 
 /*
  * Have seat_flush() run once the callbacks now due have run: lines were
- * queued, or the log opened a group of writes (db_group_mode()).
+ * queued, or the log opened a group of writes (db_group_mode()).  A
+ * timer of no delay fires at the loop's next pass, after the current
+ * one (at most REFD_CHUNK_MS of bots' input), and, at PRI_FLUSH, before
+ * anything else of the next.  Activating it outright would cut the
+ * current pass short after every callback.
  */
 void
 seat_flush_soon(void)
 {
-	if (seats_down)
+	struct timeval	 now = { 0, 0 };
+
+	if (seats_down || flush_due)
 		return;		/* db_close() commits what is left */
-	if (flush_ev == NULL &&
-	    (flush_ev = event_new(base, -1, 0, seat_flush, NULL)) == NULL)
+	if (flush_ev == NULL && ((flush_ev = event_new(base, -1, 0, seat_flush,
+	    NULL)) == NULL || event_priority_set(flush_ev, PRI_FLUSH) == -1))
 		fatalx("flush event: out of memory");
-	event_active(flush_ev, EV_TIMEOUT, 1);
+	event_add(flush_ev, &now);
+	flush_due = 1;
 }
 
 /*
@@ -340,6 +348,7 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	(void)arg;
+	flush_due = 0;
 	/*
 	 * The log first: nothing leaves before the log holds it.  A lost
 	 * group aborts its matches, which may write again: commit that too.
