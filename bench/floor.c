@@ -2,7 +2,8 @@
  * floor: the cost of a request and its answer between two processes,
  * with nothing else: the floor under any referee.
  *
- * usage: floor [-h] [-n roundtrips] [-p pairs] [-r reps] [-t transport]
+ * usage: floor [-h] [-c cpus] [-n roundtrips] [-p pairs] [-r reps]
+ *     [-t transport]
  *
  * Each pair is a "referee" process and a "bot" process joined by one
  * channel: two pipes (pipe), a Unix socketpair (unix, what refd gives a
@@ -14,7 +15,11 @@
  * an empty line, "13 play 1 10D" answered "=13" and an empty line).  The
  * bot reads what is there, answers every whole line in one write, as a
  * quick bot does.  All pairs start together; the time is from the start
- * to the exit of the last process.
+ * to the exit of the last process.  With -c same every process runs on
+ * CPU 0; with -c split referees on CPU 0 and bots on CPU 1; by default
+ * the scheduler places them.  On a virtual machine a round trip between
+ * two CPUs can cost ten times one on a single CPU (a sleeping CPU must be
+ * woken), so the three tell apart what the placement costs.
  *
  * Prints the settings, then one line per repetition:
  *	rep R TRANSPORT PAIRS ROUNDTRIPS SECONDS RT/S US/RT
@@ -22,6 +27,7 @@
  * round trip of one pair.  A benchmark, not a test: make check never
  * runs it.
  */
+#define _GNU_SOURCE		/* sched_setaffinity(2) */
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -31,6 +37,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +53,9 @@
 #define BUFLEN		8192
 
 enum transport { T_PIPE, T_UNIX, T_TCP };
+enum cpus { C_ANY, C_SAME, C_SPLIT };
+
+static enum cpus	 placement = C_ANY;
 
 /* One channel: what each side reads and writes. */
 struct chan {
@@ -72,6 +82,7 @@ static void	 chan_open(enum transport, struct chan *, int);
 static void	 ref_loop(int, int, long);
 static void	 bot_loop(int, int);
 static void	 ends_close(int, int);
+static void	 pin(int);
 static double	 run(enum transport, int, long);
 
 /* Print usage, to stdout for -h and to stderr otherwise, and exit. */
@@ -79,8 +90,10 @@ static void
 usage(int status)
 {
 	fprintf(status == 0 ? stdout : stderr,
-	    "usage: floor [-h] [-n roundtrips] [-p pairs] [-r reps] "
-	    "[-t transport]\n"
+	    "usage: floor [-h] [-c cpus] [-n roundtrips] [-p pairs] "
+	    "[-r reps]\n             [-t transport]\n"
+	    "  -c cpus        any, same (all on CPU 0) or split (bots on "
+	    "CPU 1)\n"
 	    "  -n roundtrips  per pair (default %d)\n"
 	    "  -p pairs       concurrent pairs (default %d)\n"
 	    "  -r reps        repetitions (default %d)\n"
@@ -249,6 +262,20 @@ ends_close(int rd, int wr)
 		close(wr);
 }
 
+/* Put this process on the CPU -c asks for, for a referee (0) or a bot. */
+static void
+pin(int bot)
+{
+	cpu_set_t	 set;
+
+	if (placement == C_ANY)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(placement == C_SPLIT && bot ? 1 : 0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) == -1)
+		die("sched_setaffinity");
+}
+
 /* Run pairs pairs of n round trips each; returns the wall seconds. */
 static double
 run(enum transport t, int pairs, long n)
@@ -289,6 +316,7 @@ run(enum transport t, int pairs, long n)
 			if (j != i / 2 || i % 2 == 0)
 				ends_close(ch[j].bot_rd, ch[j].bot_wr);
 		}
+		pin(i % 2);
 		if (read(go[0], &c, 1) == -1)
 			_exit(1);
 		if (i % 2 == 0) {
@@ -321,13 +349,25 @@ int
 main(int argc, char *argv[])
 {
 	static const char *const names[] = { "pipe", "unix", "tcp" };
+	static const char *const cpunames[] = { "any", "same", "split" };
 	enum transport	 t = T_UNIX;
 	double		 s;
 	long		 n = DEFAULT_RT;
 	int		 ch, pairs = DEFAULT_PAIRS, reps = DEFAULT_REPS, r;
 
-	while ((ch = getopt(argc, argv, "hn:p:r:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:hn:p:r:t:")) != -1) {
 		switch (ch) {
+		case 'c':
+			for (placement = C_ANY; placement <= C_SPLIT;
+			    placement++)
+				if (strcmp(optarg, cpunames[placement]) == 0)
+					break;
+			if (placement > C_SPLIT) {
+				fprintf(stderr, "floor: %s: any, same or "
+				    "split\n", optarg);
+				exit(2);
+			}
+			break;
 		case 'n':
 			n = number(optarg, "round trips", 1, 100000000);
 			break;
@@ -359,7 +399,8 @@ main(int argc, char *argv[])
 	printf("floor     request/answer round trips between two "
 	    "processes\n");
 	printf("settings  transport=%s pairs=%d roundtrips/pair=%ld "
-	    "reps=%d\n", names[t], pairs, n, reps);
+	    "reps=%d cpus=%s\n", names[t], pairs, n, reps,
+	    cpunames[placement]);
 	printf("cores     %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
 	fflush(stdout);
 	for (r = 0; r < reps; r++) {
