@@ -473,7 +473,8 @@ db_group_enter(struct db *db, struct db_match *m)
 		return 0;
 	if (db->nsaves == db->savecap) {
 		cap = db->savecap ? 2 * db->savecap : 16;
-		if ((ns = reallocarray(db->saves, cap, sizeof(*ns))) == NULL)
+		if ((ns = realloc(db->saves, (size_t)cap * sizeof(*ns))) ==
+		    NULL)
 			return db_failx(db, "group: out of memory");
 		db->saves = ns;
 		db->savecap = cap;
