@@ -46,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define DEFAULT_RT	20000	/* round trips per pair */
 #define DEFAULT_PAIRS	1
 #define DEFAULT_REPS	3
@@ -75,8 +77,6 @@ static const char *const cycle[] = {
 #define NCYCLE	(sizeof(cycle) / sizeof(cycle[0]))
 
 static void	 usage(int) __attribute__((noreturn));
-static long	 number(const char *, const char *, long, long);
-static double	 now(void);
 static void	 die(const char *);
 static void	 chan_open(enum transport, struct chan *, int);
 static void	 ref_loop(int, int, long);
@@ -100,33 +100,6 @@ usage(int status)
 	    "  -t transport   pipe, unix or tcp (default unix)\n",
 	    DEFAULT_RT, DEFAULT_PAIRS, DEFAULT_REPS);
 	exit(status);
-}
-
-/* Parse a decimal number in [min, max] or exit with a message. */
-static long
-number(const char *s, const char *what, long min, long max)
-{
-	char	*end;
-	long	 l;
-
-	errno = 0;
-	l = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || l < min || l > max) {
-		fprintf(stderr, "floor: %s: %s must be %ld to %ld\n", s, what,
-		    min, max);
-		exit(2);
-	}
-	return l;
-}
-
-/* Seconds on the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* A system call failed where the benchmark cannot go on. */
@@ -331,7 +304,7 @@ run(enum transport t, int pairs, long n)
 		ends_close(ch[j].bot_rd, ch[j].bot_wr);
 	}
 	close(go[0]);
-	t0 = now();
+	t0 = bench_now();
 	close(go[1]);		/* every process starts now */
 	while ((pid = wait(&status)) != -1 || errno == EINTR)
 		if (pid != -1 && (!WIFEXITED(status) ||
@@ -341,7 +314,7 @@ run(enum transport t, int pairs, long n)
 		fprintf(stderr, "floor: a pair failed\n");
 		exit(1);
 	}
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 /* Parse the options, print the settings, and time each repetition. */
@@ -369,13 +342,16 @@ main(int argc, char *argv[])
 			}
 			break;
 		case 'n':
-			n = number(optarg, "round trips", 1, 100000000);
+			n = bench_number("floor",
+			    optarg, "round trips", 1, 100000000);
 			break;
 		case 'p':
-			pairs = (int)number(optarg, "pairs", 1, MAXPAIRS);
+			pairs = (int)bench_number("floor",
+			    optarg, "pairs", 1, MAXPAIRS);
 			break;
 		case 'r':
-			reps = (int)number(optarg, "repetitions", 1, 1000);
+			reps = (int)bench_number("floor",
+			    optarg, "repetitions", 1, 1000);
 			break;
 		case 't':
 			for (t = T_PIPE; t <= T_TCP; t++)

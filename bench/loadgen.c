@@ -37,6 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define INLEN		8192	/* refd's lines are short; 4096 at most */
 #define MAXEVENTS	256
 #define CONNECT_BATCH	100	/* connections authenticated at a time */
@@ -61,7 +63,6 @@ static volatile sig_atomic_t stop, report;
 static sigset_t		 waitmask;	/* the signal mask inside a wait */
 
 static void	 usage(int) __attribute__((noreturn));
-static long	 number(const char *, const char *, long, long);
 static void	 die(const char *);
 static void	 on_signal(int);
 static void	 out_add(struct conn *, const char *, size_t);
@@ -82,23 +83,6 @@ usage(int status)
 	    "  -a host:port  refd's bot listener (default 127.0.0.1:7070)\n"
 	    "  -s seed       seed of the card choices\n");
 	exit(status);
-}
-
-/* Parse a decimal number in [min, max] or exit with a message. */
-static long
-number(const char *s, const char *what, long min, long max)
-{
-	char	*end;
-	long	 l;
-
-	errno = 0;
-	l = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || l < min || l > max) {
-		fprintf(stderr, "loadgen: %s: %s must be %ld to %ld\n", s,
-		    what, min, max);
-		exit(2);
-	}
-	return l;
 }
 
 /* A system call failed where the load cannot go on. */
@@ -315,10 +299,12 @@ main(int argc, char *argv[])
 				usage(2);
 			memcpy(host, optarg, colon - optarg);
 			host[colon - optarg] = '\0';
-			port = (int)number(colon + 1, "port", 1, 65535);
+			port = (int)bench_number("loadgen",
+			    colon + 1, "port", 1, 65535);
 			break;
 		case 's':
-			rng = (uint64_t)number(optarg, "seed", 1, LONG_MAX);
+			rng = (uint64_t)bench_number("loadgen",
+			    optarg, "seed", 1, LONG_MAX);
 			break;
 		case 'h':
 			usage(0);
@@ -332,7 +318,8 @@ main(int argc, char *argv[])
 		if ((tok = strchr(argv[i], ':')) == NULL ||
 		    (cnt = strchr(tok + 1, ':')) == NULL)
 			usage(2);
-		total += (int)number(cnt + 1, "count", 1, 1000000);
+		total += (int)bench_number("loadgen",
+		    cnt + 1, "count", 1, 1000000);
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -363,7 +350,8 @@ main(int argc, char *argv[])
 		*cnt++ = '\0';
 		len = snprintf(line, sizeof(line), "auth %s %s\n", argv[i],
 		    tok);
-		for (k = (int)number(cnt, "count", 1, 1000000); k > 0; k--) {
+		for (k = (int)bench_number("loadgen",
+		    cnt, "count", 1, 1000000); k > 0; k--) {
 			struct conn *c = &conns[nconns];
 
 			if ((c->fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)

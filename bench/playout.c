@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "briscola.h"
 
 #define JOKER3_DEALS	1000000	/* default deals for joker3, */
@@ -44,8 +45,6 @@ struct tally {
 };
 
 static void		 usage(int) __attribute__((noreturn));
-static long		 number(const char *, const char *, long, long);
-static double		 now(void);
 static int		 pick(uint64_t *, int);
 static int		 dealer_of(long, int);
 static double		 run_api(const struct bri_seed *,
@@ -79,33 +78,6 @@ usage(int status)
 	    "  -v variant  joker3, classic2, classic3 or classic4 "
 	    "(default all)\n", JOKER3_DEALS, OTHER_DEALS, DEFAULT_REPS);
 	exit(status);
-}
-
-/* Parse a decimal number in [min, max] or exit with a message. */
-static long
-number(const char *s, const char *what, long min, long max)
-{
-	char	*end;
-	long	 l;
-
-	errno = 0;
-	l = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || l < min || l > max) {
-		fprintf(stderr, "playout: %s: %s must be %ld to %ld\n", s,
-		    what, min, max);
-		exit(2);
-	}
-	return l;
-}
-
-/* Seconds on the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /*
@@ -146,7 +118,7 @@ run_api(const struct bri_seed *seed, const struct bri_options *o,
 
 	memset(t, 0, sizeof(*t));
 	nseats = bri_variant_seats(o->variant);
-	t0 = now();
+	t0 = bench_now();
 	for (i = 0; i < ndeals; i++) {
 		n = bri_shuffle(seed, o, (int)i, deck, &removed);
 		if (n < 0 || bri_deal_init(&d, o->variant, deck, n,
@@ -164,7 +136,7 @@ run_api(const struct bri_seed *seed, const struct bri_options *o,
 		t->joker[d.joker + 1]++;
 		t->plays += d.nplays;
 	}
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 /*
@@ -193,7 +165,7 @@ run_base(const struct bri_seed *seed, const struct bri_options *o,
 	memset(t, 0, sizeof(*t));
 	nseats = bri_variant_seats(o->variant);
 	isjoker = o->variant == BRI_JOKER3;
-	t0 = now();
+	t0 = bench_now();
 	for (i = 0; i < ndeals; i++) {
 		n = bri_shuffle(seed, o, (int)i, deck, &removed);
 		if (n < 0)
@@ -286,7 +258,7 @@ run_base(const struct bri_seed *seed, const struct bri_options *o,
 		t->joker[joker + 1]++;
 		t->plays += (uint64_t)(ntricks * nseats);
 	}
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 /* qsort(3) order of doubles. */
@@ -361,10 +333,12 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "hn:r:s:v:")) != -1) {
 		switch (ch) {
 		case 'n':
-			ndeals = number(optarg, "deals", 1, INT32_MAX);
+			ndeals = bench_number("playout",
+			    optarg, "deals", 1, INT32_MAX);
 			break;
 		case 'r':
-			reps = (int)number(optarg, "repetitions", 1, MAXREPS);
+			reps = (int)bench_number("playout",
+			    optarg, "repetitions", 1, MAXREPS);
 			break;
 		case 's':
 			seedtext = optarg;
