@@ -206,6 +206,8 @@ const char	*bri_strerror(int);
 /* Cards. */
 int		 bri_card_parse(const char *, size_t, bri_card *);
 const char	*bri_card_format(bri_card, char [BRI_CARD_STRLEN]);
+char		 bri_suit_letter(int);
+int		 bri_suit_parse(int);
 int		 bri_card_points(bri_card);
 int		 bri_card_strength(bri_card);
 

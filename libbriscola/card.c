@@ -78,13 +78,29 @@ bri_card_parse(const char *s, size_t len, bri_card *c)
 	l = s[len - 1];
 	if (l >= 'a' && l <= 'z')
 		l -= 'a' - 'A';
-	for (suit = 0; suit < 4; suit++)
-		if (suitletter[suit] == l)
-			break;
-	if (suit == 4)
+	if ((suit = bri_suit_parse(l)) == -1)
 		return BRI_EBADCARD;
 	*c = BRI_CARD(rank, suit);
 	return BRI_OK;
+}
+
+/* The canonical letter of a suit (C, D, B or S), or '?' for none. */
+char
+bri_suit_letter(int suit)
+{
+	return suit >= 0 && suit < 4 ? suitletter[suit] : '?';
+}
+
+/* The suit of a canonical (upper-case) letter, or -1 for none. */
+int
+bri_suit_parse(int letter)
+{
+	int	 suit;
+
+	for (suit = 0; suit < 4; suit++)
+		if (suitletter[suit] == letter)
+			return suit;
+	return -1;
 }
 
 /* Canonical text of a card into buf ("?" for a non-card); returns buf. */

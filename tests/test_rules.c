@@ -1,6 +1,7 @@
 /*
- * test_rules: one unit test per rule and per decision of
- * /work/shared/rules/joker-briscola.md and classic-briscola.md.
+ * test_rules: one unit test per rule and per decision of the rules, as
+ * settled in the project's rules repository: rules/joker-briscola.md
+ * and rules/classic-briscola.md.
  *
  * Every scenario that depends on the cards is built from an explicit
  * deck order (hands by seat, the turned trump, the stock) and played
@@ -343,6 +344,31 @@ test_card_parse_rejects(void **state)
 	c = 0x77;
 	assert_int_equal(bri_card_parse(NULL, 2, &c), BRI_EBADCARD);
 	assert_int_equal(c, 0x77);
+}
+
+/*
+ * A suit's letter and back: the letters a card's text ends with, the
+ * upper case ones only, and nothing for what is not a suit.
+ */
+static void
+test_suit_letters(void **state)
+{
+	char	 buf[BRI_CARD_STRLEN];
+	int	 suit;
+
+	(void)state;
+	for (suit = 0; suit < 4; suit++) {
+		bri_card_format(BRI_CARD(1, suit), buf);
+		assert_int_equal(bri_suit_letter(suit), buf[1]);
+		assert_int_equal(bri_suit_parse(buf[1]), suit);
+	}
+	assert_int_equal(bri_suit_letter(BRI_COPPE), 'C');
+	assert_int_equal(bri_suit_letter(BRI_SPADE), 'S');
+	assert_int_equal(bri_suit_letter(-1), '?');
+	assert_int_equal(bri_suit_letter(4), '?');
+	assert_int_equal(bri_suit_parse('c'), -1);
+	assert_int_equal(bri_suit_parse('X'), -1);
+	assert_int_equal(bri_suit_parse('\0'), -1);
 }
 
 /* Only the first len bytes count: the text need not end there. */
@@ -2161,6 +2187,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_card_parse_roundtrip),
 		cmocka_unit_test(test_card_parse_rejects),
+		cmocka_unit_test(test_suit_letters),
 		cmocka_unit_test(test_card_parse_len),
 		cmocka_unit_test(test_card_format),
 		cmocka_unit_test(test_card_points),
