@@ -11,7 +11,7 @@
 
 #include <sodium.h>
 
-#include "refd.h"
+#include "bots.h"
 #include "util.h"
 
 static TAILQ_HEAD(, bot) bots = TAILQ_HEAD_INITIALIZER(bots);
@@ -86,6 +86,40 @@ bots_add(const char *name, enum bot_kind kind, int argc, char **argv,
 	}
 	TAILQ_INSERT_TAIL(&bots, b, entry);
 	return 0;
+}
+
+/*
+ * Register a bot from the words of its definition, the same wherever it
+ * is written (refd.conf, bot_add, a tournament's bot line):
+ * "NAME spawn COMMAND [ARG ...]" or "NAME remote TOKEN".  Returns 0, or
+ * -1 with the reason in err.
+ */
+int
+bots_define(int argc, char **argv, char *err, size_t errlen)
+{
+	enum bot_kind	 kind;
+
+	if (argc < 3) {
+		snprintf(err, errlen, "usage: bot NAME spawn COMMAND [ARG ...] "
+		    "| bot NAME remote TOKEN");
+		return -1;
+	}
+	if (strcmp(argv[1], bots_kind_name(BOT_SPAWN)) == 0)
+		kind = BOT_SPAWN;
+	else if (strcmp(argv[1], bots_kind_name(BOT_REMOTE)) == 0)
+		kind = BOT_REMOTE;
+	else {
+		snprintf(err, errlen, "kind must be spawn or remote");
+		return -1;
+	}
+	return bots_add(argv[0], kind, argc - 2, argv + 2, err, errlen);
+}
+
+/* "spawn" or "remote", as definitions and the log spell them. */
+const char *
+bots_kind_name(enum bot_kind kind)
+{
+	return kind == BOT_SPAWN ? "spawn" : "remote";
 }
 
 /* The bot called name, or NULL. */

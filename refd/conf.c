@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "refd.h"
+#include "bots.h"
+#include "conf.h"
+#include "gtp.h"
 #include "util.h"
 
 /*
@@ -81,20 +83,8 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		*(int *)((char *)c + nums[i].off) = (int)n;
 		return 0;
 	}
-	if (strcmp(argv[0], "bot") == 0) {
-		if (argc < 4) {
-			snprintf(err, errlen, "usage: bot NAME spawn COMMAND "
-			    "[ARG ...] | bot NAME remote TOKEN");
-			return -1;
-		}
-		if (strcmp(argv[2], "spawn") != 0 &&
-		    strcmp(argv[2], "remote") != 0) {
-			snprintf(err, errlen, "bot kind must be spawn or remote");
-			return -1;
-		}
-		return bots_add(argv[1], strcmp(argv[2], "spawn") == 0 ?
-		    BOT_SPAWN : BOT_REMOTE, argc - 3, argv + 3, err, errlen);
-	}
+	if (strcmp(argv[0], "bot") == 0)
+		return bots_define(argc - 1, argv + 1, err, errlen);
 	if (argc != 2) {
 		snprintf(err, errlen, "unknown setting or wrong arity: %s",
 		    argv[0]);
@@ -126,7 +116,6 @@ conf_parse(struct refd_conf *c, FILE *fp, const char *fname, char *err,
 {
 	char		 line[GTP_MAXLINE + 2], why[512], *w[GTP_MAXARGS];
 	int		 n, lineno = 0;
-	char		*p;
 
 	while (fgets(line, sizeof(line), fp) != NULL) {
 		lineno++;
@@ -137,14 +126,10 @@ conf_parse(struct refd_conf *c, FILE *fp, const char *fname, char *err,
 		}
 		if (gtp_clean(line))
 			continue;
-		n = 0;
-		for (p = strtok(line, " "); p != NULL; p = strtok(NULL, " ")) {
-			if (n == GTP_MAXARGS) {
-				snprintf(err, errlen, "%s:%d: too many words",
-				    fname, lineno);
-				return -1;
-			}
-			w[n++] = p;
+		if ((n = gtp_split(line, w, GTP_MAXARGS)) == -1) {
+			snprintf(err, errlen, "%s:%d: too many words", fname,
+			    lineno);
+			return -1;
 		}
 		if (conf_line(c, n, w, why, sizeof(why)) == -1) {
 			snprintf(err, errlen, "%s:%d: %s", fname, lineno, why);

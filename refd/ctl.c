@@ -19,11 +19,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/listener.h>
 
 #include "refd.h"
+#include "bots.h"
+#include "ctl.h"
+#include "ctlopt.h"
+#include "gtp.h"
 #include "log.h"
+#include "match.h"
+#include "seat.h"
+#include "tourney.h"
 #include "util.h"
 
 #define CTL_MAXCONNS	64
@@ -90,7 +99,10 @@ static int	ctl_t_stop(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
 static int	ctl_t_resume(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
 
-/* Sorted by name; the 1 in "max" of variadic commands is GTP_MAXARGS. */
+/*
+ * Sorted by name.  A command that takes any number of arguments has
+ * GTP_MAXARGS as its "max".
+ */
 static const struct ctl_command ctl_commands[] = {
 	{ "bot_add", 3, GTP_MAXARGS, "NAME spawn COMMAND [ARG ...] | "
 	    "NAME remote TOKEN", ctl_bot_add },
@@ -257,19 +269,8 @@ ctl_quit(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 static int
 ctl_bot_add(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
-	enum bot_kind	 kind;
-
 	(void)c;
-	if (strcmp(cmd->argv[1], "spawn") == 0)
-		kind = BOT_SPAWN;
-	else if (strcmp(cmd->argv[1], "remote") == 0)
-		kind = BOT_REMOTE;
-	else {
-		snprintf(r, len, "kind must be spawn or remote");
-		return -1;
-	}
-	if (bots_add(cmd->argv[0], kind, cmd->argc - 2, cmd->argv + 2, r,
-	    len) == -1)
+	if (bots_define(cmd->argc, cmd->argv, r, len) == -1)
 		return -1;
 	snprintf(r, len, "%s", cmd->argv[0]);
 	return 0;
@@ -280,27 +281,22 @@ static int
 ctl_bot_list(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
 	struct bot	*b;
-	struct seat	*s;
 	size_t		 at = 0;
-	int		 i, n;
+	int		 i;
 
 	(void)c;
 	(void)cmd;
 	r[0] = '\0';
 	for (b = bots_first(); b != NULL && at < len; b = bots_next(b)) {
 		at += snprintf(r + at, len - at, "%s%s %s", at ? "\n" : "",
-		    b->name, b->kind == BOT_SPAWN ? "spawn" : "remote");
+		    b->name, bots_kind_name(b->kind));
 		if (b->kind == BOT_SPAWN)
 			for (i = 0; i < b->argc && at < len; i++)
 				at += snprintf(r + at, len - at, " %s",
 				    b->argv[i]);
-		else {
-			n = 0;
-			TAILQ_FOREACH(s, &b->idle, pool)
-				n++;
-			if (at < len)
-				at += snprintf(r + at, len - at, " idle=%d", n);
-		}
+		else if (at < len)
+			at += snprintf(r + at, len - at, " idle=%d",
+			    seat_idle_count(b));
 	}
 	return 0;
 }
@@ -411,7 +407,7 @@ ctl_match_watch(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 		snprintf(r, len, "already following a match");
 		return -1;
 	}
-	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED) {
+	if (match_over(m)) {
 		snprintf(r, len, "end %s %s", m->result, m->reason);
 		return 0;
 	}
@@ -436,7 +432,7 @@ ctl_match_wait(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 
 	if ((m = ctl_match_arg(cmd, r, len)) == NULL)
 		return -1;
-	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED) {
+	if (match_over(m)) {
 		snprintf(r, len, "%s %s", m->result, m->reason);
 		return 0;
 	}
@@ -460,7 +456,7 @@ ctl_match_stop(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	(void)c;
 	if ((m = ctl_match_arg(cmd, r, len)) == NULL)
 		return -1;
-	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED) {
+	if (match_over(m)) {
 		snprintf(r, len, "match %lld is already over",
 		    (long long)m->id);
 		return -1;
@@ -480,7 +476,7 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	(void)c;
 	(void)cmd;
 	TAILQ_FOREACH(m, &matches, entry)
-		done += m->state == MATCH_DONE || m->state == MATCH_ABORTED;
+		done += match_over(m);
 	snprintf(r, len, "version %s\nmatches_running %d\nmatches_over %d\n"
 	    "connections %d\ncontrol_clients %d\nloop_lag_max_us %lld\n"
 	    "log %s", REFD_VERSION, match_running(), done, seat_count(), nconns,
@@ -851,13 +847,6 @@ ctl_match_done(struct match *m)
 		snprintf(r, sizeof(r), "%s %s", m->result, m->reason);
 		ctl_reply(c, c->id, r);
 	}
-}
-
-/* A match is being freed: nobody may point at it. */
-void
-ctl_forget(struct match *m)
-{
-	ctl_match_done(m);
 }
 
 /* Listen on the control socket at path, mode 0600. */

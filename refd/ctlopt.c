@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "refd.h"
+#include "bots.h"
+#include "conf.h"
+#include "ctlopt.h"
+#include "match.h"
 #include "util.h"
 
 /* Parse one key=value option of match_start into mc. */
@@ -65,20 +68,15 @@ ctlopt_option(struct match_conf *mc, char *kv, char *r, size_t len)
 		}
 		mc->have_seed = 1;
 	} else if (strcmp(kv, "policy") == 0) {
-		if (strcmp(v, "forfeit") == 0)
-			mc->policy = POLICY_FORFEIT;
-		else if (strcmp(v, "fallback") == 0)
-			mc->policy = POLICY_FALLBACK;
-		else {
+		if (policy_parse(v, &mc->policy) == -1) {
 			snprintf(r, len, "policy: forfeit or fallback");
 			return -1;
 		}
 	} else if (strcmp(kv, "removed_two") == 0) {
 		if (strcmp(v, "random") == 0)
 			mc->opt.removed_two = -1;
-		else if (strlen(v) == 1 && strchr("CDBS", v[0]) != NULL)
-			mc->opt.removed_two = (int)(strchr("CDBS", v[0]) -
-			    "CDBS");
+		else if (strlen(v) == 1 && bri_suit_parse(v[0]) != -1)
+			mc->opt.removed_two = bri_suit_parse(v[0]);
 		else {
 			snprintf(r, len, "removed_two: random, C, D, B or S");
 			return -1;

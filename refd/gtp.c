@@ -38,8 +38,11 @@ gtp_clean(char *s)
 	return s[strspn(s, " ")] == '\0';
 }
 
-/* Split on spaces; returns the number of words or -1 past max. */
-static int
+/*
+ * Split a cleaned line on spaces, in place, into at most max words.
+ * Returns the number of words, or -1 when there are more than max.
+ */
+int
 gtp_split(char *s, char **words, int max)
 {
 	int	 n = 0;

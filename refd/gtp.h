@@ -17,6 +17,7 @@ struct gtp_cmd {
 };
 
 int	gtp_clean(char *);
+int	gtp_split(char *, char **, int);
 int	gtp_parse_command(char *, struct gtp_cmd *);
 int	gtp_parse_answer(char *, long *, int *, char **);
 

@@ -4,7 +4,8 @@
  * A match asks libbriscola what is legal and what happened, writes each
  * event to the log before anyone hears of it, and then tells every seat
  * what its own view allows.  Nothing here blocks: a bot's silence is a
- * deadline in seat.c, and each play is one short SQLite commit.
+ * deadline in seat.c, and the log is written before anyone hears of
+ * what it holds (db_group_mode(): one transaction per loop pass).
  */
 #include "config.h"
 
@@ -14,8 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "refd.h"
+#include "botproto.h"
+#include "ctl.h"
 #include "log.h"
+#include "match.h"
+#include "tourney.h"
 #include "util.h"
 
 struct matchlist	 matches = TAILQ_HEAD_INITIALIZER(matches);
@@ -54,13 +61,20 @@ match_state_name(enum match_state s)
 	return "?";
 }
 
-/* Every state change passes here. */
+/* Every state change passes here, so the debug log tells the story. */
 static void
 match_enter(struct match *m, enum match_state st)
 {
 	log_debug("match %lld: %s -> %s", (long long)m->id,
 	    match_state_name(m->state), match_state_name(st));
 	m->state = st;
+}
+
+/* Is m over, done or aborted?  Its result and reason are then final. */
+int
+match_over(const struct match *m)
+{
+	return m->state == MATCH_DONE || m->state == MATCH_ABORTED;
 }
 
 /* Matches not yet over. */
@@ -71,7 +85,7 @@ match_running(void)
 	int		 n = 0;
 
 	TAILQ_FOREACH(m, &matches, entry)
-		if (m->state == MATCH_WAITING || m->state == MATCH_PLAYING)
+		if (!match_over(m))
 			n++;
 	return n;
 }
@@ -131,15 +145,10 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 		if ((s = seat_spawn(b, conf.botlog_dir[0] ? path : NULL, err,
 		    errlen)) == NULL)
 			return -1;
-		db_bot_event(logdb, m->id, i, b->name, "spawn", s->peer);
-	} else {
-		if ((s = TAILQ_FIRST(&b->idle)) == NULL)
-			return 0;	/* wait for it to connect */
-		TAILQ_REMOVE(&b->idle, s, pool);
-		s->state = SEAT_PLAYING;
-	}
-	s->match = m;
-	s->index = i;
+		db_bot_event(logdb, m->id, i, b->name, "spawn", seat_peer(s));
+	} else if ((s = seat_take_idle(b)) == NULL)
+		return 0;	/* wait for it to connect */
+	seat_attach(s, m, i);
 	m->seat[i] = s;
 	seat_send(s, PEND_NAME, m->conf.startup_ms, "name");
 	if (m->seat[i] != NULL)
@@ -158,7 +167,7 @@ match_remote_ready(struct bot *b)
 	TAILQ_FOREACH_SAFE(m, &matches, entry, t) {
 		if (m->state != MATCH_WAITING)
 			continue;
-		for (i = 0; i < m->nseats && !TAILQ_EMPTY(&b->idle); i++)
+		for (i = 0; i < m->nseats && seat_idle_count(b) > 0; i++)
 			if (m->seat[i] == NULL &&
 			    strcmp(m->conf.bots[i], b->name) == 0)
 				match_seat_up(m, i, err, sizeof(err));
@@ -245,13 +254,13 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	if (mc->opt.removed_two < 0)
 		snprintf(rm, sizeof(rm), "random");
 	else
-		snprintf(rm, sizeof(rm), "%c", "CDBS"[mc->opt.removed_two]);
+		snprintf(rm, sizeof(rm), "%c",
+		    bri_suit_letter(mc->opt.removed_two));
 	snprintf(m->options, sizeof(m->options), "target=%d deals_to_win=%d "
 	    "deal_cap=%d removed_two=%s move_ms=%d bank_ms=%d startup_ms=%d "
 	    "policy=%s max_faults=%d", mc->opt.match_target,
 	    mc->opt.deals_to_win, mc->opt.deal_cap, rm, mc->move_ms,
-	    mc->bank_ms, mc->startup_ms,
-	    mc->policy == POLICY_FORFEIT ? "forfeit" : "fallback",
+	    mc->bank_ms, mc->startup_ms, policy_name(mc->policy),
 	    mc->max_faults);
 
 	m->dbm.variant = bri_variant_name(mc->opt.variant);
@@ -262,7 +271,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	m->dbm.move_ms = mc->move_ms;
 	m->dbm.bank_ms = mc->bank_ms;
 	m->dbm.startup_ms = mc->startup_ms;
-	m->dbm.policy = mc->policy == POLICY_FORFEIT ? "forfeit" : "fallback";
+	m->dbm.policy = policy_name(mc->policy);
 	m->dbm.max_faults = mc->max_faults;
 	m->dbm.tournament = mc->tournament;
 	m->dbm.slot = mc->slot;
@@ -271,7 +280,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 		ds[i].seat = i;
 		ds[i].bot = b->name;
 		ds[i].version = "";
-		ds[i].kind = b->kind == BOT_SPAWN ? "spawn" : "remote";
+		ds[i].kind = bots_kind_name(b->kind);
 		ident[i][0] = '\0';
 		if (b->kind == BOT_SPAWN)
 			for (j = 0, at = 0; j < b->argc && at < 250; j++)
@@ -291,7 +300,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	m->id = m->dbm.id;
 	for (i = 0; i < n; i++)
 		m->bank_us[i] = (int64_t)mc->bank_ms * 1000;
-	m->state = MATCH_WAITING;
+	/* calloc: m->state is MATCH_WAITING */
 	TAILQ_INSERT_TAIL(&matches, m, entry);
 	log_info("match %lld: %s started", (long long)m->id,
 	    bri_variant_name(mc->opt.variant));
@@ -300,7 +309,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	tv.tv_sec = mc->startup_ms / 1000;
 	tv.tv_usec = (mc->startup_ms % 1000) * 1000;
 	evtimer_add(m->wait_timer, &tv);
-	for (i = 0; i < n && m->state == MATCH_WAITING; i++)
+	for (i = 0; i < n && !match_over(m); i++)
 		if (match_seat_up(m, i, err, errlen) == -1) {
 			char why[300];
 			snprintf(why, sizeof(why), "cannot start %s: %s",
@@ -320,8 +329,8 @@ match_hello_done(struct match *m)
 
 	evtimer_del(m->wait_timer);
 	for (i = 0; i < m->nseats; i++)
-		if (db_seat_version(logdb, &m->dbm, i, m->seat[i]->name,
-		    m->seat[i]->version) == -1) {
+		if (db_seat_version(logdb, &m->dbm, i, seat_name(m->seat[i]),
+		    seat_version(m->seat[i])) == -1) {
 			match_logfail(m);
 			return;
 		}
@@ -405,10 +414,10 @@ match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
 	default:
 		return;		/* '=' or '?' to a note is never a fault */
 	}
-	if (m->state != MATCH_PLAYING || s->index != m->bm.deal.turn)
+	if (m->state != MATCH_PLAYING || seat_index(s) != m->bm.deal.turn)
 		return;
 	if (m->conf.bank_ms > 0)
-		m->bank_us[s->index] -= us;
+		m->bank_us[seat_index(s)] -= us;
 	len = strcspn(text, " \n");
 	if (!ok) {
 		snprintf(ev, sizeof(ev), "refused to play: ?%.100s", text);
@@ -420,12 +429,12 @@ match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
 		match_seat_fault(m, s, "illegal", ev);
 		return;
 	}
-	if ((e = bri_deal_check(&m->bm.deal, s->index, c)) != BRI_OK) {
+	if ((e = bri_deal_check(&m->bm.deal, seat_index(s), c)) != BRI_OK) {
 		snprintf(ev, sizeof(ev), "%s: =%.100s", bri_strerror(e), text);
 		match_seat_fault(m, s, "illegal", ev);
 		return;
 	}
-	match_apply(m, s->index, c, us / 1000, 0);
+	match_apply(m, seat_index(s), c, us / 1000, 0);
 }
 
 
@@ -441,13 +450,13 @@ match_seat_fault(struct match *m, struct seat *s, const char *kind,
 	char		 action[32], res[16], why[300], cs[BRI_CARD_STRLEN];
 	char		 ev[160];
 	bri_card	 c;
-	int		 i = s->index, ms, fallback;
+	int		 i = seat_index(s), ms, fallback;
 
-	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED)
+	if (match_over(m))
 		return;
 	ms = (int)((util_now_us() - m->ask_us) / 1000);
 	m->faults[i]++;
-	fallback = m->conf.policy == POLICY_FALLBACK && !s->broken &&
+	fallback = m->conf.policy == POLICY_FALLBACK && !seat_broken(s) &&
 	    m->state == MATCH_PLAYING && i == m->bm.deal.turn &&
 	    m->faults[i] < m->conf.max_faults;
 	if (fallback) {
@@ -488,8 +497,11 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
 		return;
 	}
-	/* one commit for the play and what follows from it, synced if
-	 * it ends the deal */
+	/*
+	 * The play and what follows from it stand or fall together: one
+	 * savepoint in the loop pass's transaction, which is synced if it
+	 * ends the deal.
+	 */
 	if (db_begin(logdb, &m->dbm, ev.deal_over) == -1 ||
 	    db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++, trick, seat, c,
 	    (int)ms, fault) == -1 ||
@@ -523,7 +535,7 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 			match_tell(m, s, BOTMSG_PARTNER, &v);
 		if (ev.deal_over)
 			match_tell(m, s, BOTMSG_DEAL_END, &v);
-		if (m->state != MATCH_PLAYING)
+		if (match_over(m))
 			return;		/* a seat faulted on the way */
 	}
 	if (ev.deal_over) {
@@ -548,8 +560,10 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 }
 
 /*
- * End the match: log the result durably first, then tell the seats
- * (with the seed and the final chain link) and let them go.
+ * End the match: log the result durably first, then enter the state
+ * the log holds, tell the seats (with the seed and the final chain link)
+ * and let them go.  A result the log refused is never announced: the
+ * match ends aborted instead.
  */
 static void
 match_finish(struct match *m, enum match_state st, const char *result,
@@ -559,23 +573,28 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	char	 chain[2 * DB_HASHLEN + 1];
 	int	 i;
 
-	if (m->state == MATCH_DONE || m->state == MATCH_ABORTED)
+	if (match_over(m))
 		return;
 	snprintf(m->result, sizeof(m->result), "%s", result);
 	snprintf(m->reason, sizeof(m->reason), "%s", reason);
-	match_enter(m, st);
 	if (m->wait_timer != NULL)
 		evtimer_del(m->wait_timer);
 	if (db_match_end(logdb, &m->dbm, m->result, m->reason, m->bm.mpoints,
 	    m->nseats) == -1) {
-		/* never announce a result the log does not hold */
+		/*
+		 * The group this match wrote in may have been lost on the
+		 * way, and match_log_lost() has ended the match already.
+		 */
+		if (match_over(m))
+			return;
 		log_warnx("match %lld: result not logged: %s",
 		    (long long)m->id, db_error(logdb));
 		snprintf(m->reason, sizeof(m->reason), "log failure at the end "
 		    "(%s): %s", m->result, db_error(logdb));
 		snprintf(m->result, sizeof(m->result), "aborted");
-		m->state = MATCH_ABORTED;
+		st = MATCH_ABORTED;
 	}
+	match_enter(m, st);
 	log_info("match %lld: %s (%s)", (long long)m->id, m->result,
 	    m->reason);
 	util_hex(m->dbm.chain, DB_HASHLEN, chain);
@@ -587,9 +606,9 @@ match_finish(struct match *m, enum match_state st, const char *result,
 		if (s == NULL)
 			continue;
 		m->seat[i] = NULL;
-		if (!s->broken && s->bev != NULL)
+		if (seat_usable(s))
 			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", end);
-		if (s->match == m)	/* not already gone with a fault */
+		if (seat_match(s) == m)	/* not already gone with a fault */
 			seat_release(s);
 	}
 	match_emit(m, "end %s %s", m->result, m->reason);
@@ -612,7 +631,7 @@ match_log_lost(struct db_match *dm)
 
 	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
 	for (i = 0; i < m->nseats; i++)
-		if (m->seat[i] != NULL && m->seat[i]->match == m)
+		if (m->seat[i] != NULL && seat_match(m->seat[i]) == m)
 			seat_drop_unsent(m->seat[i]);
 	match_logfail(m);
 }
@@ -629,7 +648,7 @@ void
 match_free(struct match *m)
 {
 	TAILQ_REMOVE(&matches, m, entry);
-	ctl_forget(m);
+	ctl_match_done(m);	/* nobody may point at it */
 	if (m->wait_timer != NULL)
 		event_free(m->wait_timer);
 	free(m);

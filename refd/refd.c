@@ -21,10 +21,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <event2/listener.h>
 
 #include "refd.h"
+#include "bots.h"
+#include "conf.h"
+#include "ctl.h"
+#include "db.h"
 #include "log.h"
+#include "match.h"
+#include "seat.h"
+#include "spawn.h"
+#include "tourney.h"
 #include "util.h"
 
 struct refd_conf	 conf;
@@ -162,7 +171,7 @@ refd_shutdown(void)
 	shutting_down = 1;
 	log_info("shutting down");
 	TAILQ_FOREACH(m, &matches, entry)
-		if (m->state == MATCH_WAITING || m->state == MATCH_PLAYING)
+		if (!match_over(m))
 			match_stop(m, "refd shut down");
 	if (bot_listener != NULL) {
 		evconnlistener_free(bot_listener);

@@ -22,11 +22,78 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 
 #include "refd.h"
+#include "botproto.h"
+#include "bots.h"
+#include "db.h"
+#include "frame.h"
+#include "gtp.h"
 #include "log.h"
+#include "match.h"
+#include "seat.h"
+#include "spawn.h"
 #include "util.h"
+
+#define SEAT_MAXPEND		256	/* unanswered commands to one bot */
+#define SEAT_MINPEND		16	/* room a seat starts with for them */
+#define SEAT_MAXOUT		(256 * 1024) /* unread output to one bot */
+#define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
+
+enum seat_state {
+	SEAT_AUTH,		/* remote: waiting for "auth NAME TOKEN" */
+	SEAT_IDLE,		/* remote: authenticated, in its bot's pool */
+	SEAT_PLAYING,		/* driven by a match */
+	SEAT_CLOSING,		/* quit sent, waiting for the end */
+	SEAT_DEAD		/* gone; freed when its process is reaped */
+};
+
+/* One command sent and its answer awaited. */
+struct seat_pend {
+	unsigned	 id;		/* command id sent */
+	enum pend_kind	 kind;
+	int64_t		 sent_us;	/* when it was sent */
+	int64_t		 deadline_us;	/* when its answer is late */
+	int		 abandoned;	/* late: swallow its answer */
+};
+
+struct seat {
+	TAILQ_ENTRY(seat) entry;	/* in all seats */
+	TAILQ_ENTRY(seat) pool;		/* in its bot's idle pool */
+	enum seat_state	 state;		/* changed by seat_enter() only */
+	struct bot	*bot;
+	struct match	*match;		/* while playing */
+	int		 index;		/* seat number at its table */
+	int		 fd;
+	struct bufferevent *bev;
+	struct evbuffer	*out;		/* lines queued, not yet written */
+	int		 unsent;	/* commands of them in pend */
+	TAILQ_ENTRY(seat) dirty;	/* out holds lines: flush is due */
+	int		 isdirty;	/* on that list */
+	pid_t		 pid;		/* spawn: the bot's process group */
+	int		 errfd;		/* spawn: stderr pipe */
+	struct event	*errev;
+	int		 logfd;		/* spawn: stderr log file */
+	size_t		 logged;	/* bytes written to it */
+	unsigned	 next_id;
+	struct seat_pend *pend;		/* ring of unanswered, npcap long */
+	int		 npcap;		/* grows to SEAT_MAXPEND as needed */
+	int		 phead, npend;
+	struct event	*timer;		/* deadline of the oldest pending */
+	int64_t		 armed_us;	/* when timer fires, 0: not for pend */
+	struct event	*killtimer;	/* closing: TERM then KILL */
+	int		 killstep;
+	struct frame	 fr;		/* the answer being read */
+	char		 peer[64];	/* remote address, or "pid N" */
+	char		 name[64];	/* what the bot answered to name */
+	char		 version[64];
+	int		 broken;	/* framing lost: cannot be reused */
+	int		 freeing;	/* free is scheduled */
+	int		 auth_refused;	/* the refusal is due at the timer */
+};
 
 #define AUTH_FAIL_MS	250	/* every refusal waits this long */
 #define AUTH_FAIL_MAX	5	/* failures from one address ... */
@@ -62,8 +129,8 @@ static void	seat_drained(struct bufferevent *, void *);
 static void	seat_undirty(struct seat *);
 static size_t	seat_unwritten(struct seat *);
 
-/* Name of a seat state, for the debug log and status. */
-const char *
+/* Name of a seat state, for the debug log. */
+static const char *
 seat_state_name(enum seat_state s)
 {
 	switch (s) {
@@ -76,13 +143,101 @@ seat_state_name(enum seat_state s)
 	return "?";
 }
 
-/* Every state change passes here, so the debug log tells the story. */
+/*
+ * Every state change passes here, so the debug log tells the story, and
+ * so does every move in or out of a bot's idle pool: a seat is in the
+ * pool exactly while it is SEAT_IDLE.
+ */
 static void
 seat_enter(struct seat *s, enum seat_state st)
 {
 	log_debug("seat %s (%s): %s -> %s", s->bot ? s->bot->name : "-",
 	    s->peer, seat_state_name(s->state), seat_state_name(st));
+	if (s->state == SEAT_IDLE && st != SEAT_IDLE)
+		TAILQ_REMOVE(&s->bot->idle, s, pool);
+	else if (s->state != SEAT_IDLE && st == SEAT_IDLE)
+		TAILQ_INSERT_TAIL(&s->bot->idle, s, pool);
 	s->state = st;
+}
+
+/* A connected, idle seat of remote bot b, taken out of its pool. */
+struct seat *
+seat_take_idle(struct bot *b)
+{
+	struct seat	*s;
+
+	if ((s = TAILQ_FIRST(&b->idle)) != NULL)
+		seat_enter(s, SEAT_PLAYING);
+	return s;
+}
+
+/* How many of b's connections are idle. */
+int
+seat_idle_count(struct bot *b)
+{
+	struct seat	*s;
+	int		 n = 0;
+
+	TAILQ_FOREACH(s, &b->idle, pool)
+		n++;
+	return n;
+}
+
+/* Match m takes s (spawned, or taken idle) as its seat index. */
+void
+seat_attach(struct seat *s, struct match *m, int index)
+{
+	s->match = m;
+	s->index = index;
+}
+
+/* The match s plays in, or NULL. */
+struct match *
+seat_match(const struct seat *s)
+{
+	return s->match;
+}
+
+/* s's seat number at its table, -1 when it has none. */
+int
+seat_index(const struct seat *s)
+{
+	return s->index;
+}
+
+/* Has s lost its framing or its connection, so that it must not be reused? */
+int
+seat_broken(const struct seat *s)
+{
+	return s->broken;
+}
+
+/* Can s still be spoken to? */
+int
+seat_usable(const struct seat *s)
+{
+	return !s->broken && s->bev != NULL;
+}
+
+/* The peer: "pid N" for a spawned bot, "address:port" for a remote one. */
+const char *
+seat_peer(const struct seat *s)
+{
+	return s->peer;
+}
+
+/* What the bot answered to name, or "". */
+const char *
+seat_name(const struct seat *s)
+{
+	return s->name;
+}
+
+/* What the bot answered to version, or "". */
+const char *
+seat_version(const struct seat *s)
+{
+	return s->version;
 }
 
 /* Connections alive now (for status and limits). */
@@ -204,7 +359,7 @@ seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 	    s);
 	if (s->errev != NULL)
 		event_add(s->errev, NULL);
-	s->state = SEAT_PLAYING;
+	seat_enter(s, SEAT_PLAYING);
 	return s;
 }
 
@@ -264,7 +419,7 @@ seat_accept(int fd, const char *peer)
 	if ((s = seat_new(fd)) == NULL)
 		return NULL;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
-	s->state = SEAT_AUTH;
+	seat_enter(s, SEAT_AUTH);
 	evtimer_add(s->timer, &tv);
 	return s;
 }
@@ -610,7 +765,6 @@ seat_auth(struct seat *s, char *line)
 	seat_dirty(s);
 	db_bot_event(logdb, 0, -1, b->name, "connect", s->peer);
 	seat_enter(s, SEAT_IDLE);
-	TAILQ_INSERT_TAIL(&b->idle, s, pool);
 	match_remote_ready(b);
 }
 
@@ -775,7 +929,6 @@ seat_release(struct seat *s)
 	}
 	if (s->bot->kind == BOT_REMOTE && !s->broken) {
 		seat_enter(s, SEAT_IDLE);
-		TAILQ_INSERT_TAIL(&s->bot->idle, s, pool);
 		match_remote_ready(s->bot);
 		return;
 	}
@@ -811,8 +964,6 @@ seat_close(struct seat *s)
 {
 	struct timeval	 tv = { 0, 0 };
 
-	if (s->state == SEAT_IDLE && s->bot != NULL)
-		TAILQ_REMOVE(&s->bot->idle, s, pool);
 	seat_undirty(s);
 	if (s->bev != NULL) {
 		bufferevent_free(s->bev);

@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "gtp.h"
+#include "policy.h"
 #include "tdef.h"
 #include "util.h"
 
@@ -198,11 +199,7 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 		return tdef_num(argv[1], 1, 1000, &d->max_faults, err, errlen);
 	} else if (strcmp(argv[0], "policy") == 0) {
 		ARITY(2);
-		if (strcmp(argv[1], "forfeit") == 0)
-			d->policy = 0;
-		else if (strcmp(argv[1], "fallback") == 0)
-			d->policy = 1;
-		else {
+		if (policy_parse(argv[1], &d->policy) == -1) {
 			snprintf(err, errlen, "policy: forfeit or fallback");
 			return -1;
 		}
@@ -219,12 +216,11 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 			return tdef_num(kv + 9, 1, 100000, &d->opt.deal_cap,
 			    err, errlen);
 		if (strncmp(kv, "removed_two=", 12) == 0) {
-			const char *w = kv + 12, *p;
+			const char *w = kv + 12;
 			if (strcmp(w, "random") == 0)
 				d->opt.removed_two = -1;
-			else if (strlen(w) == 1 &&
-			    (p = strchr("CDBS", w[0])) != NULL)
-				d->opt.removed_two = (int)(p - "CDBS");
+			else if (strlen(w) == 1 && bri_suit_parse(w[0]) != -1)
+				d->opt.removed_two = bri_suit_parse(w[0]);
 			else {
 				snprintf(err, errlen, "removed_two: random, "
 				    "C, D, B or S");
@@ -311,7 +307,7 @@ int
 tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
     size_t errlen)
 {
-	char		 line[GTP_MAXLINE + 1], *w[GTP_MAXARGS], *p, why[300];
+	char		 line[GTP_MAXLINE + 1], *w[GTP_MAXARGS], why[300];
 	char		 candidate[TDEF_NAMELEN + 1] = "";
 	const char	*s = text, *e;
 	int		 n, lineno = 0, candline = 0, seats, blines = 0, i;
@@ -321,7 +317,8 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 	bri_options_default(&d->opt, BRI_JOKER3);
 	snprintf(d->name, sizeof(d->name), "tournament");
 	d->concurrency = 1;
-	d->move_ms = d->bank_ms = d->startup_ms = d->policy = -1;
+	d->move_ms = d->bank_ms = d->startup_ms = -1;
+	d->policy = POLICY_DEFAULT;
 	d->max_faults = -1;
 	while (*s != '\0') {
 		lineno++;
@@ -337,14 +334,10 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 		s = e ? e + 1 : s + len;
 		if (gtp_clean(line))
 			continue;
-		n = 0;
-		for (p = strtok(line, " "); p != NULL; p = strtok(NULL, " ")) {
-			if (n == GTP_MAXARGS) {
-				snprintf(err, errlen, "%s:%d: too many words",
-				    fname, lineno);
-				goto fail;
-			}
-			w[n++] = p;
+		if ((n = gtp_split(line, w, GTP_MAXARGS)) == -1) {
+			snprintf(err, errlen, "%s:%d: too many words", fname,
+			    lineno);
+			goto fail;
 		}
 		if (strcmp(w[0], "bots") == 0)
 			blines = lineno;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "briscola.h"
+#include "policy.h"
 
 #define TDEF_MAXBOTS	64
 #define TDEF_MAXSLOTS	1000000	/* matches in one tournament */
@@ -30,7 +31,7 @@ struct tdef {
 	struct bri_seed	 seed;		/* master seed */
 	int		 have_seed;
 	int		 move_ms, bank_ms, startup_ms; /* -1: refd's default */
-	int		 policy;	/* -1 default, 0 forfeit, 1 fallback */
+	enum fault_policy policy;	/* POLICY_DEFAULT: refd's */
 	int		 max_faults;	/* -1 default */
 	int		 sprt;		/* stop on a decision of the SPRT */
 	double		 elo0, elo1, alpha, beta;

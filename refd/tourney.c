@@ -20,7 +20,13 @@
 #include <sqlite3.h>
 
 #include "refd.h"
+#include "bots.h"
+#include "ctl.h"
+#include "db.h"
+#include "gtp.h"
 #include "log.h"
+#include "match.h"
+#include "tourney.h"
 #include "tstand.h"
 #include "util.h"
 
@@ -66,26 +72,15 @@ tourney_find(int64_t id)
 static int
 tourney_bots(const struct tdef *d, char *err, size_t errlen)
 {
-	char	 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], *p, why[256];
+	char	 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], why[256];
 	int	 i, n;
 
 	for (i = 0; i < d->nbotdefs; i++) {
 		snprintf(buf, sizeof(buf), "%s", d->botdef[i]);
-		n = 0;
-		for (p = strtok(buf, " "); p != NULL && n < GTP_MAXARGS;
-		    p = strtok(NULL, " "))
-			w[n++] = p;
-		if (bots_find(w[0]) != NULL)
+		if ((n = gtp_split(buf, w, GTP_MAXARGS)) < 1 ||
+		    bots_find(w[0]) != NULL)
 			continue;
-		if (n < 3 || (strcmp(w[1], "spawn") != 0 &&
-		    strcmp(w[1], "remote") != 0)) {
-			snprintf(err, errlen, "line %d: usage: bot NAME spawn "
-			    "COMMAND [ARG ...] | bot NAME remote TOKEN",
-			    d->botdefline[i]);
-			return -1;
-		}
-		if (bots_add(w[0], strcmp(w[1], "spawn") == 0 ? BOT_SPAWN :
-		    BOT_REMOTE, n - 2, w + 2, why, sizeof(why)) == -1) {
+		if (bots_define(n, w, why, sizeof(why)) == -1) {
 			snprintf(err, errlen, "line %d: %s", d->botdefline[i],
 			    why);
 			return -1;
@@ -205,7 +200,7 @@ tourney_match_done(struct match *m)
 	    t->state[s] != SLOT_RUNNING)
 		return;
 	t->nrunning--;
-	if (m->state == MATCH_DONE) {
+	if (m->state == MATCH_DONE) {	/* else aborted: played again */
 		t->state[s] = SLOT_DONE;
 		t->ndone++;
 		t->done_here++;
@@ -260,8 +255,8 @@ tourney_fill(struct tourney *t)
 		    conf.bank_ms;
 		mc.startup_ms = t->def.startup_ms > 0 ? t->def.startup_ms :
 		    conf.startup_ms;
-		mc.policy = t->def.policy == 1 ? POLICY_FALLBACK :
-		    POLICY_FORFEIT;
+		mc.policy = t->def.policy == POLICY_DEFAULT ? POLICY_FORFEIT :
+		    t->def.policy;
 		mc.max_faults = t->def.max_faults > 0 ? t->def.max_faults : 3;
 		mc.tournament = t->id;
 		mc.slot = t->next;
@@ -486,8 +481,7 @@ tourney_stop(int64_t id, char *err, size_t errlen)
 	}
 	tourney_end(t, "stopped", "stopped by the operator");
 	TAILQ_FOREACH(m, &matches, entry)
-		if (m->conf.tournament == id && (m->state == MATCH_WAITING ||
-		    m->state == MATCH_PLAYING))
+		if (m->conf.tournament == id && !match_over(m))
 			match_stop(m, "tournament stopped");
 	return 0;
 }
@@ -530,8 +524,7 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 	    t->state_name, t->ndone, t->nslots, t->nrunning,
 	    (long long)el / 1000, (long long)eta);
 	TAILQ_FOREACH(m, &matches, entry)
-		if (m->conf.tournament == id && (m->state == MATCH_WAITING ||
-		    m->state == MATCH_PLAYING))
+		if (m->conf.tournament == id && !match_over(m))
 			fprintf(f, "match %lld slot %d deal %d\n",
 			    (long long)m->id, m->conf.slot, m->bm.ndeals);
 	if (t->reason[0])

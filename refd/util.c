@@ -61,20 +61,6 @@ util_now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* UTC wall time as ISO-8601 with milliseconds, for the log. */
-void
-util_timestamp(char *buf, size_t len)
-{
-	struct timespec	 ts;
-	struct tm	 tm;
-	char		 tmp[32];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03ldZ", tmp, ts.tv_nsec / 1000000);
-}
-
 /* Is s a valid bot name: 1 to 32 of [A-Za-z0-9_.-]? */
 int
 util_name_ok(const char *s)

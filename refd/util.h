@@ -2,13 +2,21 @@
 #ifndef REFD_UTIL_H
 #define REFD_UTIL_H
 
+#include <sys/queue.h>
+
 #include <stddef.h>
 #include <stdint.h>
+
+#ifndef TAILQ_FOREACH_SAFE
+#define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
+	for ((var) = TAILQ_FIRST(head);					\
+	    (var) && ((tvar) = TAILQ_NEXT(var, field), 1);		\
+	    (var) = (tvar))
+#endif
 
 long long	 util_num(const char *, long long, long long, const char **);
 int64_t		 util_now_ms(void);
 int64_t		 util_now_us(void);
-void		 util_timestamp(char *, size_t);
 int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
 void		 util_printable(char *, size_t, const char *, size_t);

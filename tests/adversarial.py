@@ -24,10 +24,10 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import e2e  # noqa: E402
+import harness  # noqa: E402
 
-EVIL = e2e.EVIL
-REFCTL = os.path.join(e2e.BUILD, "refd", "refctl")
+EVIL = harness.EVIL
+REFCTL = harness.REFCTL
 FIGURES = {"adversarial cases": 0, "healthy matches beside them": 0,
            "crash-campaign kills": 0}
 
@@ -252,7 +252,7 @@ def test_storage_faults(r, tmp):
         print("# not root or no tmpfs: storage faults skipped")
         return
     try:
-        r2 = e2e.Refd(mnt)
+        r2 = harness.Refd(mnt)
         try:
             r2.add("s0", EVIL + ["good"])
             r2.add("s1", EVIL + ["good"])
@@ -294,7 +294,7 @@ def test_storage_faults(r, tmp):
         assert p.returncode == 0, p.stdout[-2000:]
         # read-only: a remount, which even root cannot write through
         subprocess.check_call(["mount", "-o", "remount,ro", mnt])
-        p = subprocess.run([e2e.REFD, "-D", os.path.join(mnt, "log.db"),
+        p = subprocess.run([harness.REFD, "-D", os.path.join(mnt, "log.db"),
                             "-c", os.path.join(tmp, "ro.sock")],
                            capture_output=True, text=True, timeout=10)
         assert p.returncode != 0 and "log.db" in p.stderr, p.stderr
@@ -308,7 +308,7 @@ def test_bot_rlimits(r, tmp):
     d = tempfile.mkdtemp(dir=tmp)
     conf = os.path.join(d, "refd.conf")
     open(conf, "w").write("bot_cpu_seconds 1\nbot_memory_mb 1024\n")
-    r2 = e2e.Refd(d, move_ms=10000, extra=["-f", conf])
+    r2 = harness.Refd(d, move_ms=10000, extra=["-f", conf])
     try:
         r2.add("g0", EVIL + ["good"])
         r2.add("g1", EVIL + ["good"])
@@ -337,7 +337,7 @@ def test_crash_campaign(r, tmp):
     os.makedirs(d)
     bots = ("bot a spawn {py} {evil} good\nbot b spawn {b}/bots/randbot "
             "-s 1\nbot c spawn {b}/bots/heurbot\nbot d spawn {py} {evil} "
-            "good\n").format(py=e2e.PY, evil=EVIL[1], b=e2e.BUILD)
+            "good\n").format(py=harness.PY, evil=EVIL[1], b=harness.BUILD)
     text = bots + ("name campaign\nvariant joker3\nduplicate yes\nbots a "
                    "b c d\nmatches 48\nconcurrency 2\nseed %s\n" % ("cd" * 32))
     path = os.path.join(d, "c.tour")
@@ -348,14 +348,14 @@ def test_crash_campaign(r, tmp):
                                tid, "--format", "csv"], capture_output=True,
                               text=True, check=True).stdout
 
-    ref = e2e.Refd(tempfile.mkdtemp(dir=d))
+    ref = harness.Refd(tempfile.mkdtemp(dir=d))
     tid = ref.must("tournament_start", path)
     assert ref.must("tournament_wait", tid, timeout=600).startswith("done")
     want = standings(ref.db, tid)
     ref.stop()
 
     run = tempfile.mkdtemp(dir=d)
-    cur = e2e.Refd(run)
+    cur = harness.Refd(run)
     tid = cur.must("tournament_start", path)
     kills = 0
     while kills < 20:
@@ -370,7 +370,7 @@ def test_crash_campaign(r, tmp):
         integ = subprocess.run(["sqlite3", cur.db, "PRAGMA integrity_check"],
                                capture_output=True, text=True).stdout
         assert integ.strip() == "ok", integ
-        cur = e2e.Refd(run)
+        cur = harness.Refd(run)
     FIGURES["crash-campaign kills"] = kills
     assert kills >= 10, "the tournament finished after %d kills" % kills
     assert cur.must("tournament_wait", tid, timeout=600).startswith("done")
@@ -397,13 +397,13 @@ def main():
     tmp = tempfile.mkdtemp(prefix="refd-adv.")
     conf = os.path.join(tmp, "refd.conf")
     open(conf, "w").write("auth_ms 500\nmax_connections 1500\n")
-    r = e2e.Refd(tmp, move_ms=1000, extra=["-f", conf])
+    r = harness.Refd(tmp, move_ms=1000, extra=["-f", conf])
     def lag():
         us = re.search(r"loop_lag_max_us (\d+)", r.must("status")).group(1)
         return ", worst loop delay so far %.1f ms" % (int(us) / 1000)
 
     try:
-        passed, failed = e2e.run_tests(TESTS, (r, tmp), lag)
+        passed, failed = harness.run_tests(TESTS, (r, tmp), lag)
         st = r.must("status")
         lag = int(re.search(r"loop_lag_max_us (\d+)", st).group(1))
         FIGURES["worst event-loop delay of a 10 ms timer (ms)"] = \
@@ -415,7 +415,7 @@ def main():
             failed += 1
     for k, v in FIGURES.items():
         print("# figure: %s: %s" % (k, v))
-    e2e.finish(passed, failed, tmp)
+    harness.finish(passed, failed, tmp)
 
 
 if __name__ == "__main__":

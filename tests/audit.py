@@ -31,12 +31,12 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import e2e  # noqa: E402  (the Refd class and the information checker)
+import harness  # noqa: E402
 
-BUILD, SRC = e2e.BUILD, e2e.SRC
+BUILD, SRC = harness.BUILD, harness.SRC
 REFCTL = os.environ.get("REFCTL") or os.path.join(BUILD, "refd", "refctl")
-EVIL = e2e.EVIL
-PY = e2e.PY
+EVIL = harness.EVIL
+PY = harness.PY
 TABLES = ("deals", "plays", "tricks", "jokers", "faults", "deal_results")
 
 
@@ -65,7 +65,7 @@ class Log:
         self.db = os.path.join(tmp, "log.db")
         self.mid = {}           # name -> match id
         self.rec = {}           # variant -> (match id, [recording paths])
-        r = e2e.Refd(tmp)
+        r = harness.Refd(tmp)
         try:
             self.play(r)
         finally:
@@ -101,7 +101,7 @@ class Log:
             self.mid[name] = r.start(variant, seats, *opts)
         time.sleep(0.3)
         r.must("match_stop", str(self.mid["stopped"]))
-        for variant, n in e2e.SEATS.items():
+        for variant, n in harness.SEATS.items():
             paths = []
             names = []
             for i in range(n):
@@ -121,7 +121,7 @@ class Log:
         assert results["forfeit"] == "forfeit1", results
         assert results["draw"] == "draw", results
         assert results["stopped"] == "aborted", results
-        for v in e2e.SEATS:
+        for v in harness.SEATS:
             assert results[v].startswith(("seat", "team")), results
 
     def copy(self, name):
@@ -402,7 +402,7 @@ def test_seat_views(log):
             view = os.path.join(log.tmp, "view-%s-%d.txt" % (variant, seat))
             with open(view, "w") as f:
                 f.write("".join("0 %s\n" % l for l in shown))
-            revealed = e2e.check_transcript(view, variant, seat)
+            revealed = harness.check_transcript(view, variant, seat)
             assert revealed == (variant == "classic4"), variant
             got = []
             for line in open(path):
@@ -505,7 +505,7 @@ def test_crash(log):
     and the audit verifies every deal logged before the kill."""
     tmp = os.path.join(log.tmp, "crash")
     os.mkdir(tmp)
-    r = e2e.Refd(tmp)
+    r = harness.Refd(tmp)
     try:
         for i in range(3):
             r.add("slow%d" % i, EVIL + ["late", "20"])
@@ -531,7 +531,7 @@ def test_crash(log):
     con.close()
     assert state == "running", state
     os.unlink(r.sock)
-    r2 = e2e.Refd(tmp)
+    r2 = harness.Refd(tmp)
     try:
         row = r2.query("SELECT state, result, reason, final_chain FROM "
                        "matches WHERE id = ?", mid)[0]
@@ -641,8 +641,8 @@ def main():
         traceback.print_exc(file=sys.stdout)
         print("FAIL playing the matches\n0 passed, 1 failed\n# kept " + tmp)
         sys.exit(1)
-    passed, failed = e2e.run_tests(TESTS, (log,))
-    e2e.finish(passed, failed, tmp)
+    passed, failed = harness.run_tests(TESTS, (log,))
+    harness.finish(passed, failed, tmp)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ Environment: top_builddir, top_srcdir (default: the current directory).
 import os
 import random
 import re
-import shutil
 import socket
 import sqlite3
 import subprocess
@@ -20,113 +19,9 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 
-BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
-SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
-REFD = os.path.join(BUILD, "refd", "refd")
-PY = sys.executable or "python3"
-EVIL = [PY, os.path.join(SRC, "tests", "evilbot.py")]
-SEATS = {"joker3": 3, "classic2": 2, "classic3": 3, "classic4": 4}
-CARDS = set(str(r) + s for r in range(1, 11) for s in "CDBS")
-
-
-def example_bots():
-    """The example bots shipped in bots/, as name -> argv."""
-    bots = {
-        "crand": [os.path.join(BUILD, "bots", "randbot"), "-s", "5"],
-        "heur": [os.path.join(BUILD, "bots", "heurbot")],
-        "py": [PY, os.path.join(SRC, "bots", "randbot.py"), "11"],
-        "sh": ["sh", os.path.join(SRC, "bots", "randbot.sh"), "13"],
-    }
-    if shutil.which("node"):
-        bots["js"] = ["node", os.path.join(SRC, "bots", "randbot.js"), "17"]
-    else:
-        print("# node not found: the Node.js bot is not played")
-    return bots
-
-
-class Refd:
-    """A refd on loopback in its own directory."""
-
-    def __init__(self, tmp, move_ms=1500, extra=()):
-        self.tmp = tmp
-        self.db = os.path.join(tmp, "log.db")
-        self.sock = os.path.join(tmp, "ctl.sock")
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
-        self.err = open(os.path.join(tmp, "refd.err"), "w")
-        self.proc = subprocess.Popen(
-            [REFD, "-D", self.db, "-c", self.sock, "-L", tmp, "-v",
-             "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms),
-             "-s", "5000"] + list(extra), stderr=self.err,
-            stdin=subprocess.DEVNULL)
-        # a stale socket of a killed refd may still be there: wait until
-        # this one answers
-        for _ in range(250):
-            try:
-                c = socket.socket(socket.AF_UNIX)
-                c.connect(self.sock)
-                c.close()
-                break
-            except OSError:
-                time.sleep(0.02)
-        else:
-            raise RuntimeError("refd did not start")
-
-    def ctl(self, *words, timeout=60):
-        """One control command; returns (ok, text)."""
-        c = socket.socket(socket.AF_UNIX)
-        c.settimeout(timeout)
-        c.connect(self.sock)
-        c.sendall(("1 " + " ".join(words) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n\n"):
-            chunk = c.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        c.close()
-        text = data.decode()
-        assert text[:2] in ("=1", "?1"), "bad answer %r" % text
-        return text[0] == "=", text[2:].strip()
-
-    def must(self, *words, timeout=60):
-        ok, text = self.ctl(*words, timeout=timeout)
-        assert ok, "%s: %s" % (" ".join(words), text)
-        return text
-
-    def add(self, name, argv):
-        self.must("bot_add", name, "spawn", *argv)
-
-    def start(self, variant, bots, *opts):
-        return int(self.must("match_start", variant, *bots, *opts))
-
-    def wait(self, mid):
-        return self.must("match_wait", str(mid)).split(" ", 1)
-
-    def query(self, sql, *args):
-        con = sqlite3.connect("file:%s?mode=ro" % self.db, uri=True)
-        try:
-            return con.execute(sql, args).fetchall()
-        finally:
-            con.close()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            try:
-                self.ctl("shutdown", timeout=5)
-            except OSError:
-                pass
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.err.close()
-        return self.proc.returncode
+from harness import (EVIL, REFCTL, SEATS, SRC, Refd, check_transcript,
+                     example_bots, finish, run_tests)
 
 
 def check_log(r, mid):
@@ -369,42 +264,6 @@ def test_fallback_policy(r):
 
 
 
-def check_transcript(path, variant, seat):
-    """A seat's transcript never names a card it was not entitled to."""
-    known = set()
-    hand = set()
-    stock_empty = False
-    violations = []
-    for n, line in enumerate(open(path), 1):
-        w = line.split()
-        if len(w) < 2:
-            continue
-        cmd, args = w[1], w[2:]
-        if cmd == "deal_start":
-            known = {args[2]} | set(args[3:])
-            hand = set(args[3:])
-            continue
-        if cmd == "draw":
-            known.add(args[0])
-            hand.add(args[0])
-            continue
-        if cmd == "play":
-            known.add(args[1])
-            continue
-        if cmd == "partner_hand":
-            assert variant == "classic4", "partner_hand in " + variant
-            stock_empty = True
-            known |= set(args)
-            continue
-        if cmd == "deal_end":
-            continue        # reveals the removed 2, as it should
-        for a in args:
-            if a.upper() in CARDS and a.upper() not in known:
-                violations.append("%s:%d: %s" % (path, n, line.strip()))
-    assert not violations, violations[:3]
-    return stock_empty
-
-
 def test_information(r):
     """A recording bot never sees a card of another seat before it is
     played; in classic4 the partner's hand shows when the stock empties."""
@@ -558,7 +417,7 @@ def test_log_unwritable(r):
 
 def test_bridge_example_bots(r):
     """Every example bot plays over TCP through refctl bridge."""
-    refctl = os.path.join(BUILD, "refd", "refctl")
+    refctl = REFCTL
     procs = []
     names = []
     for name, argv in example_bots().items():
@@ -691,37 +550,6 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_no_forged_output, test_watch_then_command, test_auth_garbage,
          test_clocks, test_log_unwritable, test_bridge_example_bots,
          test_bot_transcript, test_bot_hygiene, test_stop_and_refuse]
-
-
-def run_tests(tests, args, note=None):
-    """Run each test named on the command line (all if none) with args;
-    print "ok" or "FAIL" and the traceback; returns (passed, failed)."""
-    only = sys.argv[1:]
-    passed = failed = 0
-    for t in tests:
-        if only and t.__name__ not in only:
-            continue
-        start = time.time()
-        try:
-            t(*args)
-            passed += 1
-            print("ok %s (%.1f s%s)" % (t.__name__, time.time() - start,
-                                        note() if note else ""))
-        except Exception:
-            failed += 1
-            print("FAIL %s" % t.__name__)
-            traceback.print_exc(file=sys.stdout)
-    return passed, failed
-
-
-def finish(passed, failed, tmp):
-    """The closing line, the temporary files kept only on failure."""
-    print("%d passed, %d failed" % (passed, failed))
-    if failed == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print("# kept " + tmp)
-    sys.exit(1 if failed else 0)
 
 
 def main():

@@ -758,6 +758,187 @@ test_abort_unfinished(void **state)
 	sqlite3_close(h);
 }
 
+/* Group mode's bookkeeping, seen from the daemon's side. */
+static int		 hook_calls;	/* groups opened */
+static struct db_match	*lost_seen[4];	/* matches told of a lost group */
+static int		 nlost;
+
+static void
+group_hook(void)
+{
+	hook_calls++;
+}
+
+static void
+group_lost(struct db_match *m)
+{
+	if (nlost < 4)
+		lost_seen[nlost] = m;
+	nlost++;
+}
+
+/* Begin a classic2 match from SEED_HEX in db and deal its first deal. */
+static void
+begin_deal(struct db *db, struct db_match *m, struct bri_match *bm)
+{
+	struct db_seat		 seats[2] = {
+		{ 0, "a", "", "spawn", "a" }, { 1, "b", "", "spawn", "b" } };
+	struct bri_options	 o;
+	struct bri_seed		 seed;
+
+	memset(m, 0, sizeof(*m));
+	m->variant = "classic2";
+	m->options = "";
+	m->seed_hex = SEED_HEX;
+	m->commit_hex = SEED_HEX;
+	m->rng = "chacha20-ietf/1";
+	m->policy = "forfeit";
+	assert_int_equal(db_match_begin(db, m, seats, 2), 0);
+	bri_options_default(&o, BRI_CLASSIC2);
+	assert_int_equal(bri_seed_parse(SEED_HEX, &seed), BRI_OK);
+	assert_int_equal(bri_match_init(bm, &o, &seed), BRI_OK);
+	assert_int_equal(bri_match_deal(bm), BRI_OK);
+	assert_int_equal(db_deal(db, m, &bm->deal, 1), 0);
+}
+
+/* Play the first card of the hand whose turn it is, as match.c logs it. */
+static void
+play_one(struct db *db, struct db_match *m, struct bri_match *bm, int seq)
+{
+	struct bri_event ev;
+	int		 seat = bm->deal.turn, trick = bm->deal.trick;
+	bri_card	 c = BRI_NOCARD;
+	int		 i;
+
+	for (i = 0; c == BRI_NOCARD; i++)
+		c = bm->deal.hand[seat][i];
+	assert_int_equal(bri_match_play(bm, seat, c, &ev), BRI_OK);
+	assert_int_equal(db_begin(db, m, ev.deal_over), 0);
+	assert_int_equal(db_play(db, m, 1, seq, trick, seat, c, 5, 0), 0);
+	if (ev.trick_done)
+		assert_int_equal(db_trick(db, m, 1, trick, ev.trick_winner,
+		    ev.trick_points), 0);
+	assert_int_equal(db_commit(db), 0);
+}
+
+/*
+ * refd's mode: a loop pass's writes are one transaction, opened at the
+ * first write (the hook hears of it once), invisible to a reader until
+ * db_group_commit(), and the chain they leave audits.  A match's end
+ * commits the open group first, so the log keeps refd's order.
+ */
+static void
+test_group_mode(void **state)
+{
+	struct db		*db;
+	struct db_match		 m;
+	struct bri_match	 bm;
+	sqlite3			*h;
+	char			 err[256];
+	int			 seq = 0;
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	hook_calls = nlost = 0;
+	db_group_mode(db, group_hook, group_lost);
+	begin_deal(db, &m, &bm);	/* the deal opens the first group */
+	assert_int_equal(hook_calls, 1);
+	assert_int_equal(db_group_pending(db), 1);
+	play_one(db, &m, &bm, seq++);
+	play_one(db, &m, &bm, seq++);
+	assert_int_equal(hook_calls, 1);	/* one group, one hook */
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(count(h, "plays", m.id), 0);	/* not yet */
+	assert_int_equal(count(h, "deals", m.id), 0);
+	assert_int_equal(db_group_commit(db), 0);
+	assert_int_equal(db_group_pending(db), 0);
+	assert_int_equal(count(h, "plays", m.id), 2);
+	assert_int_equal(count(h, "deals", m.id), 1);
+	/* the next pass: a new group */
+	play_one(db, &m, &bm, seq++);
+	assert_int_equal(hook_calls, 2);
+	assert_int_equal(count(h, "plays", m.id), 2);
+	/* the end is never grouped: it commits the group, then itself */
+	assert_int_equal(db_match_end(db, &m, "aborted", "test", NULL, 0), 0);
+	assert_int_equal(db_group_pending(db), 0);
+	assert_int_equal(count(h, "plays", m.id), 3);
+	assert_int_equal(audit(h, m.id, NULL), m.links);
+	assert_int_equal(nlost, 0);
+	sqlite3_close(h);
+	db_close(db);
+}
+
+/*
+ * A group SQLite rolled back (a full disk, an I/O error) is lost whole:
+ * each match that wrote in it hears of it once, its chain is back where
+ * the table has it, and it can go on writing from there (as refd does,
+ * to log the match aborted) with a chain that still audits.  A match
+ * that did not write in the group hears nothing.
+ */
+static void
+test_group_lost(void **state)
+{
+	struct db		*db;
+	struct db_match		 m1, m2, m3;
+	struct bri_match	 b1, b2, b3;
+	sqlite3			*h;
+	uint8_t			 chain1[DB_HASHLEN], chain2[DB_HASHLEN];
+	char			 err[256];
+	int			 links1, links2, links3;
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	hook_calls = nlost = 0;
+	db_group_mode(db, group_hook, group_lost);
+	begin_deal(db, &m1, &b1);
+	begin_deal(db, &m2, &b2);
+	begin_deal(db, &m3, &b3);
+	play_one(db, &m1, &b1, 0);
+	assert_int_equal(db_group_commit(db), 0);
+	memcpy(chain1, m1.chain, DB_HASHLEN);
+	memcpy(chain2, m2.chain, DB_HASHLEN);
+	links1 = m1.links;
+	links2 = m2.links;
+	links3 = m3.links;
+
+	/* a pass where m1 and m2 write, m3 does not; then it is lost */
+	play_one(db, &m1, &b1, 1);
+	play_one(db, &m2, &b2, 0);
+	play_one(db, &m2, &b2, 1);
+	assert_int_not_equal(m1.links, links1);
+	assert_int_equal(sqlite3_exec(db_handle(db), "ROLLBACK", NULL, NULL,
+	    NULL), SQLITE_OK);
+	assert_int_equal(db_group_commit(db), -1);
+	assert_int_equal(db_group_pending(db), 0);
+	assert_int_equal(nlost, 2);
+	assert_true((lost_seen[0] == &m1 && lost_seen[1] == &m2) ||
+	    (lost_seen[0] == &m2 && lost_seen[1] == &m1));
+	assert_memory_equal(m1.chain, chain1, DB_HASHLEN);
+	assert_memory_equal(m2.chain, chain2, DB_HASHLEN);
+	assert_int_equal(m1.links, links1);
+	assert_int_equal(m2.links, links2);
+	assert_int_equal(m3.links, links3);
+
+	/* the matches go on from the restored chain: the log audits */
+	assert_int_equal(db_match_end(db, &m1, "aborted", "log failure", NULL,
+	    0), 0);
+	assert_int_equal(db_match_end(db, &m2, "aborted", "log failure", NULL,
+	    0), 0);
+	play_one(db, &m3, &b3, 0);
+	assert_int_equal(db_group_commit(db), 0);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(count(h, "plays", m1.id), 1);
+	assert_int_equal(count(h, "plays", m2.id), 0);
+	assert_int_equal(count(h, "plays", m3.id), 1);
+	assert_int_equal(audit(h, m1.id, NULL), m1.links);
+	assert_int_equal(audit(h, m2.id, NULL), m2.links);
+	assert_int_equal(audit(h, m3.id, NULL), m3.links);
+	sqlite3_close(h);
+	db_close(db);
+}
+
 int
 main(void)
 {
@@ -774,6 +955,10 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_unfinished, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_group_mode, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_group_lost, setup,
 		    teardown),
 	};
 

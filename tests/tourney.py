@@ -18,9 +18,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import e2e  # noqa: E402
+import harness  # noqa: E402
 
-REFCTL = os.path.join(e2e.BUILD, "refd", "refctl")
+REFCTL = harness.REFCTL
 SEED = "ab" * 32
 
 
@@ -102,7 +102,7 @@ def test_bad_definitions(tmp):
                    check=False)
         assert p.returncode == 1 and want in p.stderr, (text, p.stderr)
     # a bot refd does not know is found when the tournament starts
-    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
     try:
         path = write(tmp, "unknown.tour", "variant classic2\n# two bots\n"
                      "bots nobody nobody2\n")
@@ -122,8 +122,8 @@ bot pyr spawn {py} {src}/bots/randbot.py 5
 
 
 def definition(tmp, name, extra, concurrency=1):
-    text = BOTS.format(py=e2e.PY, evil=e2e.EVIL[1], build=e2e.BUILD,
-                       src=e2e.SRC)
+    text = BOTS.format(py=harness.PY, evil=harness.EVIL[1], build=harness.BUILD,
+                       src=harness.SRC)
     text += "name %s\nvariant joker3\nduplicate yes\nbots good rand heur " \
         "pyr\nseed %s\nconcurrency %d\n%s" % (name, SEED, concurrency, extra)
     return write(tmp, name + ".tour", text)
@@ -175,9 +175,9 @@ def check_against_log(db, tid, rows):
 
 def test_standings_exact(tmp):
     """Standings agree with the log, bot by bot, and exports parse."""
-    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
     try:
-        r.add("never", e2e.EVIL + ["notacard"])
+        r.add("never", harness.EVIL + ["notacard"])
         tid = run(r, definition(tmp, "exact", "bots never\nmatches 20\n"))
         rows = list(csv.DictReader(io.StringIO(standings(r.db, tid))))
         assert len(rows) == 5, rows
@@ -203,7 +203,7 @@ def test_concurrency_and_resume(tmp):
     results = {}
     for name, conc, kill in (("c1", 1, False), ("c8", 8, False),
                              ("killed", 2, True)):
-        r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+        r = harness.Refd(tempfile.mkdtemp(dir=tmp))
         path = definition(tmp, name, "matches 24\n", conc)
         ok, tid = r.ctl("tournament_start", path)
         assert ok, tid
@@ -219,7 +219,7 @@ def test_concurrency_and_resume(tmp):
             r.proc.wait()
             r.err.close()
             # a new refd on the same log takes the tournament up
-            r2 = e2e.Refd.__new__(e2e.Refd)
+            r2 = harness.Refd.__new__(harness.Refd)
             r2.__init__(r.tmp)
             r = r2
             st = r.must("tournament_status", tid)
@@ -239,11 +239,11 @@ def test_concurrency_and_resume(tmp):
 
 def test_sprt_stops(tmp):
     """A gauntlet stops as soon as the SPRT decides."""
-    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
     try:
-        r.add("cand", e2e.EVIL + ["good"])
-        r.add("weak", e2e.EVIL + ["notacard"])
-        r.add("other", e2e.EVIL + ["good"])
+        r.add("cand", harness.EVIL + ["good"])
+        r.add("weak", harness.EVIL + ["notacard"])
+        r.add("other", harness.EVIL + ["good"])
         path = write(tmp, "sprt.tour", "variant classic3\nformat gauntlet\n"
                      "candidate cand\nbots weak other\nmatches 1000\n"
                      "concurrency 1\nsprt 0 50 0.05 0.05\nseed %s\n" % SEED)
@@ -260,7 +260,7 @@ def test_sprt_stops(tmp):
 
 def test_batch_run(tmp):
     """refctl tournament run --wait sees it through and prints standings."""
-    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
     try:
         path = definition(tmp, "batch", "matches 6\n")
         p = subprocess.run([REFCTL, "-c", r.sock, "tournament", "run",
@@ -283,7 +283,7 @@ TESTS = [test_schedules, test_bad_definitions, test_standings_exact,
 
 def main():
     tmp = tempfile.mkdtemp(prefix="refd-tourney.")
-    e2e.finish(*e2e.run_tests(TESTS, (tmp,)), tmp)
+    harness.finish(*harness.run_tests(TESTS, (tmp,)), tmp)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@
 
 #include <string.h>
 
-#include "refd.h"
+#include "briscola.h"
+#include "bots.h"
+#include "conf.h"
 #include "fuzz.h"
 #include "util.h"
 

@@ -12,8 +12,12 @@
 
 #include <event2/buffer.h>
 
-#include "refd.h"
+#include "bots.h"
+#include "conf.h"
+#include "ctlopt.h"
 #include "fuzz.h"
+#include "gtp.h"
+#include "match.h"
 #include "util.h"
 
 static const char *const fuzz_bots[] = { "a", "b", "c", "d", "heur",

@@ -1,0 +1,32 @@
+/*
+ * conf.h: refd's settings, from the command line and the configuration
+ * file (refd.conf(5)).  conf.c needs no libevent and no SQLite, so the
+ * fuzzer (tests/fuzz/fuzz_conf.c) runs the parser refd runs.
+ */
+#ifndef REFD_CONF_H
+#define REFD_CONF_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Daemon-wide settings. */
+struct refd_conf {
+	char		 db_path[1024];	/* the SQLite log */
+	char		 ctl_path[1024];/* the control socket */
+	char		 listen_host[64];/* the bot listener, "" for none */
+	int		 listen_port;
+	char		 botlog_dir[1024]; /* per-bot stderr logs */
+	int		 move_ms;	/* default clocks */
+	int		 bank_ms;
+	int		 startup_ms;
+	int		 max_conns;	/* bot connections, spawned or remote */
+	int		 auth_ms;	/* a remote bot's time to authenticate */
+	int		 bot_cpu_s;	/* RLIMIT_CPU of spawned bots, 0: none */
+	int		 bot_mem_mb;	/* RLIMIT_AS of spawned bots, 0: none */
+};
+
+int		 conf_parse(struct refd_conf *, FILE *, const char *, char *,
+		    size_t);
+int		 conf_listen(struct refd_conf *, const char *, char *, size_t);
+
+#endif /* REFD_CONF_H */

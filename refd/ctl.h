@@ -1,0 +1,17 @@
+/*
+ * ctl.h: the control socket, where an operator speaks GTP to refd.
+ */
+#ifndef REFD_CTL_H
+#define REFD_CTL_H
+
+#include <stdint.h>
+
+struct match;
+
+int		 ctl_listen(const char *);
+void		 ctl_close(void);
+void		 ctl_match_event(struct match *, const char *);
+void		 ctl_match_done(struct match *);
+void		 ctl_tourney_done(int64_t, const char *, const char *);
+
+#endif /* REFD_CTL_H */

@@ -1,0 +1,24 @@
+/*
+ * tourney.h: tournaments run by this refd (refd-tournament(5)): slots
+ * of a schedule turned into matches, results read back, resume.
+ */
+#ifndef REFD_TOURNEY_H
+#define REFD_TOURNEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct match;
+
+int64_t		 tourney_start(const char *, char *, size_t);
+int		 tourney_resume(int64_t, char *, size_t);
+void		 tourney_resume_all(void);
+int		 tourney_stop(int64_t, char *, size_t);
+void		 tourney_list(FILE *);
+int		 tourney_status(int64_t, FILE *, char *, size_t);
+int		 tourney_over(int64_t, const char **, const char **);
+void		 tourney_match_done(struct match *);
+void		 tourney_free_all(void);
+
+#endif /* REFD_TOURNEY_H */

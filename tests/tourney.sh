@@ -1,6 +1,0 @@
-#!/bin/sh
-# Run the tournament tests (tests/tourney.py) against the built refd.
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-export top_srcdir top_builddir
-exec python3 "$top_srcdir/tests/tourney.py" "$@"
