@@ -26,6 +26,7 @@
 
 #include "refd.h"
 #include "bots.h"
+#include "clock.h"
 #include "ctl.h"
 #include "ctlopt.h"
 #include "gtp.h"
@@ -480,7 +481,7 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	snprintf(r, len, "version %s\nmatches_running %d\nmatches_over %d\n"
 	    "connections %d\ncontrol_clients %d\nloop_lag_max_us %lld\n"
 	    "log %s", REFD_VERSION, match_running(), done, seat_count(), nconns,
-	    (long long)refd_loop_lag_max(), conf.db_path);
+	    (long long)clock_lag_max(), conf.db_path);
 	return 0;
 }
 

@@ -19,10 +19,8 @@
 
 #include "refd.h"
 #include "botproto.h"
-#include "ctl.h"
 #include "log.h"
 #include "match.h"
-#include "tourney.h"
 #include "util.h"
 
 struct matchlist	 matches = TAILQ_HEAD_INITIALIZER(matches);
@@ -33,6 +31,21 @@ static void	match_ask(struct match *);
 static void	match_apply(struct match *, int, bri_card, int64_t, int);
 static void	match_finish(struct match *, enum match_state, const char *,
 		    const char *);
+static void	match_answer(void *, struct seat *, enum pend_kind, int,
+		    const char *, int64_t);
+static void	match_fault(void *, struct seat *, const char *, const char *,
+		    int64_t);
+
+/* What a seat of a match reports through. */
+static const struct seat_cb match_seat_cb = { match_answer, match_fault };
+
+/* Who hears of matches' events and ends (match_observe()). */
+#define MATCH_MAXOBS	4
+static struct match_observer {
+	void	(*event)(struct match *, const char *);
+	void	(*end)(struct match *);
+} observers[MATCH_MAXOBS];
+static int		 nobservers;
 
 /* Notifications are due within this long when no move is asked. */
 #define NOTE_MS(m)	((m)->conf.move_ms > 1000 ? (m)->conf.move_ms : 1000)
@@ -68,6 +81,22 @@ match_enter(struct match *m, enum match_state st)
 	log_debug("match %lld: %s -> %s", (long long)m->id,
 	    match_state_name(m->state), match_state_name(st));
 	m->state = st;
+}
+
+/*
+ * event hears every event line of a match someone watches, end every
+ * match that ends, once it is logged; either may be NULL.  Returns 0,
+ * or -1 when there are too many observers.
+ */
+int
+match_observe(void (*event)(struct match *, const char *),
+    void (*end)(struct match *))
+{
+	if (nobservers == MATCH_MAXOBS)
+		return -1;
+	observers[nobservers].event = event;
+	observers[nobservers++].end = end;
+	return 0;
 }
 
 /* Is m over, done or aborted?  Its result and reason are then final. */
@@ -111,13 +140,16 @@ match_emit(struct match *m, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	 line[512];
+	int	 i;
 
 	if (TAILQ_EMPTY(&m->watchers))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	ctl_match_event(m, line);
+	for (i = 0; i < nobservers; i++)
+		if (observers[i].event != NULL)
+			observers[i].event(m, line);
 }
 
 /* The log refused a write: the match cannot go on unlogged. */
@@ -148,11 +180,10 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 		db_bot_event(logdb, m->id, i, b->name, "spawn", seat_peer(s));
 	} else if ((s = seat_take_idle(b)) == NULL)
 		return 0;	/* wait for it to connect */
-	seat_attach(s, m, i);
+	seat_attach(s, i, &match_seat_cb, m);
 	m->seat[i] = s;
 	seat_send(s, PEND_NAME, m->conf.startup_ms, "name");
-	if (m->seat[i] != NULL)
-		seat_send(s, PEND_VERSION, m->conf.startup_ms, "version");
+	seat_send(s, PEND_VERSION, m->conf.startup_ms, "version");
 	return 0;
 }
 
@@ -384,7 +415,7 @@ match_ask(struct match *m)
 	if (m->conf.bank_ms > 0 && m->bank_us[t] / 1000 < ms)
 		ms = (int)(m->bank_us[t] / 1000);
 	if (ms <= 0) {
-		match_seat_fault(m, m->seat[t], "timeout", "time bank exhausted");
+		match_fault(m, m->seat[t], "timeout", "time bank exhausted", 0);
 		return;
 	}
 	bri_view_build(&m->bm, t, &v);
@@ -394,10 +425,11 @@ match_ask(struct match *m)
 }
 
 /* An answer from a seat: hello, a move, or an acknowledged note. */
-void
-match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
-    int ok, const char *text, int64_t us)
+static void
+match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
+    const char *text, int64_t us)
 {
+	struct match	*m = arg;
 	char		 ev[160];
 	bri_card	 c;
 	size_t		 len;
@@ -421,17 +453,17 @@ match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
 	len = strcspn(text, " \n");
 	if (!ok) {
 		snprintf(ev, sizeof(ev), "refused to play: ?%.100s", text);
-		match_seat_fault(m, s, "refused", ev);
+		match_fault(m, s, "refused", ev, us);
 		return;
 	}
 	if (bri_card_parse(text, len, &c) != BRI_OK) {
 		snprintf(ev, sizeof(ev), "not a card: =%.100s", text);
-		match_seat_fault(m, s, "illegal", ev);
+		match_fault(m, s, "illegal", ev, us);
 		return;
 	}
 	if ((e = bri_deal_check(&m->bm.deal, seat_index(s), c)) != BRI_OK) {
 		snprintf(ev, sizeof(ev), "%s: =%.100s", bri_strerror(e), text);
-		match_seat_fault(m, s, "illegal", ev);
+		match_fault(m, s, "illegal", ev, us);
 		return;
 	}
 	match_apply(m, seat_index(s), c, us / 1000, 0);
@@ -439,22 +471,22 @@ match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
 
 
 /*
- * A seat faulted.  Under "fallback" a move fault of a seat that can still
- * be spoken to costs a fallback card, until max_faults; anything else
- * forfeits the match.  The fault is logged first, with its evidence.
+ * A seat faulted, its time us (-1: the time since the move was asked).
+ * Under "fallback" a move fault of a seat that can still be spoken to
+ * costs a fallback card, until max_faults; anything else forfeits the
+ * match.  The fault is logged first, with its evidence.
  */
-void
-match_seat_fault(struct match *m, struct seat *s, const char *kind,
-    const char *evidence)
+static void
+match_fault(void *arg, struct seat *s, const char *kind,
+    const char *evidence, int64_t us)
 {
+	struct match	*m = arg;
 	char		 action[32], res[16], why[300], cs[BRI_CARD_STRLEN];
 	char		 ev[160];
 	bri_card	 c;
 	int		 i = seat_index(s), ms, fallback;
 
-	if (match_over(m))
-		return;
-	ms = (int)((util_now_us() - m->ask_us) / 1000);
+	ms = (int)((us >= 0 ? us : util_now_us() - m->ask_us) / 1000);
 	m->faults[i]++;
 	fallback = m->conf.policy == POLICY_FALLBACK && !seat_broken(s) &&
 	    m->state == MATCH_PLAYING && i == m->bm.deal.turn &&
@@ -535,8 +567,6 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 			match_tell(m, s, BOTMSG_PARTNER, &v);
 		if (ev.deal_over)
 			match_tell(m, s, BOTMSG_DEAL_END, &v);
-		if (match_over(m))
-			return;		/* a seat faulted on the way */
 	}
 	if (ev.deal_over) {
 		bri_view_build(&m->bm, 0, &v);
@@ -608,13 +638,12 @@ match_finish(struct match *m, enum match_state st, const char *result,
 		m->seat[i] = NULL;
 		if (seat_usable(s))
 			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", end);
-		if (seat_match(s) == m)	/* not already gone with a fault */
-			seat_release(s);
+		seat_release(s);
 	}
 	match_emit(m, "end %s %s", m->result, m->reason);
-	ctl_match_done(m);
-	if (m->conf.tournament > 0)
-		tourney_match_done(m);
+	for (i = 0; i < nobservers; i++)
+		if (observers[i].end != NULL)
+			observers[i].end(m);
 }
 
 /*
@@ -631,7 +660,7 @@ match_log_lost(struct db_match *dm)
 
 	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
 	for (i = 0; i < m->nseats; i++)
-		if (m->seat[i] != NULL && seat_match(m->seat[i]) == m)
+		if (m->seat[i] != NULL)
 			seat_drop_unsent(m->seat[i]);
 	match_logfail(m);
 }
@@ -643,12 +672,14 @@ match_stop(struct match *m, const char *why)
 	match_finish(m, MATCH_ABORTED, "aborted", why);
 }
 
-/* Free a finished match. */
+/*
+ * Free a finished match.  Its observers heard of its end, and so let go
+ * of it (ctl.c's watchers and waiters among them).
+ */
 void
 match_free(struct match *m)
 {
 	TAILQ_REMOVE(&matches, m, entry);
-	ctl_match_done(m);	/* nobody may point at it */
 	if (m->wait_timer != NULL)
 		event_free(m->wait_timer);
 	free(m);

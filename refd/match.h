@@ -72,10 +72,8 @@ struct match	*match_start(const struct match_conf *, char *, size_t);
 struct match	*match_find(int64_t);
 int		 match_over(const struct match *);
 void		 match_stop(struct match *, const char *);
-void		 match_seat_answer(struct match *, struct seat *,
-		    enum pend_kind, int, const char *, int64_t);
-void		 match_seat_fault(struct match *, struct seat *, const char *,
-		    const char *);
+int		 match_observe(void (*)(struct match *, const char *),
+		    void (*)(struct match *));
 void		 match_remote_ready(struct bot *);
 const char	*match_state_name(enum match_state);
 int		 match_running(void);

@@ -26,6 +26,7 @@
 
 #include "refd.h"
 #include "bots.h"
+#include "clock.h"
 #include "conf.h"
 #include "ctl.h"
 #include "db.h"
@@ -42,36 +43,6 @@ struct db		*logdb;
 
 static struct evconnlistener *bot_listener;
 static int		 shutting_down;
-
-#define LAG_TICK_MS	10	/* the loop's heartbeat */
-static struct event	*lag_ev;
-static int64_t		 lag_due_us;	/* when the next tick is due */
-static int64_t		 lag_max_us;	/* the worst lateness seen */
-static int64_t		 lag_ticks;
-
-/*
- * A 10 ms heartbeat: how late it fires is how long something held the
- * event loop.  The worst figure is reported by the status command.
- */
-static void
-lag_tick(evutil_socket_t fd, short what, void *arg)
-{
-	int64_t	 now = util_now_us(), late = now - lag_due_us;
-
-	(void)fd;
-	(void)what;
-	(void)arg;
-	if (lag_ticks++ > 0 && late > lag_max_us)
-		lag_max_us = late;
-	lag_due_us = now + LAG_TICK_MS * 1000;
-}
-
-/* The worst delay of the event loop's heartbeat so far, in microseconds. */
-int64_t
-refd_loop_lag_max(void)
-{
-	return lag_max_us;
-}
 
 /* Usage, on a bad command line. */
 static void __attribute__((noreturn))
@@ -311,6 +282,11 @@ main(int argc, char *argv[])
 		fatalx("event_base_new");
 	/* each loop pass's writes: one commit before any bot hears of them */
 	db_group_mode(logdb, seat_flush_soon, match_log_lost);
+	/* news travels up through the callbacks each layer is given */
+	seat_on_ready(match_remote_ready);
+	match_observe(ctl_match_event, ctl_match_done);
+	match_observe(NULL, tourney_match_done);
+	tourney_observe(ctl_tourney_done);
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
 		evsignal_add(sigs[i], NULL);
@@ -321,13 +297,8 @@ main(int argc, char *argv[])
 		exit(1);
 	log_info("refd %s: log %s, control %s", REFD_VERSION, conf.db_path,
 	    conf.ctl_path);
-	{
-		struct timeval tick = { 0, LAG_TICK_MS * 1000 };
-
-		lag_ev = event_new(base, -1, EV_PERSIST, lag_tick, NULL);
-		lag_due_us = util_now_us() + LAG_TICK_MS * 1000;
-		event_add(lag_ev, &tick);
-	}
+	if (clock_start(base) == -1)
+		fatalx("heartbeat: out of memory");
 	tourney_resume_all();
 
 	event_base_dispatch(base);
@@ -343,8 +314,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	tourney_free_all();
-	if (lag_ev != NULL)
-		event_free(lag_ev);
+	clock_stop();
 	bots_free();
 	db_close(logdb);
 	event_base_free(base);

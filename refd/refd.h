@@ -33,6 +33,5 @@ extern struct db	*logdb;
 
 void		 refd_shutdown(void);
 int		 refd_stopping(void);
-int64_t		 refd_loop_lag_max(void);
 
 #endif /* REFD_H */

@@ -5,8 +5,19 @@
  * order, to the commands sent.  It knows nothing of cards.  Every
  * expected answer has an absolute deadline, so a bot that trickles a
  * byte at a time is cut off as surely as a silent one; lines are capped
- * at GTP_MAXLINE and unread output at SEAT_MAXOUT.  Whatever goes wrong
- * is reported to the seat's match as a fault, with the evidence.
+ * at GTP_MAXLINE and unread output at SEAT_MAXOUT.
+ *
+ * The clock of a command starts when its line is written to the bot
+ * (seat_flush()), not when it is queued, and stops when its answer is
+ * read; any time refd's own loop was stalled in between (clock.c) is
+ * not the bot's.  Every command has its own deadline, the earliest is
+ * the one armed, and before a deadline is declared missed, whatever the
+ * bot has already sent is read.
+ *
+ * A seat reports up through the callbacks its match gave it
+ * (seat_attach()).  Whatever goes wrong is a fault, with the evidence;
+ * the seat marks itself and the fault reaches the match at the loop's
+ * next step, never inside the call that met it.
  */
 #include "config.h"
 
@@ -29,11 +40,11 @@
 #include "refd.h"
 #include "botproto.h"
 #include "bots.h"
+#include "clock.h"
 #include "db.h"
 #include "frame.h"
 #include "gtp.h"
 #include "log.h"
-#include "match.h"
 #include "seat.h"
 #include "spawn.h"
 #include "util.h"
@@ -55,8 +66,9 @@ enum seat_state {
 struct seat_pend {
 	unsigned	 id;		/* command id sent */
 	enum pend_kind	 kind;
-	int64_t		 sent_us;	/* when it was sent */
-	int64_t		 deadline_us;	/* when its answer is late */
+	int64_t		 limit_us;	/* the bot's time for it */
+	int64_t		 sent_us;	/* when it was written, 0: not yet */
+	int64_t		 deadline_us;	/* when its answer may be late, or 0 */
 	int		 abandoned;	/* late: swallow its answer */
 };
 
@@ -65,7 +77,8 @@ struct seat {
 	TAILQ_ENTRY(seat) pool;		/* in its bot's idle pool */
 	enum seat_state	 state;		/* changed by seat_enter() only */
 	struct bot	*bot;
-	struct match	*match;		/* while playing */
+	const struct seat_cb *cb;	/* while attached: its match's */
+	void		*cbarg;
 	int		 index;		/* seat number at its table */
 	int		 fd;
 	struct bufferevent *bev;
@@ -82,8 +95,9 @@ struct seat {
 	struct seat_pend *pend;		/* ring of unanswered, npcap long */
 	int		 npcap;		/* grows to SEAT_MAXPEND as needed */
 	int		 phead, npend;
-	struct event	*timer;		/* deadline of the oldest pending */
+	struct event	*timer;		/* the earliest pending deadline */
 	int64_t		 armed_us;	/* when timer fires, 0: not for pend */
+	int64_t		 arrival_us;	/* when what is being read arrived */
 	struct event	*killtimer;	/* closing: TERM then KILL */
 	int		 killstep;
 	struct frame	 fr;		/* the answer being read */
@@ -91,6 +105,11 @@ struct seat {
 	char		 name[64];	/* what the bot answered to name */
 	char		 version[64];
 	int		 broken;	/* framing lost: cannot be reused */
+	struct event	*faultev;	/* delivers the fault below */
+	int		 fault_due;	/* a fault awaits delivery */
+	int64_t		 fault_us;	/* its time charged, -1: unknown */
+	char		 fault_kind[16];
+	char		 fault_ev[256];
 	int		 freeing;	/* free is scheduled */
 	int		 auth_refused;	/* the refusal is due at the timer */
 };
@@ -128,6 +147,14 @@ static void	seat_arm(struct seat *);
 static void	seat_drained(struct bufferevent *, void *);
 static void	seat_undirty(struct seat *);
 static size_t	seat_unwritten(struct seat *);
+static void	seat_fault_run(evutil_socket_t, short, void *);
+static void	seat_drain(struct seat *, int64_t);
+static void	seat_lines(struct seat *);
+static void	seat_fault_timed(struct seat *, const char *, const char *,
+		    int64_t);
+
+/* Told when a remote bot's connection comes free (seat_on_ready()). */
+static void	(*ready_cb)(struct bot *);
 
 /* Name of a seat state, for the debug log. */
 static const char *
@@ -183,19 +210,30 @@ seat_idle_count(struct bot *b)
 	return n;
 }
 
-/* Match m takes s (spawned, or taken idle) as its seat index. */
+/*
+ * A match takes s (spawned, or taken idle) as its seat index: from now
+ * on answers and faults go to cb, with arg.
+ */
 void
-seat_attach(struct seat *s, struct match *m, int index)
+seat_attach(struct seat *s, int index, const struct seat_cb *cb, void *arg)
 {
-	s->match = m;
+	s->cb = cb;
+	s->cbarg = arg;
 	s->index = index;
 }
 
-/* The match s plays in, or NULL. */
-struct match *
-seat_match(const struct seat *s)
+/* The arg s was attached with, or NULL when no match holds it. */
+void *
+seat_owner(const struct seat *s)
 {
-	return s->match;
+	return s->cbarg;
+}
+
+/* fn hears of every remote bot whose connection comes free. */
+void
+seat_on_ready(void (*fn)(struct bot *))
+{
+	ready_cb = fn;
 }
 
 /* s's seat number at its table, -1 when it has none. */
@@ -270,8 +308,10 @@ seat_new(int fd)
 	s->out = evbuffer_new();
 	s->timer = evtimer_new(base, seat_timeout, s);
 	s->killtimer = evtimer_new(base, seat_killstep, s);
+	s->faultev = event_new(base, -1, 0, seat_fault_run, s);
 	if (s->bev == NULL || s->out == NULL || s->timer == NULL ||
-	    s->killtimer == NULL) {
+	    s->killtimer == NULL || s->faultev == NULL ||
+	    event_priority_set(s->faultev, PRI_CTL) == -1) {
 		if (s->bev)
 			bufferevent_free(s->bev);
 		else
@@ -282,6 +322,8 @@ seat_new(int fd)
 			event_free(s->timer);
 		if (s->killtimer)
 			event_free(s->killtimer);
+		if (s->faultev)
+			event_free(s->faultev);
 		free(s->pend);
 		free(s);
 		return NULL;
@@ -498,7 +540,8 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s;
 	struct evbuffer	*bout;
-	int		 n;
+	int64_t		 now;
+	int		 n, i;
 
 	(void)fd;
 	(void)what;
@@ -510,11 +553,20 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 	 */
 	for (n = 0; n < 8 && db_group_pending(logdb); n++)
 		db_group_commit(logdb);
+	now = util_now_us();
 	while ((s = TAILQ_FIRST(&dirty)) != NULL) {
 		seat_undirty(s);
+		/* the commands' clocks start now, as their lines leave */
+		for (i = s->npend - s->unsent; i < s->npend; i++) {
+			struct seat_pend *p =
+			    &s->pend[(s->phead + i) % s->npcap];
+			p->sent_us = now;
+			p->deadline_us = now + p->limit_us;
+		}
 		s->unsent = 0;
 		if (s->bev == NULL)
 			continue;
+		seat_arm(s);
 		bout = bufferevent_get_output(s->bev);
 		/* on an error the rest goes to the bufferevent, which
 		 * meets the error again and reports it */
@@ -544,35 +596,60 @@ seat_drained(struct bufferevent *bev, void *arg)
 }
 
 /*
- * Arm the timer for the oldest answer still awaited, if any.  A timer
- * already due no later is left alone: firing early costs a re-arm in
- * seat_timeout(), while re-arming at every answer cost two timer-heap
- * operations per command.
+ * Arm the timer for the earliest deadline of the commands written and
+ * still awaited, if any: a slow answer to a notification never holds up
+ * the verdict on a genplay sent after it.  A timer already due no later
+ * is left alone: firing early costs a re-arm in seat_timeout(), while
+ * re-arming at every answer cost two timer-heap operations per command.
  */
 static void
 seat_arm(struct seat *s)
 {
 	struct timeval	 tv;
-	int64_t		 left;
+	int64_t		 left, first = 0;
 	int		 i;
 
 	for (i = 0; i < s->npend; i++) {
 		struct seat_pend *p = &s->pend[(s->phead + i) % s->npcap];
-		if (p->abandoned)
+		if (p->abandoned || p->deadline_us == 0)
 			continue;
-		if (s->armed_us != 0 && s->armed_us <= p->deadline_us)
-			return;
-		left = p->deadline_us - util_now_us();
-		if (left < 0)
-			left = 0;
-		tv.tv_sec = left / 1000000;
-		tv.tv_usec = left % 1000000;
-		evtimer_add(s->timer, &tv);
-		s->armed_us = p->deadline_us;
+		if (first == 0 || p->deadline_us < first)
+			first = p->deadline_us;
+	}
+	if (first == 0) {
+		if (s->armed_us != 0)
+			evtimer_del(s->timer);
+		s->armed_us = 0;
 		return;
 	}
-	evtimer_del(s->timer);
-	s->armed_us = 0;
+	if (s->armed_us != 0 && s->armed_us <= first)
+		return;
+	left = first - util_now_us();
+	if (left < 0)
+		left = 0;
+	tv.tv_sec = left / 1000000;
+	tv.tv_usec = left % 1000000;
+	evtimer_add(s->timer, &tv);
+	s->armed_us = first;
+}
+
+/*
+ * The bot's time for command p up to at: since its line was written,
+ * less whatever of that refd's own loop spent stalled.  An answer read
+ * in the pass that wrote its command came after the pass woke: then it
+ * is timed by the clock.
+ */
+static int64_t
+seat_charged(const struct seat_pend *p, int64_t at)
+{
+	int64_t	 us;
+
+	if (p->sent_us == 0)
+		return 0;
+	if (at < p->sent_us)
+		at = util_now_us();
+	us = at - p->sent_us - clock_stalled(p->sent_us, at);
+	return us > 0 ? us : 0;
 }
 
 /*
@@ -616,8 +693,9 @@ seat_idtext(char *buf, unsigned id)
 
 /*
  * Send a command to the bot: "ID " then the formatted text and a newline.
- * Its answer is due within limit_ms of now.  Returns 0, or -1 if the bot
- * has too much unread or unanswered (a fault is then reported).
+ * Its answer is due within limit_ms of the moment the line is written.
+ * Returns 0, or -1 if the bot has too much unread or unanswered (the
+ * seat then faults, at the loop's next step).
  */
 int
 seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
@@ -646,8 +724,8 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 	p = &s->pend[(s->phead + s->npend++) % s->npcap];
 	p->id = ++s->next_id;
 	p->kind = kind;
-	p->sent_us = util_now_us();
-	p->deadline_us = p->sent_us + (int64_t)limit_ms * 1000;
+	p->limit_us = (int64_t)limit_ms * 1000;
+	p->sent_us = p->deadline_us = 0;	/* seat_flush() sets them */
 	p->abandoned = 0;
 	/* the whole line at once, then one buffer append */
 	n = seat_idtext(line, p->id);
@@ -672,22 +750,58 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 	}
 	s->unsent++;
 	seat_dirty(s);
-	if (s->npend == 1 || kind == PEND_GENPLAY)
-		seat_arm(s);
 	return 0;
 }
 
-/* Report a fault to the seat's match, or just close an idle seat. */
+/*
+ * A fault: the seat marks itself (broken, unless the bot can still be
+ * spoken to) and its match hears of it at the loop's next step.  One
+ * fault at a time is delivered; what follows while it waits only adds
+ * to the seat's breakage.  A seat no match holds is closed.
+ */
 static void
 seat_fault(struct seat *s, const char *kind, const char *evidence)
+{
+	seat_fault_timed(s, kind, evidence, -1);
+}
+
+/* A fault whose time the seat knows (us), or -1. */
+static void
+seat_fault_timed(struct seat *s, const char *kind, const char *evidence,
+    int64_t us)
 {
 	log_info("bot %s (%s): %s: %s", s->bot ? s->bot->name : "-", s->peer,
 	    kind, evidence);
 	if (strcmp(kind, "timeout") != 0 && strcmp(kind, "illegal") != 0)
 		s->broken = 1;
-	if (s->state == SEAT_PLAYING && s->match != NULL)
-		match_seat_fault(s->match, s, kind, evidence);
-	else
+	if (s->state != SEAT_PLAYING || s->cb == NULL) {
+		seat_close(s);
+		return;
+	}
+	if (s->fault_due)
+		return;
+	s->fault_due = 1;
+	s->fault_us = us;
+	snprintf(s->fault_kind, sizeof(s->fault_kind), "%s", kind);
+	snprintf(s->fault_ev, sizeof(s->fault_ev), "%s", evidence);
+	event_active(s->faultev, 0, 1);
+}
+
+/* Deliver the fault seat_fault() kept, if the seat is still held. */
+static void
+seat_fault_run(evutil_socket_t fd, short what, void *arg)
+{
+	struct seat	*s = arg;
+
+	(void)fd;
+	(void)what;
+	if (!s->fault_due)
+		return;
+	s->fault_due = 0;
+	if (s->cb != NULL)
+		s->cb->fault(s->cbarg, s, s->fault_kind, s->fault_ev,
+		    s->fault_us);
+	else if (s->broken && s->state != SEAT_DEAD)
 		seat_close(s);
 }
 
@@ -765,27 +879,44 @@ seat_auth(struct seat *s, char *line)
 	seat_dirty(s);
 	db_bot_event(logdb, 0, -1, b->name, "connect", s->peer);
 	seat_enter(s, SEAT_IDLE);
-	match_remote_ready(b);
+	if (ready_cb != NULL)
+		ready_cb(b);
 }
 
-/* A whole answer arrived: pop its command and hand it to the match. */
+/*
+ * A whole answer arrived: pop its command and hand it to the match.  An
+ * answer later than its limit is a timeout, whenever the loop got to
+ * read it: no answer over its limit is ever taken.
+ */
 static void
 seat_answer(struct seat *s)
 {
 	struct seat_pend p = s->pend[s->phead];
+	char		 ev[160];
+	int64_t		 us = seat_charged(&p, s->arrival_us ? s->arrival_us :
+			    util_now_us());
 
 	s->phead = (s->phead + 1) % s->npcap;
 	s->npend--;
-	seat_arm(s);
+	if (s->npend == 0)
+		seat_arm(s);	/* else an early timer re-arms itself */
 	if (p.abandoned)
 		return;
+	if (us > p.limit_us && s->state == SEAT_PLAYING) {
+		snprintf(ev, sizeof(ev), "answer to command %u after %lld ms; "
+		    "the limit is %lld ms", p.id, (long long)us / 1000,
+		    (long long)p.limit_us / 1000);
+		if (p.kind != PEND_GENPLAY)
+			s->broken = 1;
+		seat_fault_timed(s, "timeout", ev, us);
+		return;
+	}
 	if (p.kind == PEND_NAME)
 		snprintf(s->name, sizeof(s->name), "%.63s", s->fr.text);
 	else if (p.kind == PEND_VERSION)
 		snprintf(s->version, sizeof(s->version), "%.63s", s->fr.text);
-	if (s->state == SEAT_PLAYING && s->match != NULL)
-		match_seat_answer(s->match, s, p.kind, s->fr.ok, s->fr.text,
-		    util_now_us() - p.sent_us);
+	if (s->state == SEAT_PLAYING && s->cb != NULL)
+		s->cb->answer(s->cbarg, s, p.kind, s->fr.ok, s->fr.text, us);
 }
 
 /* One line from a bot in play: part of an answer, or noise. */
@@ -807,7 +938,18 @@ static void
 seat_read(struct bufferevent *bev, void *arg)
 {
 	struct seat	*s = arg;
-	struct evbuffer	*in = bufferevent_get_input(bev);
+
+	(void)bev;
+	s->arrival_us = clock_wake();	/* it was all there by then */
+	seat_lines(s);
+	s->arrival_us = 0;
+}
+
+/* Frame what has been read into lines, at most GTP_MAXLINE each. */
+static void
+seat_lines(struct seat *s)
+{
+	struct evbuffer	*in = bufferevent_get_input(s->bev);
 	char		*line, ev[256];
 	size_t		 len;
 
@@ -854,7 +996,7 @@ seat_event(struct bufferevent *bev, short what, void *arg)
 	(void)bev;
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
-	if (s->state == SEAT_PLAYING && s->match != NULL) {
+	if (s->state == SEAT_PLAYING && s->cb != NULL) {
 		seat_fault(s, s->bot->kind == BOT_SPAWN ? "eof" : "disconnect",
 		    what & BEV_EVENT_EOF ? "end of file" : "connection error");
 		return;
@@ -871,11 +1013,13 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s = arg;
 	struct seat_pend *p;
-	char		 ev[128];
+	char		 ev[160];
+	int64_t		 now, due, charged;
 	int		 i;
 
 	(void)fd;
 	(void)what;
+	due = s->armed_us;
 	s->armed_us = 0;
 	if (s->state == SEAT_AUTH && s->auth_refused) {
 		evbuffer_add_printf(bufferevent_get_output(s->bev),
@@ -890,26 +1034,67 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 		seat_close(s);
 		return;
 	}
-	for (i = 0; i < s->npend; i++) {
+	/*
+	 * A timeout is a fact about the bot: first read what it sent.  The
+	 * timer was due at due; however much later the loop ran it is
+	 * refd's lateness, not the bot's time.
+	 */
+	now = util_now_us();
+	if (due == 0 || due > now)
+		due = now;
+	if (s->state == SEAT_PLAYING)
+		seat_drain(s, due);
+	now = due;
+	for (i = 0; i < s->npend && s->state != SEAT_DEAD; i++) {
 		p = &s->pend[(s->phead + i) % s->npcap];
-		if (p->abandoned)
+		if (p->abandoned || p->deadline_us == 0 || p->deadline_us > now)
 			continue;
-		if (p->deadline_us > util_now_us()) {
-			seat_arm(s);	/* armed early: an answer came */
+		if (s->state == SEAT_CLOSING) {
+			seat_close(s);
 			return;
 		}
-		if (s->state == SEAT_CLOSING)
-			break;
+		charged = seat_charged(p, now);
+		if (charged < p->limit_us) {
+			/* refd stalled: the bot gets back what the stall took */
+			p->deadline_us = now + (p->limit_us - charged);
+			continue;
+		}
 		p->abandoned = 1;
-		snprintf(ev, sizeof(ev), "no answer to command %u after %lld ms",
-		    p->id, (long long)(util_now_us() - p->sent_us) / 1000);
+		snprintf(ev, sizeof(ev), "no answer to command %u after %lld ms; "
+		    "%s %lld ms", p->id, (long long)charged / 1000,
+		    p->kind == PEND_NAME || p->kind == PEND_VERSION ?
+		    "a slow start: the start-up limit is" : "the limit is",
+		    (long long)p->limit_us / 1000);
 		if (p->kind != PEND_GENPLAY)
 			s->broken = 1;
-		seat_fault(s, "timeout", ev);
-		return;
+		seat_fault_timed(s, "timeout", ev, charged);
+		break;
 	}
-	if (s->state == SEAT_CLOSING)
-		seat_close(s);
+	if (s->state != SEAT_DEAD)
+		seat_arm(s);
+}
+
+/*
+ * Read whatever the bot has sent and the loop has not read yet, and
+ * frame it, as if its read event had run: a deadline is only missed if
+ * the answer is not already there.  What is found is taken as arrived
+ * at at: the loop cannot tell how much earlier it came.
+ */
+static void
+seat_drain(struct seat *s, int64_t at)
+{
+	struct evbuffer	*in;
+	int		 n;
+
+	if (s->bev == NULL || s->broken)
+		return;
+	in = bufferevent_get_input(s->bev);
+	do
+		n = evbuffer_read(in, s->fd, 4096);
+	while (n > 0 && evbuffer_get_length(in) <= 2 * GTP_MAXLINE);
+	s->arrival_us = at;
+	seat_lines(s);
+	s->arrival_us = 0;
 }
 
 /*
@@ -921,7 +1106,8 @@ seat_release(struct seat *s)
 {
 	struct timeval	 tv = { 0, SEAT_QUIT_MS * 1000 };
 
-	s->match = NULL;
+	s->cb = NULL;
+	s->cbarg = NULL;
 	s->index = -1;
 	if (s->bev == NULL) {
 		seat_close(s);
@@ -929,7 +1115,8 @@ seat_release(struct seat *s)
 	}
 	if (s->bot->kind == BOT_REMOTE && !s->broken) {
 		seat_enter(s, SEAT_IDLE);
-		match_remote_ready(s->bot);
+		if (ready_cb != NULL)
+			ready_cb(s->bot);
 		return;
 	}
 	if (s->bot->kind == BOT_REMOTE || s->pid == 0) {
@@ -973,7 +1160,8 @@ seat_close(struct seat *s)
 	s->armed_us = 0;
 	if (s->state != SEAT_DEAD)
 		seat_enter(s, SEAT_DEAD);
-	s->match = NULL;
+	s->cb = NULL;
+	s->cbarg = NULL;
 	if (s->pid > 0 && s->killstep == 0)
 		evtimer_add(s->killtimer, &tv);
 	seat_maybe_free(s);
@@ -991,6 +1179,7 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	nseats_alive--;
 	event_free(s->timer);
 	event_free(s->killtimer);
+	event_free(s->faultev);
 	free(s->pend);
 	evbuffer_free(s->out);
 	if (s->errev != NULL)

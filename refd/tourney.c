@@ -19,9 +19,10 @@
 
 #include <sqlite3.h>
 
+#include <event2/event.h>
+
 #include "refd.h"
 #include "bots.h"
-#include "ctl.h"
 #include "db.h"
 #include "gtp.h"
 #include "log.h"
@@ -55,6 +56,9 @@ struct tourney {
 static TAILQ_HEAD(, tourney) tourneys = TAILQ_HEAD_INITIALIZER(tourneys);
 
 static void	tourney_fill(struct tourney *);
+
+/* Told when a tournament ends (tourney_observe()). */
+static void	(*end_cb)(int64_t, const char *, const char *);
 
 /* The tournament with id, or NULL. */
 static struct tourney *
@@ -156,7 +160,27 @@ tourney_end(struct tourney *t, const char *state, const char *reason)
 		log_warnx("tournament %lld: state not logged: %s",
 		    (long long)t->id, db_error(logdb));
 	log_info("tournament %lld: %s (%s)", (long long)t->id, state, reason);
-	ctl_tourney_done(t->id, t->state_name, t->reason);
+	if (end_cb != NULL)
+		end_cb(t->id, t->state_name, t->reason);
+}
+
+/* fn hears of every tournament that ends: its id, state and reason. */
+void
+tourney_observe(void (*fn)(int64_t, const char *, const char *))
+{
+	end_cb = fn;
+}
+
+/* Fill t's free places at the loop's next step (tourney_match_done()). */
+static void
+tourney_fill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tourney	*t;
+
+	(void)fd;
+	(void)what;
+	if ((t = tourney_find((int64_t)(intptr_t)arg)) != NULL)
+		tourney_fill(t);
 }
 
 /* The SPRT of a gauntlet: stop as soon as it decides. */
@@ -192,12 +216,16 @@ tourney_sprt(struct tourney *t)
 void
 tourney_match_done(struct match *m)
 {
-	struct tourney	*t = tourney_find(m->conf.tournament);
+	struct tourney	*t;
+	struct timeval	 now = { 0, 0 };
 	char		 why[400];
 	int		 s = m->conf.slot;
 
-	if (t == NULL || s < 0 || s >= t->nslots ||
-	    t->state[s] != SLOT_RUNNING)
+	if (m->conf.tournament <= 0 ||
+	    (t = tourney_find(m->conf.tournament)) == NULL)
+		return;
+
+	if (s < 0 || s >= t->nslots || t->state[s] != SLOT_RUNNING)
 		return;
 	t->nrunning--;
 	if (m->state == MATCH_DONE) {	/* else aborted: played again */
@@ -222,7 +250,10 @@ tourney_match_done(struct match *m)
 		tourney_end(t, "done", "every match played");
 		return;
 	}
-	tourney_fill(t);
+	/* a match's end is no place to start others */
+	if (event_base_once(base, -1, EV_TIMEOUT, tourney_fill_cb,
+	    (void *)(intptr_t)t->id, &now) == -1)
+		tourney_end(t, "stopped", "out of memory");
 }
 
 /* Start matches until the concurrency is reached or nothing is left. */

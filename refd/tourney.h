@@ -19,6 +19,8 @@ void		 tourney_list(FILE *);
 int		 tourney_status(int64_t, FILE *, char *, size_t);
 int		 tourney_over(int64_t, const char **, const char **);
 void		 tourney_match_done(struct match *);
+void		 tourney_observe(void (*)(int64_t, const char *,
+		    const char *));
 void		 tourney_free_all(void);
 
 #endif /* REFD_TOURNEY_H */

@@ -3,7 +3,7 @@
 # CHAIN stands for the final link, which covers the time of each move.
 1 name
 2 version
-3 match_start match=M variant=classic2 seat=0 seats=gold0,gold1 commit=59430ebb538d25e9378b96cd95e3348deac4b95134a8e087962bbb0d104ae06b target=10 deals_to_win=1 deal_cap=100 removed_two=random move_ms=5000 bank_ms=0 startup_ms=5000 policy=forfeit max_faults=3
+3 match_start match=M variant=classic2 seat=0 seats=gold0,gold1 commit=59430ebb538d25e9378b96cd95e3348deac4b95134a8e087962bbb0d104ae06b target=10 deals_to_win=1 deal_cap=100 removed_two=random move_ms=5000 bank_ms=0 startup_ms=10000 policy=forfeit max_faults=3
 4 deal_start 1 1 6D 8S 10D 4S
 5 genplay 5000 8S 10D 4S
 6 play 0 10D

@@ -28,6 +28,8 @@ misbehaves it answers like a random bot.  Modes:
   spin        spins the CPU at its first genplay, forever
   stderrflood writes 3 MiB to stderr at its first genplay, then plays on
   slowstart MS  waits MS milliseconds before reading anything
+  slownote MS   waits MS milliseconds before answering its first
+              deal_start, so that a genplay queues behind it
   inject      refuses genplay with a multi-line answer that forges lines
 """
 import os
@@ -147,6 +149,9 @@ def main():
             answer(ident)
             return
         else:
+            if MODE == "slownote" and cmd == "deal_start" and \
+                    not played:
+                time.sleep(int(ARG) / 1000.0)
             answer(ident)
 
 

@@ -52,11 +52,12 @@ class Refd:
         self.port = s.getsockname()[1]
         s.close()
         self.err = open(os.path.join(tmp, "refd.err"), "w")
+        # refd's own start-up limit (10 s): a healthy interpreter starts
+        # within it on a loaded machine, as it must for any operator
         self.proc = subprocess.Popen(
             [REFD, "-D", self.db, "-c", self.sock, "-L", tmp, "-v",
-             "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms),
-             "-s", "5000"] + list(extra), stderr=self.err,
-            stdin=subprocess.DEVNULL)
+             "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms)] +
+            list(extra), stderr=self.err, stdin=subprocess.DEVNULL)
         # a stale socket of a killed refd may still be there: wait until
         # this one answers
         for _ in range(250):

@@ -1,0 +1,148 @@
+/*
+ * clock.c: the loop's heartbeat and the record of its stalls.
+ *
+ * Every CLOCK_TICK_MS the heartbeat notes how late it fired.  Lateness
+ * beyond CLOCK_SLACK_US is a stall: the interval from when the tick was
+ * due (plus the slack) to when it ran.  The last CLOCK_NSTALLS stalls
+ * are kept in a ring, and the stall still under way (a tick overdue
+ * now) counts too, so that a seat's deadline timer that runs before the
+ * heartbeat after a stall sees the stall all the same.
+ */
+#include "config.h"
+
+#include <sys/time.h>
+
+#include <stddef.h>
+
+#include <event2/event.h>
+
+#include "clock.h"
+#include "util.h"
+
+#define CLOCK_NSTALLS	1024	/* at one a tick, 10 s of nothing but */
+
+static struct {
+	int64_t	 from, to;
+} stalls[CLOCK_NSTALLS];
+static int		 nstalls;	/* kept, at most CLOCK_NSTALLS */
+static int		 head;		/* where the next one goes */
+static int64_t		 due_us;	/* when the next tick is due, 0: none */
+static int64_t		 lag_max_us;	/* the worst lateness seen */
+static struct event	*tick_ev;
+static struct event_base *loop;
+
+/* The heartbeat. */
+static void
+clock_beat(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	clock_tick(util_now_us());
+}
+
+/* Start the heartbeat on base.  Returns 0, or -1 when it cannot. */
+int
+clock_start(struct event_base *base)
+{
+	struct timeval	 tv = { 0, CLOCK_TICK_MS * 1000 };
+
+	loop = base;
+	if ((tick_ev = event_new(base, -1, EV_PERSIST, clock_beat,
+	    NULL)) == NULL || event_add(tick_ev, &tv) == -1)
+		return -1;
+	due_us = util_now_us() + CLOCK_TICK_MS * 1000;
+	return 0;
+}
+
+/* Stop the heartbeat and forget every stall. */
+void
+clock_stop(void)
+{
+	if (tick_ev != NULL)
+		event_free(tick_ev);
+	tick_ev = NULL;
+	loop = NULL;
+	due_us = lag_max_us = 0;
+	nstalls = head = 0;
+}
+
+/* A tick ran at now: record how late it was, and when the next is due. */
+void
+clock_tick(int64_t now)
+{
+	int64_t	 late = now - due_us;
+
+	if (due_us != 0 && late > lag_max_us)
+		lag_max_us = late;
+	if (due_us != 0 && late > CLOCK_SLACK_US) {
+		stalls[head].from = due_us + CLOCK_SLACK_US;
+		stalls[head].to = now;
+		head = (head + 1) % CLOCK_NSTALLS;
+		if (nstalls < CLOCK_NSTALLS)
+			nstalls++;
+	}
+	due_us = now + CLOCK_TICK_MS * 1000;
+}
+
+/* Microseconds of [a, b) inside [from, to). */
+static int64_t
+clock_overlap(int64_t a, int64_t b, int64_t from, int64_t to)
+{
+	int64_t	 lo = a > from ? a : from, hi = b < to ? b : to;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/*
+ * How much of [from, to) refd's loop spent stalled, in microseconds:
+ * the recorded stalls, and the one under way if a tick is overdue.
+ */
+int64_t
+clock_stalled(int64_t from, int64_t to)
+{
+	int64_t	 sum = 0;
+	int	 i, k;
+
+	for (i = 0, k = head; i < nstalls; i++) {
+		k = (k + CLOCK_NSTALLS - 1) % CLOCK_NSTALLS;
+		if (stalls[k].to <= from)
+			break;		/* older ones end earlier still */
+		sum += clock_overlap(from, to, stalls[k].from, stalls[k].to);
+	}
+	if (due_us != 0)
+		sum += clock_overlap(from, to, due_us + CLOCK_SLACK_US, to);
+	return sum;
+}
+
+/*
+ * When the loop last woke from waiting, on util_now_us()'s clock: what
+ * the bots sent was there by then.  libevent takes its time once a
+ * wake-up, before any callback runs; its age, measured on the wall
+ * clock, is how long ago that was (clamped: a wall clock stepped while
+ * the loop ran must not move it far).
+ */
+int64_t
+clock_wake(void)
+{
+	struct timeval	 cached, wall;
+	int64_t		 now = util_now_us(), age;
+
+	if (loop == NULL || event_base_gettimeofday_cached(loop, &cached) ==
+	    -1 || gettimeofday(&wall, NULL) == -1)
+		return now;
+	age = (int64_t)(wall.tv_sec - cached.tv_sec) * 1000000 +
+	    (wall.tv_usec - cached.tv_usec);
+	if (age < 0)
+		age = 0;
+	if (age > CLOCK_MAXAGE_US)
+		age = CLOCK_MAXAGE_US;
+	return now - age;
+}
+
+/* The worst lateness of the heartbeat so far, in microseconds. */
+int64_t
+clock_lag_max(void)
+{
+	return lag_max_us;
+}
