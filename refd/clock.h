@@ -4,9 +4,8 @@
  * late it fires beyond CLOCK_SLACK_US is time during which refd served
  * nobody (a paused VM, a slow fsync, a SIGSTOP, a long pass of work).
  * Those intervals are kept, and a seat asks how much of a command's time
- * fell into them.  Lateness within the slack is a busy machine's
- * ordinary scheduling, which slows the bots as much as refd: a timer's
- * own lateness is never charged anyway (seat.c takes its due time).
+ * fell into them.  The slack is what a timer may be late anyway (the
+ * kernel's wake-ups are whole milliseconds).
  */
 #ifndef REFD_CLOCK_H
 #define REFD_CLOCK_H
@@ -14,7 +13,7 @@
 #include <stdint.h>
 
 #define CLOCK_TICK_MS		10	/* the heartbeat's period */
-#define CLOCK_SLACK_US		20000	/* lateness that is no stall */
+#define CLOCK_SLACK_US		2000	/* lateness that is no stall */
 #define CLOCK_MAXAGE_US		100000	/* most a wake-up time may lag now */
 
 struct event_base;
