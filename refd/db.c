@@ -12,6 +12,7 @@
 #include <sodium.h>
 #include <sqlite3.h>
 
+#include "chain.h"
 #include "db.h"
 
 /* db_migrations[]: schema/N.sql, embedded at build time, is [N - 1]. */
@@ -24,8 +25,7 @@
 #define DB_SCHEMA	((int)nitems(db_migrations)) /* newest version */
 #define DB_BUSY_MS	200		/* wait no longer for a lock */
 #define DB_TEXTMAX	1024		/* bytes kept of free text */
-#define DB_LINEMAX	2048		/* longest canonical text */
-#define DB_CHAIN_TAG	"refd-chain-v1"	/* prefix of link 0 */
+#define DB_LISTMAX	64		/* points or mpoints, joined */
 #define GROUPED(db)	((db)->group_hook != NULL && !(db)->solo)
 
 enum db_stmt {
@@ -149,13 +149,6 @@ struct db_gsave {
 	int		 links;
 };
 
-/* A canonical text being built; overflow makes it an error, never a cut. */
-struct db_line {
-	char		 buf[DB_LINEMAX]; /* the text, NUL-terminated */
-	size_t		 len;		/* its length */
-	int		 overflow;	/* something did not fit */
-};
-
 static int	 db_failx(struct db *, const char *, ...)
 		    __attribute__((__format__(__printf__, 2, 3)));
 static int	 db_fail(struct db *, const char *);
@@ -165,7 +158,7 @@ static int	 db_step(struct db *, sqlite3_stmt *, const char *);
 static int	 db_run(struct db *, enum db_stmt, const char *,
 		    const char *, ...);
 static int	 db_chained(struct db *, struct db_match *, enum db_stmt,
-		    const struct db_line *, const char *, ...);
+		    const struct chain_text *, const char *, ...);
 static int	 db_durable(struct db *, int);
 static int	 db_group_enter(struct db *, struct db_match *);
 static int	 db_group_barrier(struct db *);
@@ -173,10 +166,7 @@ static int	 db_sync_log(struct db *);
 static int	 db_pragma_int(struct db *, const char *, int *);
 static int	 db_migrate(struct db *);
 static int	 db_prepare(struct db *);
-static void	 db_link(const uint8_t *, const char *, size_t, uint8_t *);
-static void	 line_add(struct db_line *, const char *, ...)
-		    __attribute__((__format__(__printf__, 2, 3)));
-static void	 line_ints(struct db_line *, const int *, int);
+static const char *ints_join(char *, size_t, const int *, int);
 static int	 is_token(const char *);
 static int	 is_printable(const char *);
 static int	 is_phrase(const char *);
@@ -202,32 +192,18 @@ db_fail(struct db *db, const char *what)
 	return db_failx(db, "%s: %s", what, sqlite3_errmsg(db->h));
 }
 
-/* Append to a canonical text, remembering if it no longer fits. */
-static void
-line_add(struct db_line *l, const char *fmt, ...)
+/* n integers joined by commas, the form of points and mpoints. */
+static const char *
+ints_join(char *buf, size_t len, const int *v, int n)
 {
-	va_list	 ap;
-	int	 n;
-
-	if (l->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(l->buf) - l->len)
-		l->overflow = 1;
-	else
-		l->len += (size_t)n;
-}
-
-/* Append n integers joined by commas, the form of points and mpoints. */
-static void
-line_ints(struct db_line *l, const int *v, int n)
-{
+	size_t	 at = 0;
 	int	 i;
 
-	for (i = 0; i < n; i++)
-		line_add(l, i ? ",%d" : "%d", v[i]);
+	buf[0] = '\0';
+	for (i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, i ? ",%d" : "%d",
+		    v[i]);
+	return buf;
 }
 
 /* Is s a word a canonical text can hold: non-empty, printable, no space? */
@@ -294,21 +270,6 @@ text_cap(const char *s)
 	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
 		n--;
 	return n;
-}
-
-/*
- * One link of a chain: BLAKE2b-256 of the previous link's 32 bytes
- * followed by the text's bytes (no terminator), into link.
- */
-static void
-db_link(const uint8_t *prev, const char *text, size_t len, uint8_t *link)
-{
-	crypto_generichash_state	 st;
-
-	crypto_generichash_init(&st, NULL, 0, DB_HASHLEN);
-	crypto_generichash_update(&st, prev, DB_HASHLEN);
-	crypto_generichash_update(&st, (const unsigned char *)text, len);
-	crypto_generichash_final(&st, link, DB_HASHLEN);
 }
 
 /*
@@ -409,7 +370,7 @@ db_run(struct db *db, enum db_stmt s, const char *what, const char *fmt,
  */
 static int
 db_chained(struct db *db, struct db_match *m, enum db_stmt s,
-    const struct db_line *text, const char *fmt, ...)
+    const struct chain_text *text, const char *fmt, ...)
 {
 	sqlite3_stmt	*st = db->st[s];
 	uint8_t		 link[DB_HASHLEN];
@@ -424,7 +385,7 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 		    (long long)m->id);
 	if (db_group_enter(db, m) == -1)
 		return -1;
-	db_link(m->chain, text->buf, text->len, link);
+	chain_link(m->chain, text, link);
 	sodium_bin2hex(hex, sizeof(hex), link, sizeof(link));
 	va_start(ap, fmt);
 	n = db_bindv(db, st, 1, fmt, ap);
@@ -984,14 +945,12 @@ int
 db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
     int nseats)
 {
-	crypto_generichash_state	 hs;
-	struct db_line			 l;
-	uint8_t				 chain0[DB_HASHLEN];
-	char				 hex[2 * DB_HASHLEN + 1];
-	int64_t				 id;
-	int				 i;
+	struct chain_text	 l;
+	uint8_t			 chain0[DB_HASHLEN];
+	char			 hex[2 * DB_HASHLEN + 1];
+	int64_t			 id;
+	int			 i;
 
-	memset(&l, 0, sizeof(l));
 	if (!is_token(m->variant) || m->options == NULL ||
 	    !is_printable(m->options) || !is_hex64(m->seed_hex) ||
 	    !is_hex64(m->commit_hex) || !is_token(m->rng) ||
@@ -1025,17 +984,13 @@ db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
 		    seats[i].identity ? seats[i].identity : "") == -1)
 			goto fail;
 
-	line_add(&l, "match %lld %s %s %s %s", (long long)id, m->variant,
-	    m->options, m->commit_hex, m->rng);
+	chain_match(&l, (long long)id, m->variant, m->options, m->commit_hex,
+	    m->rng);
 	if (l.overflow) {
 		db_failx(db, "match begin: header too long");
 		goto fail;
 	}
-	crypto_generichash_init(&hs, NULL, 0, DB_HASHLEN);
-	crypto_generichash_update(&hs, (const unsigned char *)DB_CHAIN_TAG,
-	    strlen(DB_CHAIN_TAG));
-	crypto_generichash_update(&hs, (const unsigned char *)l.buf, l.len);
-	crypto_generichash_final(&hs, chain0, DB_HASHLEN);
+	chain_link0(&l, chain0);
 	sodium_bin2hex(hex, sizeof(hex), chain0, sizeof(chain0));
 	if (db_run(db, S_MATCH_CHAIN0, "match chain", "Is", id, hex) == -1)
 		goto fail;
@@ -1076,7 +1031,7 @@ int
 db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
     int deal_no)
 {
-	struct db_line	 l;
+	struct chain_text l;
 	char		 deck[BRI_NCARDS * BRI_CARD_STRLEN], c[BRI_CARD_STRLEN];
 	char		 trump[BRI_CARD_STRLEN], removed[BRI_CARD_STRLEN];
 	size_t		 n = 0;
@@ -1092,9 +1047,9 @@ db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
 	bri_card_format(d->trump, trump);
 	if (d->removed != BRI_NOCARD)
 		bri_card_format(d->removed, removed);
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "deal %d dealer=%d trump=%s removed=%s deck=%s", deal_no,
-	    d->dealer, trump, d->removed != BRI_NOCARD ? removed : "-", deck);
+	chain_deal(&l, deal_no, d->dealer, trump, strlen(trump),
+	    d->removed != BRI_NOCARD ? removed : NULL,
+	    d->removed != BRI_NOCARD ? strlen(removed) : 0, deck, n);
 	return db_chained(db, m, S_DEAL, &l, "Iiisss", m->id, deal_no,
 	    (int)d->dealer, deck, d->removed != BRI_NOCARD ? removed : NULL,
 	    trump);
@@ -1111,16 +1066,14 @@ int
 db_play(struct db *db, struct db_match *m, int deal_no, int seq, int trick,
     int seat, bri_card card, int ms, int fault)
 {
-	struct db_line	 l;
+	struct chain_text l;
 	char		 c[BRI_CARD_STRLEN];
 
 	if (card >= BRI_NCARDS)
 		return db_failx(db, "play %d %d: not a card", deal_no, seq);
 	bri_card_format(card, c);
 	fault = fault != 0;
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "play %d %d trick=%d seat=%d card=%s ms=%d fault=%d",
-	    deal_no, seq, trick, seat, c, ms, fault);
+	chain_play(&l, deal_no, seq, trick, seat, c, strlen(c), ms, fault);
 	return db_chained(db, m, S_PLAY, &l, "Iiiiisii", m->id, deal_no, seq,
 	    trick, seat, c, ms, fault);
 }
@@ -1133,11 +1086,9 @@ int
 db_trick(struct db *db, struct db_match *m, int deal_no, int trick,
     int winner, int points)
 {
-	struct db_line	 l;
+	struct chain_text l;
 
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "trick %d %d winner=%d points=%d", deal_no, trick,
-	    winner, points);
+	chain_trick(&l, deal_no, trick, winner, points);
 	return db_chained(db, m, S_TRICK, &l, "Iiiii", m->id, deal_no, trick,
 	    winner, points);
 }
@@ -1146,10 +1097,9 @@ db_trick(struct db *db, struct db_match *m, int deal_no, int trick,
 int
 db_joker(struct db *db, struct db_match *m, int deal_no, int seat)
 {
-	struct db_line	 l;
+	struct chain_text l;
 
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "joker %d seat=%d", deal_no, seat);
+	chain_joker(&l, deal_no, seat);
 	return db_chained(db, m, S_JOKER, &l, "Iii", m->id, deal_no, seat);
 }
 
@@ -1163,7 +1113,7 @@ int
 db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
     const char *kind, const char *evidence, int ms, const char *action)
 {
-	struct db_line	 l;
+	struct chain_text l;
 	size_t		 n;
 
 	if (!is_token(kind) || !is_phrase(action))
@@ -1171,9 +1121,8 @@ db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
 	if (evidence == NULL)
 		evidence = "";
 	n = text_cap(evidence);
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "fault %d seat=%d kind=%s ms=%d action=%s evidence=%.*s",
-	    deal_no, seat, kind, ms, action, (int)n, evidence);
+	chain_fault(&l, deal_no, seat, kind, strlen(kind), ms, action,
+	    strlen(action), evidence, n);
 	return db_chained(db, m, S_FAULT, &l, "IiisSis", m->id, deal_no,
 	    seat, kind, n, evidence, ms, action);
 }
@@ -1194,26 +1143,25 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
 		[BRI_DEAL_DRAWN] = "drawn",
 	};
 	const struct bri_deal	*d = &bm->deal;
-	struct db_line		 l, pts, mpts;
+	struct chain_text	 l;
+	char			 pts[DB_LISTMAX], mpts[DB_LISTMAX];
 	int			 p[BRI_MAXSEATS], i, rc;
 
 	if (!d->over || d->result >= nitems(results) ||
 	    results[d->result] == NULL || bm->nseats > BRI_MAXSEATS)
 		return db_failx(db, "deal end %d: deal not over", bm->ndeals);
-	memset(&pts, 0, sizeof(pts));
-	memset(&mpts, 0, sizeof(mpts));
 	for (i = 0; i < bm->nseats; i++)
 		p[i] = d->points[i];
-	line_ints(&pts, p, bm->nseats);
-	line_ints(&mpts, bm->mpoints, bm->nseats);
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "dealend %d result=%s winner=%d points=%s mpoints=%s",
-	    bm->ndeals, results[d->result], d->winner, pts.buf, mpts.buf);
+	ints_join(pts, sizeof(pts), p, bm->nseats);
+	ints_join(mpts, sizeof(mpts), bm->mpoints, bm->nseats);
+	chain_dealend(&l, bm->ndeals, results[d->result],
+	    strlen(results[d->result]), d->winner, pts, strlen(pts), mpts,
+	    strlen(mpts));
 
 	if (db_durable(db, 1) == -1)
 		return -1;
 	rc = db_chained(db, m, S_DEAL_END, &l, "Iisiss", m->id, bm->ndeals,
-	    results[d->result], (int)d->winner, pts.buf, mpts.buf);
+	    results[d->result], (int)d->winner, pts, mpts);
 	if (db_durable(db, 0) == -1)
 		rc = -1;
 	return rc;
@@ -1231,7 +1179,8 @@ int
 db_match_end(struct db *db, struct db_match *m, const char *result,
     const char *reason, const int *mpoints, int nseats)
 {
-	struct db_line	 l, mpts;
+	struct chain_text l;
+	char		 mpts[DB_LISTMAX];
 	const char	*state;
 	size_t		 n;
 	int		 rc;
@@ -1245,11 +1194,9 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		reason = "";
 	n = text_cap(reason);
 	state = strcmp(result, "aborted") == 0 ? "aborted" : "done";
-	memset(&mpts, 0, sizeof(mpts));
-	line_ints(&mpts, mpoints, nseats);
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "matchend result=%s mpoints=%s reason=%.*s", result,
-	    mpts.buf, (int)n, reason);
+	ints_join(mpts, sizeof(mpts), mpoints, nseats);
+	chain_matchend(&l, result, strlen(result), mpts, strlen(mpts), reason,
+	    n);
 
 	/* never grouped: the result is on disk before it is announced */
 	if (db_group_barrier(db) == -1)
@@ -1260,7 +1207,7 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		return -1;
 	}
 	rc = db_chained(db, m, S_MATCH_END, &l, "IsssS", m->id, state, result,
-	    mpts.buf, n, reason);
+	    mpts, n, reason);
 	if (rc == 0 && sqlite3_changes(db->h) != 1)
 		rc = db_failx(db, "match %lld was not running",
 		    (long long)m->id);

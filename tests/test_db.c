@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "briscola.h"
+#include "chain.h"
 #include "db.h"
 
 #define SEED_HEX	"000102030405060708090a0b0c0d0e0f" \
@@ -758,10 +759,65 @@ test_abort_unfinished(void **state)
 	sqlite3_close(h);
 }
 
+/*
+ * chain.c's texts and links against vectors computed elsewhere (Python's
+ * hashlib.blake2b), a NUL in a bot's evidence kept, and a text too long
+ * for a link refused rather than cut.
+ */
+static void
+test_chain_vectors(void **state)
+{
+	static const char ev[] = "pl\0ay";
+	struct chain_text	 t;
+	uint8_t			 l0[CHAIN_HASHLEN], l1[CHAIN_HASHLEN];
+	char			 hex[CHAIN_HEXLEN + 1], big[CHAIN_TEXTMAX];
+
+	(void)state;
+	chain_match(&t, 7, "joker3", "deals_to_win=2",
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    "chacha20-ietf/1");
+	chain_link0(&t, l0);
+	sodium_bin2hex(hex, sizeof(hex), l0, sizeof(l0));
+	assert_string_equal(hex, "3cc2bcb49160411c126f6c335d1546aa"
+	    "d152a130c94a9e0873ba7a7d18822542");
+	assert_true(chain_check(NULL, &t, hex, l1));
+	chain_fault(&t, 3, 2, "illegal", 7, 12, "fallback 7C", 11, ev,
+	    sizeof(ev) - 1);
+	assert_int_equal(t.len, 67);
+	chain_link(l0, &t, l1);
+	sodium_bin2hex(hex, sizeof(hex), l1, sizeof(l1));
+	assert_string_equal(hex, "ce29bf272c191a19ec6138c127b5b699"
+	    "4c370f6ed7e21a0eb43a85acf0d2efc1");
+	hex[5] = hex[5] == '0' ? '1' : '0';
+	assert_false(chain_check(l0, &t, hex, l1));
+	chain_play(&t, 3, 7, 2, 1, "3S", 2, 12, 0);
+	assert_string_equal(t.buf, "play 3 7 trick=2 seat=1 card=3S ms=12 "
+	    "fault=0");
+	chain_deal(&t, 3, 1, "3S", 2, NULL, 0, "1C 5D", 5);
+	assert_string_equal(t.buf, "deal 3 dealer=1 trump=3S removed=- "
+	    "deck=1C 5D");
+	chain_trick(&t, 3, 2, 0, 21);
+	assert_string_equal(t.buf, "trick 3 2 winner=0 points=21");
+	chain_joker(&t, 3, 1);
+	assert_string_equal(t.buf, "joker 3 seat=1");
+	chain_dealend(&t, 3, "allies", 6, -1, "38,4,78", 7, "1,1,0", 5);
+	assert_string_equal(t.buf, "dealend 3 result=allies winner=-1 "
+	    "points=38,4,78 mpoints=1,1,0");
+	memset(big, 'x', sizeof(big));
+	chain_matchend(&t, "seat1", 5, "2,10,4", 6, big, sizeof(big));
+	assert_true(t.overflow);
+	assert_false(chain_check(l0, &t, hex, l1));
+	chain_matchend(&t, "seat1", 5, "2,10,4", 6, "reached", 7);
+	assert_false(t.overflow);
+	assert_string_equal(t.buf, "matchend result=seat1 mpoints=2,10,4 "
+	    "reason=reached");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chain_vectors),
 		cmocka_unit_test_setup_teardown(test_whole_match, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write, setup,
