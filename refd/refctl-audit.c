@@ -17,11 +17,75 @@
 #include "audit.h"
 #include "refctl.h"
 #include "util.h"
+#include "wal.h"
+
+static int	 audit_missing(sqlite3 *);
 
 /*
- * refctl audit --db FILE [--all] [MATCH ...]: settle every dispute from
- * the log alone.  One line per match, then a summary; exit 0 only if
- * every match audited agrees with the rules and its chain.
+ * Every match id from 1 to the highest refd handed out (the matches
+ * table's sqlite_sequence) must be in the log, and no row of another
+ * table may name a match that is not: a deleted match is reported on a
+ * line of its own.  Returns how many were reported.
+ */
+static int
+audit_missing(sqlite3 *h)
+{
+	static const char *const tables[] = { "seats", "deals", "plays",
+	    "tricks", "jokers", "deal_results", "faults", "bot_events" };
+	sqlite3_stmt	*st;
+	char		 sql[256];
+	long long	 seq = 0, next = 1, id;
+	size_t		 i;
+	int		 bad = 0, rc;
+
+	/* no sqlite_sequence: no match was ever started */
+	if (sqlite3_prepare_v2(h, "SELECT seq FROM sqlite_sequence WHERE "
+	    "name = 'matches'", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			seq = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(h, "SELECT id FROM matches WHERE typeof(id) = "
+	    "'integer' ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+		printf("log FAILED: the matches cannot be read: %s\n",
+		    sqlite3_errmsg(h));
+		return 1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		for (; next < id && bad < 20; next++, bad++)
+			printf("match %lld FAILED: missing: the log has match "
+			    "%lld after it\n", next, id);
+		next = id + 1;
+	}
+	sqlite3_finalize(st);
+	for (; next <= seq && bad < 20; next++, bad++)
+		printf("match %lld FAILED: missing: refd numbered matches up "
+		    "to %lld (sqlite_sequence)\n", next, seq);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		snprintf(sql, sizeof(sql), "SELECT DISTINCT match_id FROM %s "
+		    "WHERE match_id IS NOT NULL AND match_id NOT IN (SELECT id "
+		    "FROM matches) ORDER BY 1 LIMIT 5", tables[i]);
+		if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+			continue;	/* the per-match walk says what is wrong */
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			printf("match %lld FAILED: missing, yet rows of %s "
+			    "name it\n", (long long)sqlite3_column_int64(st, 0),
+			    tables[i]);
+			bad++;
+		}
+		sqlite3_finalize(st);
+	}
+	return bad;
+}
+
+/*
+ * refctl audit --db FILE [--all] [--allow-running] [MATCH ...]: settle
+ * every dispute from the log alone.  One line per match, then a summary;
+ * exit 0 only if every match audited agrees with the rules and its
+ * chain and has ended.  A match still running fails, unless
+ * --allow-running (an operator auditing a live log) skips it by name; a
+ * damaged write-ahead log, and with --all a missing match, fail too.
  */
 int
 cmd_audit(int argc, char **argv)
@@ -29,24 +93,28 @@ cmd_audit(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "allow-running", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 }
 	};
 	sqlite3_stmt	*st = NULL;
 	struct au	*a;
 	const char	*path = NULL;
-	char		 why[160];
+	char		 why[512];
 	long long	 id;
 	int		 ch, all = 0, i, ok = 0, bad = 0, running = 0, r;
-	int		 rc;
+	int		 rc, live = 0;
 
 	optind = 0;	/* glibc: start afresh, permuting again */
-	while ((ch = getopt_long(argc, argv, "d:a", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:ar", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			path = optarg;
 			break;
 		case 'a':
 			all = 1;
+			break;
+		case 'r':
+			live = 1;
 			break;
 		default:
 			goto usage;
@@ -64,6 +132,11 @@ cmd_audit(int argc, char **argv)
 		fprintf(stderr, "refctl audit: out of memory\n");
 		return 2;
 	}
+	/* before SQLite reads it, and silently drops a damaged tail */
+	if (wal_check(path, why, sizeof(why)) == -1) {
+		printf("log FAILED: %s\n", why);
+		bad++;
+	}
 	if (au_open(path, &a->h) == -1) {
 		free(a);
 		return 2;
@@ -79,6 +152,8 @@ cmd_audit(int argc, char **argv)
 		free(a);
 		return 2;
 	}
+	if (all)
+		bad += audit_missing(a->h);
 	for (i = optind;;) {
 		if (all) {
 			if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
@@ -108,7 +183,7 @@ cmd_audit(int argc, char **argv)
 				printf("match %lld verified: aborted (%s) after "
 				    "%d complete deal%s%s, %lld plays, chain ok "
 				    "to link %lld\n", id, au_safe(a->reason,
-				    strlen(a->reason), why, sizeof(why)),
+				    strlen(a->reason), why, 160),
 				    a->ndone,
 				    a->ndone == 1 ? "" : "s",
 				    au_deal_active(a) ? " and one cut short" : "",
@@ -123,8 +198,17 @@ cmd_audit(int argc, char **argv)
 			printf("match %lld FAILED: %s\n", id, a->err);
 			break;
 		case 2:
-			running++;
-			printf("match %lld running: skipped\n", id);
+			if (live) {
+				running++;
+				printf("match %lld running: skipped "
+				    "(--allow-running)\n", id);
+			} else {
+				bad++;
+				printf("match %lld FAILED: not ended: its state "
+				    "is running, so refd is still playing it "
+				    "(--allow-running skips it) or the log lost "
+				    "its end\n", id);
+			}
 			break;
 		default:
 			bad++;
@@ -143,6 +227,7 @@ cmd_audit(int argc, char **argv)
 	printf("\n");
 	return bad > 0 ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: refctl audit --db FILE [--all] [MATCH ...]\n");
+	fprintf(stderr, "usage: refctl audit --db FILE [--all] "
+	    "[--allow-running] [MATCH ...]\n");
 	return 2;
 }

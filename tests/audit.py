@@ -546,6 +546,162 @@ def test_crash(log):
     print("#   " + out.splitlines()[0])
 
 
+def killed_log(log):
+    """A log as a SIGKILL leaves it: one match finished, one cut short, the
+    write-ahead log and its index still beside the database.  Returns the
+    directory of the files and the two match ids."""
+    if hasattr(log, "killed"):
+        return log.killed
+    tmp = os.path.join(log.tmp, "killed")
+    os.mkdir(tmp)
+    r = e2e.Refd(tmp)
+    try:
+        r.add("q0", [os.path.join(BUILD, "bots", "randbot"), "-s", "3"])
+        r.add("q1", [os.path.join(BUILD, "bots", "randbot"), "-s", "4"])
+        for i in range(3):
+            r.add("slow%d" % i, EVIL + ["late", "20"])
+        done = r.start("classic2", ["q0", "q1"], "deal_cap=1")
+        r.wait(done)
+        mid = r.start("joker3", ["slow0", "slow1", "slow2"], "target=40")
+        for _ in range(3000):
+            if r.query("SELECT count(*) FROM deal_results WHERE "
+                       "match_id = ?", mid)[0][0] >= 1:
+                break
+            time.sleep(0.01)
+        r.proc.send_signal(signal.SIGKILL)
+        r.proc.wait()
+    finally:
+        if r.proc.poll() is None:
+            r.proc.kill()
+            r.proc.wait()
+        r.err.close()
+    assert os.path.getsize(r.db + "-wal") > 0, "no write-ahead log"
+    log.killed = (r.db, done, mid)
+    return log.killed
+
+
+def killed_copy(log, name, wal=True, shm=True):
+    """A copy of the killed log's files, to spoil."""
+    src, _, _ = killed_log(log)
+    d = os.path.join(log.tmp, "k-" + name)
+    os.mkdir(d)
+    path = os.path.join(d, "log.db")
+    shutil.copyfile(src, path)
+    if wal:
+        shutil.copyfile(src + "-wal", path + "-wal")
+    if shm and os.path.exists(src + "-shm"):
+        shutil.copyfile(src + "-shm", path + "-shm")
+    return path
+
+
+def test_running(log):
+    """A match that has not ended fails the audit; --allow-running skips
+    it by name, for an operator auditing a live log."""
+    _, done, mid = killed_log(log)
+    path = killed_copy(log, "running")
+    rc, out, err = refctl("audit", "--db", path)
+    assert rc == 1, out + err
+    assert re.search(r"^match %d FAILED: not ended: its state is running"
+                     % mid, out, re.M), out
+    assert re.search(r"^match %d verified" % done, out, re.M), out
+    path = killed_copy(log, "running-allowed")
+    rc, out, err = refctl("audit", "--db", path, "--allow-running")
+    assert rc == 0, out + err
+    assert "match %d running: skipped (--allow-running)" % mid in out, out
+    assert out.splitlines()[-1].endswith(", 0 failed, 1 running (skipped)")
+    rc, out, _ = refctl("audit", "--db", path, mid)
+    assert rc == 1 and "match %d FAILED: not ended" % mid in out, out
+
+
+def test_wal_damage(log):
+    """A truncated write-ahead log, one flipped byte in it, or its loss:
+    each is reported before SQLite silently drops the log's tail."""
+    def frames(path):
+        data = open(path + "-wal", "rb").read()
+        psize = int.from_bytes(data[8:12], "big")
+        return data, psize, (len(data) - 32) // (24 + psize)
+
+    cases = {}
+    p = killed_copy(log, "wal-truncated")
+    data, psize, n = frames(p)
+    open(p + "-wal", "wb").write(data[:len(data) - 100])
+    cases["truncated"] = (p, r"log FAILED: the write-ahead log is "
+                          r"truncated: \d+ bytes, not a whole number")
+    p = killed_copy(log, "wal-flipped")
+    data, psize, n = frames(p)
+    b = bytearray(data)
+    at = 32 + (n - 1) * (24 + psize) + 24 + psize // 2   # last frame's page
+    b[at] ^= 0x40
+    open(p + "-wal", "wb").write(bytes(b))
+    cases["flipped byte"] = (p, r"log FAILED: the write-ahead log is "
+                             r"damaged: frame %d of %d fails its checksum"
+                             % (n, n))
+    p = killed_copy(log, "wal-salt")
+    data, psize, n = frames(p)
+    b = bytearray(data)
+    b[32 + (n // 2) * (24 + psize) + 9] ^= 1           # a frame's salt
+    open(p + "-wal", "wb").write(bytes(b))
+    cases["flipped salt"] = (p, r"log FAILED: the write-ahead log is "
+                             r"damaged: frame %d does not belong to it"
+                             % (n // 2 + 1))
+    p = killed_copy(log, "wal-frames-cut")
+    data, psize, n = frames(p)
+    open(p + "-wal", "wb").write(data[:32 + (n - 1) * (24 + psize)])
+    cases["last frame cut"] = (p, r"log FAILED: the write-ahead log "
+                               r"(holds \d+ sound frames, but its index|"
+                               r"ends with \d+ frames? of a transaction)")
+    p = killed_copy(log, "wal-deleted", wal=False)
+    cases["deleted"] = (p, r"log FAILED: the write-ahead log is gone: its "
+                        r"index \(-shm\) records \d+ frames")
+    for name, (path, pattern) in cases.items():
+        rc, out, err = refctl("audit", "--db", path, "--allow-running")
+        # 2: what is left of the log is not even a log of refd's
+        assert rc in (1, 2), "%s: exit %d\n%s%s" % (name, rc, out, err)
+        assert re.search(pattern, out), "%s:\n%s" % (name, out)
+        print("#   %-16s %s" % (name, out.splitlines()[0]))
+
+
+def test_missing_match(log):
+    """A match deleted from the log is reported, in the middle (ids run
+    on) and at the end (sqlite_sequence lowered too)."""
+    j = log.mid["joker3"]
+
+    def delete(con, mid, events=True):
+        for t in TABLES + ("seats",) + (("bot_events",) if events else ()):
+            con.execute("DELETE FROM %s WHERE match_id = ?" % t, (mid,))
+        con.execute("DELETE FROM matches WHERE id = ?", (mid,))
+
+    path = log.copy("missing-middle")
+    con = sqlite3.connect(path, isolation_level=None)
+    delete(con, j)
+    con.close()
+    rc, out, _ = refctl("audit", "--db", path)
+    assert rc == 1 and re.search(r"^match %d FAILED: missing: the log has "
+                                 r"match %d after it$" % (j, j + 1), out,
+                                 re.M), out
+    print("#   " + next(l for l in out.splitlines() if "missing" in l))
+    path = log.copy("missing-last")
+    con = sqlite3.connect(path, isolation_level=None)
+    last, = con.execute("SELECT max(id) FROM matches").fetchone()
+    delete(con, last, events=False)
+    con.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = "
+                "'matches'", (last - 1,))
+    con.close()
+    rc, out, _ = refctl("audit", "--db", path)
+    assert rc == 1 and re.search(r"^match %d FAILED: missing, yet rows of "
+                                 r"bot_events name it$" % last, out,
+                                 re.M), out
+    print("#   " + next(l for l in out.splitlines() if "missing" in l))
+    path = log.copy("missing-seq")
+    con = sqlite3.connect(path, isolation_level=None)
+    delete(con, last)
+    con.close()
+    rc, out, _ = refctl("audit", "--db", path)
+    assert rc == 1 and re.search(r"^match %d FAILED: missing: refd "
+                                 r"numbered matches up to %d" % (last, last),
+                                 out, re.M), out
+
+
 def test_hostile(log):
     """Corrupt logs: a message and exit 1 or 2, never a crash."""
     j = log.mid["joker3"]
@@ -628,7 +784,8 @@ def test_hostile(log):
 
 
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
-         test_export, test_crash, test_hostile]
+         test_export, test_crash, test_running, test_wal_damage,
+         test_missing_match, test_hostile]
 
 
 def main():
