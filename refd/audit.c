@@ -34,66 +34,88 @@ struct au_spec {
 	const char	*word;		/* first word of its canonical text */
 	const char	*table;		/* where it lives */
 	int		 nnum;		/* numbers, in columns 3.. */
-	const char	*num[5];	/* their column names */
-	long long	 lo[5], hi[5];	/* their ranges */
-	int		 ntext;		/* texts, in columns 8.. */
-	const char	*text[3];	/* their column names */
-	int		 max[3];	/* longest, in bytes */
-	int		 null[3];	/* 1 if NULL is allowed */
+	const char	*num[6];	/* their column names */
+	long long	 lo[6], hi[6];	/* their ranges */
+	int		 numnull[6];	/* 1 if NULL is allowed (-1) */
+	int		 ntext;		/* texts, in columns 9.. */
+	const char	*text[4];	/* their column names */
+	int		 max[4];	/* longest, in bytes */
+	int		 null[4];	/* 1 if NULL is allowed */
 	int		 deal_lo;	/* smallest deal_no, -1: no deal_no */
 };
 
+/*
+ * Columns that chain_version 1 matches lack (at, limit_ms, answer,
+ * ended) may be NULL here; au_text() requires them of version 2.
+ */
 static const struct au_spec au_specs[AU_NKINDS] = {
-	[AU_DEAL] = { "deal", "deals", 1, { "dealer" }, { 0 }, { 3 },
+	[AU_DEAL] = { "deal", "deals", 1, { "dealer" }, { 0 }, { 3 }, { 0 },
 	    3, { "deck", "removed", "trump" }, { 200, 3, 3 }, { 0, 1, 0 }, 1 },
-	[AU_PLAY] = { "play", "plays", 5,
-	    { "seq", "trick", "seat", "ms", "fault" }, { 0, 0, 0, 0, 0 },
-	    { 39, 19, 3, INT_MAX, 1 }, 1, { "card" }, { 3 }, { 0 }, 1 },
-	[AU_JOKER] = { "joker", "jokers", 1, { "seat" }, { 0 }, { 3 },
+	[AU_PLAY] = { "play", "plays", 6,
+	    { "seq", "trick", "seat", "ms", "fault", "limit_ms" },
+	    { 0, 0, 0, 0, 0, 0 }, { 39, 19, 3, INT_MAX, 1, INT_MAX },
+	    { 0, 0, 0, 0, 0, 1 }, 3, { "card", "at", "answer" },
+	    { 3, AU_WORDMAX, AU_TEXTMAX }, { 0, 1, 1 }, 1 },
+	[AU_JOKER] = { "joker", "jokers", 1, { "seat" }, { 0 }, { 3 }, { 0 },
 	    0, { NULL }, { 0 }, { 0 }, 1 },
 	[AU_TRICK] = { "trick", "tricks", 3, { "trick", "winner", "points" },
-	    { 0, 0, 0 }, { 19, 3, 120 }, 0, { NULL }, { 0 }, { 0 }, 1 },
-	[AU_FAULT] = { "fault", "faults", 2, { "seat", "ms" }, { 0, 0 },
-	    { 3, INT_MAX }, 3, { "kind", "evidence", "action" },
-	    { AU_WORDMAX, AU_TEXTMAX, AU_WORDMAX }, { 0, 0, 0 }, 0 },
+	    { 0, 0, 0 }, { 19, 3, 120 }, { 0 }, 0, { NULL }, { 0 }, { 0 }, 1 },
+	[AU_FAULT] = { "fault", "faults", 3, { "seat", "ms", "limit_ms" },
+	    { 0, 0, 0 }, { 3, INT_MAX, INT_MAX }, { 0, 0, 1 }, 4,
+	    { "kind", "evidence", "action", "at" },
+	    { AU_WORDMAX, AU_TEXTMAX, AU_WORDMAX, AU_WORDMAX }, { 0, 0, 0, 1 },
+	    0 },
 	[AU_DEALEND] = { "dealend", "deal_results", 1, { "winner" }, { -1 },
-	    { 3 }, 3, { "result", "points", "mpoints" }, { 16, 64, 64 },
+	    { 3 }, { 0 }, 3, { "result", "points", "mpoints" }, { 16, 64, 64 },
 	    { 0, 0, 0 }, 1 },
 	[AU_MATCHEND] = { "matchend", "matches", 0, { NULL }, { 0 }, { 0 },
-	    3, { "result", "mpoints", "reason" },
-	    { AU_WORDMAX, 64, AU_TEXTMAX }, { 0, 0, 0 }, -1 },
+	    { 0 }, 4, { "result", "mpoints", "reason", "ended" },
+	    { AU_WORDMAX, 64, AU_TEXTMAX, AU_WORDMAX }, { 0, 0, 0, 1 }, -1 },
+	[AU_SEAT] = { "seat", "seats", 2, { "seat", "kind (spawn 0, remote 1)" },
+	    { 0, 0 }, { 3, 1 }, { 0, 0 }, 4,
+	    { "bot", "identity", "name", "version" },
+	    { AU_WORDMAX, AU_TEXTMAX, AU_TEXTMAX, AU_TEXTMAX }, { 0, 0, 0, 0 },
+	    -1 },
 };
 
 /*
  * Every chained row of match ?1 in link order, in one shape: link number,
- * kind (enum au_kind), deal_no, five numbers, three texts, the stored
+ * kind (enum au_kind), deal_no, six numbers, four texts, the stored
  * link, and a tie-breaker.  The match's end is the row of matches whose
  * link number is end_no and whose link is final_chain.
  */
 const char au_stream_sql[] =
-    "SELECT chain_no, 0, deal_no, dealer, NULL, NULL, NULL, NULL,"
-    " deck, removed, trump, chain, 0 FROM deals WHERE match_id = ?1"
+    "SELECT chain_no, 0, deal_no, dealer, NULL, NULL, NULL, NULL, NULL,"
+    " deck, removed, trump, NULL, chain, 0 FROM deals WHERE match_id = ?1"
     " UNION ALL SELECT chain_no, 1, deal_no, seq, trick, seat, ms, fault,"
-    " card, NULL, NULL, chain, seq FROM plays WHERE match_id = ?1"
-    " UNION ALL SELECT chain_no, 2, deal_no, seat, NULL, NULL, NULL, NULL,"
-    " NULL, NULL, NULL, chain, 0 FROM jokers WHERE match_id = ?1"
-    " UNION ALL SELECT chain_no, 3, deal_no, trick, winner, points, NULL,"
-    " NULL, NULL, NULL, NULL, chain, trick FROM tricks WHERE match_id = ?1"
-    " UNION ALL SELECT chain_no, 4, deal_no, seat, ms, NULL, NULL, NULL,"
-    " kind, evidence, action, chain, id FROM faults WHERE match_id = ?1"
-    " UNION ALL SELECT chain_no, 5, deal_no, winner, NULL, NULL, NULL, NULL,"
-    " result, points, mpoints, chain, 0 FROM deal_results"
+    " limit_ms, card, at, answer, NULL, chain, seq FROM plays"
     " WHERE match_id = ?1"
-    " UNION ALL SELECT end_no, 6, NULL, NULL, NULL, NULL, NULL, NULL,"
-    " result, mpoints, reason, final_chain, 0 FROM matches WHERE id = ?1"
+    " UNION ALL SELECT chain_no, 2, deal_no, seat, NULL, NULL, NULL, NULL,"
+    " NULL, NULL, NULL, NULL, NULL, chain, 0 FROM jokers WHERE match_id = ?1"
+    " UNION ALL SELECT chain_no, 3, deal_no, trick, winner, points, NULL,"
+    " NULL, NULL, NULL, NULL, NULL, NULL, chain, trick FROM tricks"
+    " WHERE match_id = ?1"
+    " UNION ALL SELECT chain_no, 4, deal_no, seat, ms, limit_ms, NULL, NULL,"
+    " NULL, kind, evidence, action, at, chain, id FROM faults"
+    " WHERE match_id = ?1"
+    " UNION ALL SELECT chain_no, 5, deal_no, winner, NULL, NULL, NULL, NULL,"
+    " NULL, result, points, mpoints, NULL, chain, 0 FROM deal_results"
+    " WHERE match_id = ?1"
+    " UNION ALL SELECT end_no, 6, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+    " result, mpoints, reason, CASE WHEN chain_version = 2 THEN ended END,"
+    " final_chain, 0 FROM matches WHERE id = ?1"
     " AND (end_no IS NOT NULL OR final_chain IS NOT NULL)"
-    " ORDER BY 1, 2, 3, 13";
+    " UNION ALL SELECT chain_no, 7, NULL, seat, CASE kind WHEN 'spawn'"
+    " THEN 0 WHEN 'remote' THEN 1 ELSE kind END, NULL, NULL, NULL, NULL,"
+    " bot, identity, name, version, chain, seat FROM seats"
+    " WHERE match_id = ?1 AND (chain_no IS NOT NULL OR chain IS NOT NULL)"
+    " ORDER BY 1, 2, 3, 15";
 
 static const char au_header_sql[] =
     "SELECT id, variant, options, seed, commitment, rng, move_ms, bank_ms,"
     " startup_ms, policy, max_faults, tournament, started, ended, state,"
-    " result, reason, mpoints, chain0, end_no, final_chain"
-    " FROM matches WHERE id = ?1";
+    " result, reason, mpoints, chain0, end_no, final_chain, chain_version,"
+    " prev, slot FROM matches WHERE id = ?1";
 
 static const char au_seats_sql[] =
     "SELECT seat, bot, name, version, kind, identity FROM seats"
@@ -122,6 +144,11 @@ static int	 au_dealend(struct au *, const struct au_row *);
 static int	 au_matchend(struct au *, const struct au_row *);
 static int	 au_chain(struct au *, const struct au_row *);
 static int	 au_walk(struct au *);
+static void	 au_header2(struct au *, struct chain_text *);
+static int	 au_seatrow(struct au *, const struct au_row *);
+static int	 au_when(struct au *, const struct au_row *, const char *,
+		    size_t);
+static int	 au_limits(struct au *, const struct au_row *);
 
 /*
  * Record the first discrepancy of a match, located as precisely as the
@@ -488,6 +515,16 @@ au_header(struct au *a, long long id)
 	    sizeof(a->final)) == -1)
 		goto done;
 	a->end_no = v;
+	if (au_col_int(a, st, 21, "chain_version", 1, 2, 0, &a->version) ==
+	    -1 || au_col_text(a, st, 22, "prev", AU_HEX, 1, a->prev,
+	    sizeof(a->prev)) == -1 || au_col_int(a, st, 23, "slot", 0,
+	    INT_MAX, 1, &a->slot) == -1)
+		goto done;
+	if (a->version == 2 && !au_is_hex64(a->prev, strlen(a->prev))) {
+		au_fail(a, -1, -1, -1, "prev, the log's head before the match, "
+		    "is not 64 lowercase hex digits");
+		goto done;
+	}
 	if (strcmp(a->policy, "forfeit") != 0 &&
 	    strcmp(a->policy, "fallback") != 0)
 		au_fail(a, -1, -1, -1, "policy '%s' is neither forfeit nor "
@@ -594,21 +631,21 @@ au_row_read(struct au *a, sqlite3_stmt *st, struct au_row *r)
 	for (i = 0; i < sp->nnum; i++) {
 		snprintf(what, sizeof(what), "the %s row at link %lld: %s",
 		    sp->table, r->no, sp->num[i]);
-		if (au_col_int(a, st, 3 + i, what, sp->lo[i], sp->hi[i], 0,
-		    &r->v[i]) == -1)
+		if (au_col_int(a, st, 3 + i, what, sp->lo[i], sp->hi[i],
+		    sp->numnull[i], &r->v[i]) == -1)
 			return -1;
 	}
 	for (i = 0; i < sp->ntext; i++) {
 		snprintf(what, sizeof(what), "the %s row at link %lld: %s",
 		    sp->table, r->no, sp->text[i]);
-		t = sqlite3_column_type(st, 8 + i);
+		t = sqlite3_column_type(st, 9 + i);
 		if (t == SQLITE_NULL && sp->null[i])
 			continue;
 		if (t != SQLITE_TEXT)
 			return au_fail(a, r->deal, -1, -1, "%s is %s, not text",
-			    what, au_value(st, 8 + i, val, sizeof(val)));
-		r->s[i] = (const char *)sqlite3_column_text(st, 8 + i);
-		r->slen[i] = sqlite3_column_bytes(st, 8 + i);
+			    what, au_value(st, 9 + i, val, sizeof(val)));
+		r->s[i] = (const char *)sqlite3_column_text(st, 9 + i);
+		r->slen[i] = sqlite3_column_bytes(st, 9 + i);
 		if (r->s[i] == NULL)
 			return au_fail(a, r->deal, -1, -1, "%s cannot be read: "
 			    "%s", what, sqlite3_errmsg(a->h));
@@ -616,18 +653,19 @@ au_row_read(struct au *a, sqlite3_stmt *st, struct au_row *r)
 			return au_fail(a, r->deal, -1, -1, "%s is %d bytes "
 			    "long, over %d", what, r->slen[i], sp->max[i]);
 		if (!((r->kind == AU_FAULT && i == 1) ||
-		    (r->kind == AU_MATCHEND && i == 2)) &&
+		    (r->kind == AU_MATCHEND && i == 2) ||
+		    (r->kind == AU_PLAY && i == 2) || r->kind == AU_SEAT) &&
 		    memchr(r->s[i], '\0', (size_t)r->slen[i]) != NULL)
 			return au_fail(a, r->deal, -1, -1, "%s holds a NUL "
 			    "byte", what);
 	}
 	a->at_deal = -1;
-	if (sqlite3_column_type(st, 11) != SQLITE_TEXT)
+	if (sqlite3_column_type(st, 13) != SQLITE_TEXT)
 		return au_fail(a, r->deal, -1, -1, "the %s row at link %lld: "
 		    "its link is %s, not text", sp->table, r->no,
-		    au_value(st, 11, val, sizeof(val)));
-	r->link = (const char *)sqlite3_column_text(st, 11);
-	r->linklen = sqlite3_column_bytes(st, 11);
+		    au_value(st, 13, val, sizeof(val)));
+	r->link = (const char *)sqlite3_column_text(st, 13);
+	r->linklen = sqlite3_column_bytes(st, 13);
 	if (!au_is_hex64(r->link, (size_t)r->linklen))
 		return au_fail(a, r->deal, -1, -1, "the %s row at link %lld: "
 		    "its stored link is not 64 lowercase hex digits",
@@ -637,20 +675,36 @@ au_row_read(struct au *a, sqlite3_stmt *st, struct au_row *r)
 
 /*
  * The row's canonical text, the bytes its link hashes, built from the
- * stored bytes by chain.c, the code refd writes with; -1 if it does not
- * fit.
+ * stored bytes by chain.c, the code refd writes with, in the form of the
+ * match's chain_version; -1 if it does not fit or lacks what that
+ * version chains.
  */
 int
-au_text(const struct au_row *r, struct chain_text *l)
+au_text(const struct au_row *r, int version, struct chain_text *l)
 {
+	/* version 2 chains the time, limit and answer of plays and faults */
+	if (version == 2 && (((r->kind == AU_PLAY || r->kind == AU_FAULT) &&
+	    (r->s[r->kind == AU_PLAY ? 1 : 3] == NULL ||
+	    r->v[r->kind == AU_PLAY ? 5 : 2] < 0)) ||
+	    (r->kind == AU_MATCHEND && r->s[3] == NULL)))
+		return -1;
+	if (version != 2 && r->kind == AU_SEAT)
+		return -1;
 	switch (r->kind) {
 	case AU_DEAL:
 		chain_deal(l, r->deal, r->v[0], r->s[2], (size_t)r->slen[2],
 		    r->s[1], (size_t)r->slen[1], r->s[0], (size_t)r->slen[0]);
 		break;
 	case AU_PLAY:
-		chain_play(l, r->deal, r->v[0], r->v[1], r->v[2], r->s[0],
-		    (size_t)r->slen[0], r->v[3], r->v[4]);
+		if (version == 2)
+			chain_play2(l, r->deal, r->v[0], r->v[1], r->v[2],
+			    r->s[0], (size_t)r->slen[0], r->v[3], r->v[4],
+			    r->s[1], (size_t)r->slen[1], r->v[5],
+			    r->s[2] != NULL ? r->s[2] : "",
+			    (size_t)r->slen[2]);
+		else
+			chain_play(l, r->deal, r->v[0], r->v[1], r->v[2],
+			    r->s[0], (size_t)r->slen[0], r->v[3], r->v[4]);
 		break;
 	case AU_JOKER:
 		chain_joker(l, r->deal, r->v[0]);
@@ -659,17 +713,35 @@ au_text(const struct au_row *r, struct chain_text *l)
 		chain_trick(l, r->deal, r->v[0], r->v[1], r->v[2]);
 		break;
 	case AU_FAULT:
-		chain_fault(l, r->deal, r->v[0], r->s[0], (size_t)r->slen[0],
-		    r->v[1], r->s[2], (size_t)r->slen[2], r->s[1],
-		    (size_t)r->slen[1]);
+		if (version == 2)
+			chain_fault2(l, r->deal, r->v[0], r->s[0],
+			    (size_t)r->slen[0], r->v[1], r->s[2],
+			    (size_t)r->slen[2], r->s[1], (size_t)r->slen[1],
+			    r->s[3], (size_t)r->slen[3], r->v[2]);
+		else
+			chain_fault(l, r->deal, r->v[0], r->s[0],
+			    (size_t)r->slen[0], r->v[1], r->s[2],
+			    (size_t)r->slen[2], r->s[1], (size_t)r->slen[1]);
 		break;
 	case AU_DEALEND:
 		chain_dealend(l, r->deal, r->s[0], (size_t)r->slen[0], r->v[0],
 		    r->s[1], (size_t)r->slen[1], r->s[2], (size_t)r->slen[2]);
 		break;
 	case AU_MATCHEND:
-		chain_matchend(l, r->s[0], (size_t)r->slen[0], r->s[1],
-		    (size_t)r->slen[1], r->s[2], (size_t)r->slen[2]);
+		if (version == 2)
+			chain_matchend2(l, r->s[0], (size_t)r->slen[0],
+			    r->s[1], (size_t)r->slen[1], r->s[3],
+			    (size_t)r->slen[3], r->s[2], (size_t)r->slen[2]);
+		else
+			chain_matchend(l, r->s[0], (size_t)r->slen[0],
+			    r->s[1], (size_t)r->slen[1], r->s[2],
+			    (size_t)r->slen[2]);
+		break;
+	case AU_SEAT:
+		chain_seat(l, r->v[0], r->s[0], (size_t)r->slen[0],
+		    r->v[1] ? "remote" : "spawn", r->v[1] ? 6 : 5, r->s[1],
+		    (size_t)r->slen[1], r->s[2], (size_t)r->slen[2], r->s[3],
+		    (size_t)r->slen[3]);
 		break;
 	default:
 		return -1;
@@ -697,6 +769,9 @@ au_row_desc(const struct au_row *r, char *buf, size_t len)
 	switch (r->kind) {
 	case AU_DEAL:
 		snprintf(buf, len, "deal %lld dealt", r->deal);
+		break;
+	case AU_SEAT:
+		snprintf(buf, len, "seat %lld's bot (%s)", r->v[0], t[0]);
 		break;
 	case AU_PLAY:
 		snprintf(buf, len, "play seq %lld of seat %lld (%s)", r->v[0],
@@ -833,6 +908,9 @@ au_deal(struct au *a, const struct au_row *r)
 		return au_fail(a, nd, a->bm.deal.trick, a->bm.deal.turn,
 		    "play seq %d is missing: the log deals deal %lld "
 		    "instead", a->bm.deal.nplays, r->deal);
+	if (a->version == 2 && nd == 0 && a->nseatrows != ns)
+		return au_fail(a, r->deal, -1, -1, "%d of the %d seats are "
+		    "chained before the first deal", a->nseatrows, ns);
 	if (a->bm.result != BRI_MATCH_PLAYING)
 		return au_fail(a, r->deal, -1, -1, "the match was over by the "
 		    "rules after deal %d, yet the log deals again", nd);
@@ -967,6 +1045,9 @@ au_play(struct au *a, const struct au_row *r)
 		    "logged card %s, but %s (seat %d holds %s)", seq, c1,
 		    bri_strerror(e), seat, au_cards(d->hand[seat],
 		    d->nhand[seat], hand, sizeof(hand)));
+	if (au_when(a, r, r->s[1], (size_t)r->slen[1]) == -1 ||
+	    au_limits(a, r) == -1)
+		return -1;
 	a->ev_trick = d->trick;
 	if ((e = bri_match_play(&a->bm, seat, c, &a->ev)) != BRI_OK)
 		return au_fail(a, r->deal, a->ev_trick, seat, "play seq %d: "
@@ -1075,6 +1156,9 @@ au_fault(struct au *a, const struct au_row *r)
 		return au_fail(a, r->deal, -1, seat, "a fault logged in deal "
 		    "%lld while deal %d was the last dealt", r->deal,
 		    a->bm.ndeals);
+	if (au_when(a, r, r->s[3], (size_t)r->slen[3]) == -1 ||
+	    au_limits(a, r) == -1)
+		return -1;
 	memcpy(kind, r->s[0], (size_t)r->slen[0]);
 	kind[r->slen[0]] = '\0';
 	memcpy(act, r->s[2], (size_t)r->slen[2]);
@@ -1221,6 +1305,11 @@ au_matchend(struct au *a, const struct au_row *r)
 	if (r->no != a->end_no)
 		return au_fail(a, -1, -1, -1, "the end's link is %lld, "
 		    "end_no says %lld", r->no, a->end_no);
+	if (a->version == 2 && (strcmp(a->ended, a->started) < 0 ||
+	    strcmp(a->ended, a->last_at) < 0))
+		return au_fail(a, -1, -1, -1, "the match ended at %s, before "
+		    "%s", a->ended, strcmp(a->ended, a->started) < 0 ?
+		    "it started" : "its last play or fault");
 	a->over = 1;
 	return 0;
 }
@@ -1251,7 +1340,7 @@ au_chain(struct au *a, const struct au_row *r)
 		    "%lld where the chain is at %lld: %s", desc, r->no,
 		    a->links + 1, r->no > a->links + 1 ? "rows were removed" :
 		    "a row was added or renumbered");
-	if (au_text(r, &l) == -1)
+	if (au_text(r, (int)a->version, &l) == -1)
 		return au_fail(a, deal, trick, seat, "%s: its text is too "
 		    "long for a link", desc);
 	if (!chain_check(a->link, &l, r->link, link)) {
@@ -1267,6 +1356,173 @@ au_chain(struct au *a, const struct au_row *r)
 	}
 	memcpy(a->link, link, sizeof(link));
 	a->links = r->no;
+	return 0;
+}
+
+/*
+ * chain_version 2's header text, from the matches row and the seats'
+ * bots: what link 0 hashes.
+ */
+static void
+au_header2(struct au *a, struct chain_text *l)
+{
+	struct chain_header	 h;
+	char			 names[BRI_MAXSEATS * (AU_WORDMAX + 24)];
+	size_t			 at = 0;
+	int			 i;
+
+	names[0] = '\0';
+	for (i = 0; i < a->nseats; i++)
+		at += (size_t)snprintf(names + at, sizeof(names) - at,
+		    "%s%zu:%s", i ? "," : "", strlen(a->seat[i].bot),
+		    a->seat[i].bot);
+	memset(&h, 0, sizeof(h));
+	h.id = a->id;
+	h.variant = a->variant;
+	h.options = a->options;
+	h.commit = a->commit;
+	h.rng = a->rng;
+	h.prev = a->prev;
+	h.started = a->started;
+	h.move_ms = a->move_ms;
+	h.bank_ms = a->bank_ms;
+	h.startup_ms = a->startup_ms;
+	h.policy = a->policy;
+	h.max_faults = a->max_faults;
+	h.tournament = a->tournament > 0 ? a->tournament : -1;
+	h.slot = a->tournament > 0 ? a->slot : -1;
+	h.seats = names;
+	chain_match2(l, &h);
+}
+
+/*
+ * A seats row of chain_version 2, chained once the seat's bot answered
+ * name and version, before the first deal: once per seat, and with an
+ * identity that is one: "argv:" and the hash of a spawned bot's command
+ * line, or the peer address of a remote bot.
+ */
+static int
+au_seatrow(struct au *a, const struct au_row *r)
+{
+	char	 t[96];
+	int	 seat = (int)r->v[0], i;
+
+	if (a->version != 2)
+		return au_fail(a, -1, -1, seat, "a chained seats row in a "
+		    "match of chain_version 1");
+	if (seat >= a->nseats)
+		return au_fail(a, -1, -1, seat, "a seat %s does not have",
+		    a->variant);
+	if (a->bm.ndeals > 0)
+		return au_fail(a, a->bm.ndeals, -1, seat, "the seat's answers "
+		    "are chained after the first deal");
+	if (a->nseatrow[seat]++ > 0)
+		return au_fail(a, -1, -1, seat, "the seat is chained twice");
+	a->nseatrows++;
+	if (r->v[1] == 0) {
+		for (i = 5; i < r->slen[1]; i++)
+			if (!((r->s[1][i] >= '0' && r->s[1][i] <= '9') ||
+			    (r->s[1][i] >= 'a' && r->s[1][i] <= 'f')))
+				break;
+		if (r->slen[1] != 5 + AU_HEX || memcmp(r->s[1], "argv:", 5) !=
+		    0 || i != r->slen[1])
+			return au_fail(a, -1, -1, seat, "the spawned bot's "
+			    "identity '%s' is not argv: and the hash of its "
+			    "command line", au_safe(r->s[1], (size_t)r->slen[1],
+			    t, sizeof(t)));
+	} else if (r->slen[1] == 0 || (r->slen[1] == 6 &&
+	    memcmp(r->s[1], "remote", 6) == 0))
+		return au_fail(a, -1, -1, seat, "the remote bot's identity "
+		    "'%s' is no peer address", au_safe(r->s[1],
+		    (size_t)r->slen[1], t, sizeof(t)));
+	return 0;
+}
+
+/*
+ * chain_version 2: the time of a play or fault (at, n bytes) is a time
+ * refd writes, no earlier than the match's start or the row before, and
+ * no later than its end.
+ */
+static int
+au_when(struct au *a, const struct au_row *r, const char *at, size_t n)
+{
+	char	 t[AU_WORDMAX + 1], s[96];
+	int	 seat = (int)r->v[r->kind == AU_PLAY ? 2 : 0];
+	int	 trick = r->kind == AU_PLAY ? (int)r->v[1] : au_trick_now(a);
+
+	if (a->version != 2)
+		return 0;
+	if (n != 24 || at[10] != 'T' || at[23] != 'Z') 
+		return au_fail(a, r->deal, trick, seat, "the time '%s' is not "
+		    "UTC ISO 8601 with milliseconds", au_safe(at, n, s,
+		    sizeof(s)));
+	memcpy(t, at, n);
+	t[n] = '\0';
+	if (strcmp(t, a->started) < 0)
+		return au_fail(a, r->deal, trick, seat, "logged at %s, before "
+		    "the match started (%s)", t, a->started);
+	if (strcmp(t, a->last_at) < 0)
+		return au_fail(a, r->deal, trick, seat, "logged at %s, before "
+		    "the row before it (%s)", t, a->last_at);
+	if (a->ended[0] != '\0' && strcmp(t, a->ended) > 0)
+		return au_fail(a, r->deal, trick, seat, "logged at %s, after "
+		    "the match ended (%s)", t, a->ended);
+	memcpy(a->last_at, t, n + 1);
+	return 0;
+}
+
+/*
+ * chain_version 2: the limit in force (never over move_ms; without a
+ * bank, move_ms itself; with one, no more than the bank the logged times
+ * leave), a bot's play within it and its answer the card played, and a
+ * time-out that took at least the limit.
+ */
+static int
+au_limits(struct au *a, const struct au_row *r)
+{
+	char		 t[96], c1[BRI_CARD_STRLEN];
+	const char	*ans;
+	long long	 limit, ms;
+	size_t		 n;
+	int		 seat, trick, play = r->kind == AU_PLAY;
+
+	if (a->version != 2)
+		return 0;
+	seat = (int)r->v[play ? 2 : 0];
+	trick = play ? (int)r->v[1] : au_trick_now(a);
+	limit = r->v[play ? 5 : 2];
+	ms = r->v[play ? 3 : 1];
+	if (limit > a->move_ms)
+		return au_fail(a, r->deal, trick, seat, "the limit in force is "
+		    "logged as %lld ms, over move_ms %lld", limit, a->move_ms);
+	if (a->bank_ms == 0 && limit != a->move_ms && au_deal_active(a))
+		return au_fail(a, r->deal, trick, seat, "the limit in force is "
+		    "logged as %lld ms, but without a bank it is move_ms %lld",
+		    limit, a->move_ms);
+	if (a->bank_ms > 0 && a->nfault[seat] == 0 && au_deal_active(a) &&
+	    limit > a->bank_left[seat])
+		return au_fail(a, r->deal, trick, seat, "the limit in force is "
+		    "logged as %lld ms, but the seat's logged times leave "
+		    "%lld ms of its bank", limit, a->bank_left[seat]);
+	if (play && r->v[4] == 0 && ms > limit)
+		return au_fail(a, r->deal, trick, seat, "play seq %lld took "
+		    "%lld ms, over the %lld ms limit in force, yet it stands",
+		    r->v[0], ms, limit);
+	if (!play && r->slen[0] == 7 && memcmp(r->s[0], "timeout", 7) == 0 &&
+	    ms < limit)
+		return au_fail(a, r->deal, trick, seat, "a time-out after %lld "
+		    "ms, within the %lld ms limit in force", ms, limit);
+	if (play && r->v[4] == 0) {
+		ans = r->s[2];
+		n = ans != NULL ? (size_t)r->slen[2] : 0;
+		snprintf(c1, sizeof(c1), "%.*s", r->slen[0], r->s[0]);
+		if (n < 1 + strlen(c1) || ans[0] != '=' ||
+		    memcmp(ans + 1, c1, strlen(c1)) != 0 ||
+		    (n > 1 + strlen(c1) && ans[1 + strlen(c1)] != ' '))
+			return au_fail(a, r->deal, trick, seat, "play seq %lld "
+			    "is %s, but the bot answered '%s'", r->v[0], c1,
+			    au_safe(ans, n, t, sizeof(t)));
+	}
 	return 0;
 }
 
@@ -1309,12 +1565,22 @@ au_walk(struct au *a)
 	if (strcmp(a->rng, rng) != 0)
 		return au_fail(a, -1, -1, -1, "rng '%s' is not %s, the only "
 		    "one this refctl knows", a->rng, rng);
-	chain_match(&l, a->id, a->variant, a->options, a->commit, a->rng);
-	if (!chain_check(NULL, &l, a->chain0, link)) {
+	if (a->version == 2)
+		au_header2(a, &l);
+	else
+		chain_match(&l, a->id, a->variant, a->options, a->commit,
+		    a->rng);
+	if (a->version == 2)
+		chain_link0v(2, &l, link);
+	if (a->version == 2 ? l.overflow || !chain_same(link, a->chain0) :
+	    !chain_check(NULL, &l, a->chain0, link)) {
 		util_hex(link, sizeof(link), hex);
 		return au_fail(a, -1, -1, -1, "the chain breaks at link 0: "
-		    "chain0 %.64s, the header gives %s (the variant, options, "
-		    "commitment or rng was changed)", a->chain0, hex);
+		    "chain0 %.64s, the header gives %s (%s was changed)",
+		    a->chain0, hex, a->version == 2 ? "the variant, options, "
+		    "commitment, rng, the log's head before it, the start "
+		    "time, a clock, the policy, the tournament slot or a "
+		    "seat's bot" : "the variant, options, commitment or rng");
 	}
 	memcpy(a->link, link, sizeof(link));
 	if ((e = bri_match_init(&a->bm, &a->opt, &a->seed)) != BRI_OK)
@@ -1351,6 +1617,9 @@ au_walk(struct au *a)
 			break;
 		case AU_DEALEND:
 			e = au_dealend(a, &r);
+			break;
+		case AU_SEAT:
+			e = au_seatrow(a, &r);
 			break;
 		default:
 			e = au_matchend(a, &r);

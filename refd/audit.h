@@ -44,6 +44,7 @@ enum au_kind {
 	AU_FAULT,
 	AU_DEALEND,
 	AU_MATCHEND,
+	AU_SEAT,		/* chain_version 2: a seat once it answered */
 	AU_NKINDS
 };
 
@@ -52,9 +53,10 @@ struct au_row {
 	enum au_kind	 kind;
 	long long	 no;		/* link number */
 	long long	 deal;		/* deal_no, 0 for the match's end */
-	long long	 v[5];		/* numbers, as audit.c's specs name them */
-	const char	*s[3];		/* texts, NULL when NULL */
-	int		 slen[3];	/* their lengths */
+	long long	 v[6];		/* numbers, as audit.c's specs name them;
+					   -1 for a NULL one may be */
+	const char	*s[4];		/* texts, NULL when NULL */
+	int		 slen[4];	/* their lengths */
 	const char	*link;		/* the stored link */
 	int		 linklen;
 };
@@ -98,6 +100,9 @@ struct au {
 	char		 chain0[AU_HEX + 1];
 	char		 final[AU_HEX + 1];	/* "" when NULL */
 	long long	 end_no;	/* -1 when NULL */
+	long long	 version;	/* chain_version: 1 or 2 */
+	char		 prev[AU_HEX + 1];	/* 2: the log's head before */
+	long long	 slot;		/* -1 for none */
 	struct au_seat	 seat[BRI_MAXSEATS];
 
 	/* what the chained options say */
@@ -125,6 +130,9 @@ struct au {
 	int		 ndone;		/* deals with their result */
 	long long	 nplays;
 	int		 told_start;	/* AU_VIEW: match_start written */
+	char		 last_at[AU_WORDMAX + 1]; /* 2: the last row's time */
+	int		 nseatrows;	/* 2: seats chained */
+	int		 nseatrow[BRI_MAXSEATS];	/* 2: each seat's rows */
 
 	/* the chain */
 	uint8_t		 link[CHAIN_HASHLEN];
@@ -143,7 +151,7 @@ int		 au_match(struct au *, long long);
 int		 au_fail(struct au *, long long, int, int, const char *, ...)
 		    __attribute__((__format__(__printf__, 5, 6)));
 int		 au_row_read(struct au *, sqlite3_stmt *, struct au_row *);
-int		 au_text(const struct au_row *, struct chain_text *);
+int		 au_text(const struct au_row *, int, struct chain_text *);
 const char	*au_kind_word(long long);
 int		 au_deal_active(const struct au *);
 void		 au_untrusted(FILE *, const char *, size_t);

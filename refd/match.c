@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "refd.h"
+#include "chain.h"
 #include "log.h"
 #include "util.h"
 
@@ -199,8 +200,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	char		 rm[8];
 	uint8_t		 commit[BRI_COMMITLEN];
 	struct timeval	 tv;
-	int		 i, j, n;
-	size_t		 at;
+	int		 i, n;
 
 	if (refd_stopping()) {
 		snprintf(err, errlen, "refd is shutting down");
@@ -272,14 +272,11 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 		ds[i].bot = b->name;
 		ds[i].version = "";
 		ds[i].kind = b->kind == BOT_SPAWN ? "spawn" : "remote";
+		/* a remote bot's peer is known once it answers */
 		ident[i][0] = '\0';
 		if (b->kind == BOT_SPAWN)
-			for (j = 0, at = 0; j < b->argc && at < 250; j++)
-				at += snprintf(ident[i] + at,
-				    sizeof(ident[i]) - at, "%s%s", j ? " " : "",
-				    b->argv[j]);
-		else
-			snprintf(ident[i], sizeof(ident[i]), "remote");
+			chain_argv(b->argc, b->argv, ident[i],
+			    sizeof(ident[i]));
 		ds[i].identity = ident[i];
 	}
 	if (db_match_begin(logdb, &m->dbm, ds, n) == -1) {
@@ -321,7 +318,8 @@ match_hello_done(struct match *m)
 	evtimer_del(m->wait_timer);
 	for (i = 0; i < m->nseats; i++)
 		if (db_seat_version(logdb, &m->dbm, i, m->seat[i]->name,
-		    m->seat[i]->version) == -1) {
+		    m->seat[i]->version, m->seat[i]->bot->kind == BOT_REMOTE ?
+		    m->seat[i]->peer : NULL) == -1) {
 			match_logfail(m);
 			return;
 		}
@@ -374,6 +372,7 @@ match_ask(struct match *m)
 		return;
 	if (m->conf.bank_ms > 0 && m->bank_us[t] / 1000 < ms)
 		ms = (int)(m->bank_us[t] / 1000);
+	m->dbm.limit_ms = ms > 0 ? ms : 0;	/* chained with the move */
 	if (ms <= 0) {
 		match_seat_fault(m, m->seat[t], "timeout", "time bank exhausted");
 		return;
@@ -389,7 +388,7 @@ void
 match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
     int ok, const char *text, int64_t us)
 {
-	char		 ev[160];
+	char		 ev[160], raw[BOTPROTO_MAXLINE + 2];
 	bri_card	 c;
 	size_t		 len;
 	int		 e;
@@ -410,22 +409,21 @@ match_seat_answer(struct match *m, struct seat *s, enum pend_kind kind,
 	if (m->conf.bank_ms > 0)
 		m->bank_us[s->index] -= us;
 	len = strcspn(text, " \n");
+	/* the answer as the bot gave it, chained with what it led to */
+	snprintf(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
+	m->dbm.answer = raw;
 	if (!ok) {
 		snprintf(ev, sizeof(ev), "refused to play: ?%.100s", text);
 		match_seat_fault(m, s, "refused", ev);
-		return;
-	}
-	if (bri_card_parse(text, len, &c) != BRI_OK) {
+	} else if (bri_card_parse(text, len, &c) != BRI_OK) {
 		snprintf(ev, sizeof(ev), "not a card: =%.100s", text);
 		match_seat_fault(m, s, "illegal", ev);
-		return;
-	}
-	if ((e = bri_deal_check(&m->bm.deal, s->index, c)) != BRI_OK) {
+	} else if ((e = bri_deal_check(&m->bm.deal, s->index, c)) != BRI_OK) {
 		snprintf(ev, sizeof(ev), "%s: =%.100s", bri_strerror(e), text);
 		match_seat_fault(m, s, "illegal", ev);
-		return;
-	}
-	match_apply(m, s->index, c, us / 1000, 0);
+	} else
+		match_apply(m, s->index, c, us / 1000, 0);
+	m->dbm.answer = NULL;
 }
 
 

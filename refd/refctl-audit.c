@@ -16,6 +16,7 @@
 #include "briscola.h"
 #include "audit.h"
 #include "refctl.h"
+#include "auditlog.h"
 #include "util.h"
 #include "wal.h"
 
@@ -94,18 +95,19 @@ cmd_audit(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "allow-running", no_argument, NULL, 'r' },
+		{ "key", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 }
 	};
 	sqlite3_stmt	*st = NULL;
 	struct au	*a;
-	const char	*path = NULL;
+	const char	*path = NULL, *key = NULL;
 	char		 why[512];
 	long long	 id;
 	int		 ch, all = 0, i, ok = 0, bad = 0, running = 0, r;
 	int		 rc, live = 0;
 
 	optind = 0;	/* glibc: start afresh, permuting again */
-	while ((ch = getopt_long(argc, argv, "d:ar", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:ark:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			path = optarg;
@@ -115,6 +117,9 @@ cmd_audit(int argc, char **argv)
 			break;
 		case 'r':
 			live = 1;
+			break;
+		case 'k':
+			key = optarg;
 			break;
 		default:
 			goto usage;
@@ -152,8 +157,10 @@ cmd_audit(int argc, char **argv)
 		free(a);
 		return 2;
 	}
+	/* the log as one chain, its signed heads, its tournaments */
+	bad += al_log(a->h, key, stdout);
 	if (all)
-		bad += audit_missing(a->h);
+		bad += audit_missing(a->h) + al_tournaments(a->h, stdout);
 	for (i = optind;;) {
 		if (all) {
 			if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
@@ -228,6 +235,6 @@ cmd_audit(int argc, char **argv)
 	return bad > 0 ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: refctl audit --db FILE [--all] "
-	    "[--allow-running] [MATCH ...]\n");
+	    "[--allow-running] [--key PUBLICKEY] [MATCH ...]\n");
 	return 2;
 }

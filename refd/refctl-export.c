@@ -201,13 +201,15 @@ export_match(struct au *a, long long id)
 	static const char *const hdr[] = { "id", "variant", "options", "seed",
 	    "commitment", "rng", "move_ms", "bank_ms", "startup_ms", "policy",
 	    "max_faults", "tournament", "started", "ended", "state", "result",
-	    "reason", "mpoints", "chain0", "end_no", "final_chain", NULL };
+	    "reason", "mpoints", "chain0", "end_no", "final_chain",
+	    "chain_version", "prev", "slot", NULL };
 	static const char *const seats[] = { "seat", "bot", "name", "version",
-	    "kind", "identity", NULL };
+	    "kind", "identity", "chain_no", "chain", NULL };
 	static const char *const deal[] = { "deal_no", "dealer", "deck",
 	    "removed", "trump", "chain_no", "chain", NULL };
 	static const char *const plays[] = { "seq", "trick", "seat", "card",
-	    "ms", "fault", "chain_no", "chain", NULL };
+	    "ms", "fault", "at", "limit_ms", "answer", "chain_no", "chain",
+	    NULL };
 	static const char *const tricks[] = { "trick", "winner", "points",
 	    "chain_no", "chain", NULL };
 	static const char *const joker[] = { "seat", "chain_no", "chain",
@@ -215,26 +217,30 @@ export_match(struct au *a, long long id)
 	static const char *const res[] = { "result", "winner", "points",
 	    "mpoints", "chain_no", "chain", NULL };
 	static const char *const faults[] = { "id", "deal_no", "seat", "kind",
-	    "evidence", "ms", "action", "chain_no", "chain", NULL };
+	    "evidence", "ms", "action", "at", "limit_ms", "chain_no", "chain",
+	    NULL };
 	static const char *const sql[] = {
 	    "SELECT id, variant, options, seed, commitment, rng, move_ms,"
 	    " bank_ms, startup_ms, policy, max_faults, tournament, started,"
 	    " ended, state, result, reason, mpoints, chain0, end_no,"
-	    " final_chain FROM matches WHERE id = ?1",
-	    "SELECT seat, bot, name, version, kind, identity FROM seats"
-	    " WHERE match_id = ?1 ORDER BY seat",
+	    " final_chain, chain_version, prev, slot FROM matches"
+	    " WHERE id = ?1",
+	    "SELECT seat, bot, name, version, kind, identity, chain_no, chain"
+	    " FROM seats WHERE match_id = ?1 ORDER BY seat",
 	    "SELECT deal_no, dealer, deck, removed, trump, chain_no, chain"
 	    " FROM deals WHERE match_id = ?1 ORDER BY deal_no",
-	    "SELECT seq, trick, seat, card, ms, fault, chain_no, chain"
-	    " FROM plays WHERE match_id = ?1 AND deal_no = ?2 ORDER BY seq",
+	    "SELECT seq, trick, seat, card, ms, fault, at, limit_ms, answer,"
+	    " chain_no, chain FROM plays WHERE match_id = ?1 AND deal_no = ?2"
+	    " ORDER BY seq",
 	    "SELECT trick, winner, points, chain_no, chain FROM tricks"
 	    " WHERE match_id = ?1 AND deal_no = ?2 ORDER BY trick",
 	    "SELECT seat, chain_no, chain FROM jokers"
 	    " WHERE match_id = ?1 AND deal_no = ?2",
 	    "SELECT result, winner, points, mpoints, chain_no, chain"
 	    " FROM deal_results WHERE match_id = ?1 AND deal_no = ?2",
-	    "SELECT id, deal_no, seat, kind, evidence, ms, action, chain_no,"
-	    " chain FROM faults WHERE match_id = ?1 ORDER BY id",
+	    "SELECT id, deal_no, seat, kind, evidence, ms, action, at,"
+	    " limit_ms, chain_no, chain FROM faults WHERE match_id = ?1"
+	    " ORDER BY id",
 	};
 	enum { Q_HDR, Q_SEATS, Q_DEALS, Q_PLAYS, Q_TRICKS, Q_JOKER, Q_RES,
 	    Q_FAULTS, Q_N };
@@ -242,7 +248,7 @@ export_match(struct au *a, long long id)
 	struct au_row	 r;
 	struct chain_text l;
 	FILE		*fp = a->out;
-	int		 i, rc, n = 0, ret = 1;
+	int		 i, rc, n = 0, ret = 1, version;
 
 	memset(a->err, 0, sizeof(a->err));
 	for (i = 0; i < Q_N; i++)
@@ -269,12 +275,13 @@ export_match(struct au *a, long long id)
 			    sqlite3_errmsg(a->h));
 		goto done;
 	}
+	version = sqlite3_column_int(st[Q_HDR], 21);
 	sqlite3_reset(st[Q_HDR]);
 	fprintf(fp, "{\"format\":\"refd-export-1\",\"match\":");
-	if (json_rows(a, st[Q_HDR], hdr, "vvvvvvvvvvvvvvvvvlvvv", 1) == -1)
+	if (json_rows(a, st[Q_HDR], hdr, "vvvvvvvvvvvvvvvvvlvvvvvv", 1) == -1)
 		goto done;
 	fprintf(fp, ",\"seats\":");
-	if (json_rows(a, st[Q_SEATS], seats, "vvvvvv", 0) == -1)
+	if (json_rows(a, st[Q_SEATS], seats, "vvvvvvvv", 0) == -1)
 		goto done;
 	fprintf(fp, ",\"deals\":[");
 	while ((rc = sqlite3_step(st[Q_DEALS])) == SQLITE_ROW) {
@@ -290,7 +297,7 @@ export_match(struct au *a, long long id)
 			sqlite3_bind_value(st[i], 2,
 			    sqlite3_column_value(st[Q_DEALS], 0));
 		fprintf(fp, ",\"plays\":");
-		if (json_rows(a, st[Q_PLAYS], plays, "vvvvvvvv", 0) == -1)
+		if (json_rows(a, st[Q_PLAYS], plays, "vvvvvvvvvvv", 0) == -1)
 			goto done;
 		fprintf(fp, ",\"tricks\":");
 		if (json_rows(a, st[Q_TRICKS], tricks, "vvvvv", 0) == -1)
@@ -309,7 +316,7 @@ export_match(struct au *a, long long id)
 		goto done;
 	}
 	fprintf(fp, "],\"faults\":");
-	if (json_rows(a, st[Q_FAULTS], faults, "vvvvvvvvv", 0) == -1)
+	if (json_rows(a, st[Q_FAULTS], faults, "vvvvvvvvvvv", 0) == -1)
 		goto done;
 	fprintf(fp, ",\"chain\":[");
 	n = 0;
@@ -320,12 +327,13 @@ export_match(struct au *a, long long id)
 		fprintf(fp, ",\"row\":\"%s\",\"text\":",
 		    sqlite3_column_type(ch, 1) == SQLITE_INTEGER ?
 		    au_kind_word(sqlite3_column_int64(ch, 1)) : "?");
-		if (au_row_read(a, ch, &r) == 0 && au_text(&r, &l) == 0)
+		if (au_row_read(a, ch, &r) == 0 &&
+		    au_text(&r, version, &l) == 0)
 			json_str(fp, l.buf, l.len);
 		else
 			fprintf(fp, "null");
 		fprintf(fp, ",\"link\":");
-		json_col(fp, ch, 11);
+		json_col(fp, ch, 13);
 		fputc('}', fp);
 	}
 	a->err[0] = '\0';

@@ -91,6 +91,16 @@ show_row(struct au *a, const struct au_row *r)
 	    !show_wants(a, r->deal))
 		return;
 	switch (r->kind) {
+	case AU_SEAT:
+		fprintf(fp, "seat %lld answered: %s ", r->v[0],
+		    r->v[1] ? "remote" : "spawn");
+		au_untrusted(fp, r->s[1], (size_t)r->slen[1]);
+		fprintf(fp, ", name \"");
+		au_untrusted(fp, r->s[2], (size_t)r->slen[2]);
+		fprintf(fp, "\" version \"");
+		au_untrusted(fp, r->s[3], (size_t)r->slen[3]);
+		fprintf(fp, "\"\n");
+		break;
 	case AU_DEAL:
 		fprintf(fp, "\ndeal %lld  dealer %d  trump %s  removed %s\n",
 		    r->deal, d->dealer, bri_card_format(d->trump, c1),
@@ -109,8 +119,15 @@ show_row(struct au *a, const struct au_row *r)
 		if (r->v[0] % a->nseats == 0)
 			fprintf(fp, "  trick %lld, seat %lld leads\n", r->v[1],
 			    r->v[2]);
-		fprintf(fp, "    play %2lld  seat %lld  %-3s  %lld ms%s\n",
-		    r->v[0], r->v[2], r->s[0], r->v[3],
+		fprintf(fp, "    play %2lld  seat %lld  %-3s  %lld ms",
+		    r->v[0], r->v[2], r->s[0], r->v[3]);
+		if (r->v[5] >= 0)
+			fprintf(fp, " of %lld", r->v[5]);
+		if (r->s[1] != NULL) {
+			fprintf(fp, "  at ");
+			au_untrusted(fp, r->s[1], (size_t)r->slen[1]);
+		}
+		fprintf(fp, "%s\n",
 		    r->v[4] ? "  (fallback: refd played it for the seat)" :
 		    "");
 		break;

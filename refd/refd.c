@@ -22,8 +22,10 @@
 #include <unistd.h>
 
 #include <event2/listener.h>
+#include <sodium.h>
 
 #include "refd.h"
+#include "key.h"
 #include "log.h"
 #include "util.h"
 
@@ -196,6 +198,29 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 		seat_reap(pid, status);
 }
 
+/*
+ * Load (or, on the first start, create) the key refd signs the log's
+ * heads with: FILE.key beside the log FILE; a log in memory gets a key
+ * that lives as long as it does.
+ */
+static void
+refd_key(void)
+{
+	uint8_t	 sk[KEY_SECRETLEN], pk[32];
+	char	 path[sizeof(conf.db_path) + 8], err[512];
+
+	if (strcmp(conf.db_path, ":memory:") == 0)
+		crypto_sign_keypair(pk, sk);
+	else {
+		snprintf(path, sizeof(path), "%s.key", conf.db_path);
+		if (key_load(path, sk, err, sizeof(err)) == -1)
+			fatalx("%s", err);
+	}
+	if (db_set_key(logdb, sk) == -1)
+		fatalx("%s: %s", conf.db_path, db_error(logdb));
+	sodium_memzero(sk, sizeof(sk));
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -271,6 +296,7 @@ main(int argc, char *argv[])
 
 	if ((logdb = db_open(conf.db_path, 0, err, sizeof(err))) == NULL)
 		fatalx("%s: %s", conf.db_path, err);
+	refd_key();
 	if (db_abort_unfinished(logdb, &n) == -1)
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	if (n > 0)

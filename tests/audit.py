@@ -155,8 +155,110 @@ def blake(prev_hex, text):
     """One link: BLAKE2b-256 of the previous link's bytes and the text."""
     h = hashlib.blake2b(digest_size=32)
     h.update(bytes.fromhex(prev_hex))
-    h.update(text.encode())
+    h.update(text.encode() if isinstance(text, str) else text)
     return h.hexdigest()
+
+
+def lp(v):
+    """A free text of chain_version 2: its byte length, a colon, itself."""
+    b = (v or "").encode() if not isinstance(v, bytes) else v
+    return b"%d:" % len(b) + b
+
+
+def texts(con, mid):
+    """Every chained row of match mid as (link number, table, key, text),
+    rebuilt from its columns by refd-log(5)'s forms for chain_version 2
+    (written here from the page, not from refd's code)."""
+    out = []
+    for no, d, dealer, trump, rem, deck in con.execute(
+            "SELECT chain_no, deal_no, dealer, trump, removed, deck FROM "
+            "deals WHERE match_id = ?", (mid,)):
+        out.append((no, "deals", ("deal_no", d), (
+            "deal %d dealer=%d trump=%s removed=%s deck=%s" % (
+                d, dealer, trump, rem or "-", deck)).encode()))
+    for no, d, seq, tr, seat, card, ms, f, at, lim, ans in con.execute(
+            "SELECT chain_no, deal_no, seq, trick, seat, card, ms, fault, "
+            "at, limit_ms, answer FROM plays WHERE match_id = ?", (mid,)):
+        out.append((no, "plays", ("deal_no = %d AND seq" % d, seq), (
+            "play %d %d trick=%d seat=%d card=%s ms=%d fault=%d at=%s "
+            "limit=%d answer=" % (d, seq, tr, seat, card, ms, f, at, lim)
+        ).encode() + lp(ans)))
+    for no, d, t, w, p in con.execute(
+            "SELECT chain_no, deal_no, trick, winner, points FROM tricks "
+            "WHERE match_id = ?", (mid,)):
+        out.append((no, "tricks", ("deal_no = %d AND trick" % d, t), (
+            "trick %d %d winner=%d points=%d" % (d, t, w, p)).encode()))
+    for no, d, seat in con.execute(
+            "SELECT chain_no, deal_no, seat FROM jokers WHERE match_id = ?",
+            (mid,)):
+        out.append((no, "jokers", ("deal_no", d),
+                    ("joker %d seat=%d" % (d, seat)).encode()))
+    for no, fid, d, seat, kind, ms, at, lim, act, ev in con.execute(
+            "SELECT chain_no, id, deal_no, seat, kind, ms, at, limit_ms, "
+            "action, CAST(evidence AS BLOB) FROM faults WHERE match_id = ?",
+            (mid,)):
+        out.append((no, "faults", ("id", fid), (
+            "fault %d seat=%d kind=%s ms=%d at=%s limit=%d action=" % (
+                d, seat, kind, ms, at, lim)).encode() + lp(act) +
+            b" evidence=" + lp(ev)))
+    for no, d, res, w, p, mp in con.execute(
+            "SELECT chain_no, deal_no, result, winner, points, mpoints FROM "
+            "deal_results WHERE match_id = ?", (mid,)):
+        out.append((no, "deal_results", ("deal_no", d), (
+            "dealend %d result=%s winner=%d points=%s mpoints=%s" % (
+                d, res, w, p, mp)).encode()))
+    for no, seat, bot, kind, ident, name, ver in con.execute(
+            "SELECT chain_no, seat, bot, kind, identity, name, version FROM "
+            "seats WHERE match_id = ? AND chain_no IS NOT NULL", (mid,)):
+        out.append((no, "seats", ("seat", seat), (
+            "seat %d bot=%s kind=%s identity=" % (seat, bot, kind)).encode()
+            + lp(ident) + b" name=" + lp(name) + b" version=" + lp(ver)))
+    for no, res, mp, ended, reason in con.execute(
+            "SELECT end_no, result, mpoints, ended, reason FROM matches "
+            "WHERE id = ? AND end_no IS NOT NULL", (mid,)):
+        out.append((no, "matches", None, (
+            "matchend result=%s mpoints=%s ended=%s reason=" % (
+                res, mp, ended)).encode() + lp(reason)))
+    return sorted(out, key=lambda x: x[0])
+
+
+def header_text(con, mid):
+    """Link 0's text of a chain_version 2 match, from refd-log(5)."""
+    m = con.execute("SELECT id, variant, commitment, rng, prev, started, "
+                    "move_ms, bank_ms, startup_ms, policy, max_faults, "
+                    "tournament, slot, options FROM matches WHERE id = ?",
+                    (mid,)).fetchone()
+    seats = ",".join("%d:%s" % (len(b.encode()), b) for b, in con.execute(
+        "SELECT bot FROM seats WHERE match_id = ? ORDER BY seat", (mid,)))
+    return ("match %d %s %s %s prev=%s started=%s move_ms=%d bank_ms=%d "
+            "startup_ms=%d policy=%s max_faults=%d tournament=%d slot=%d "
+            "seats=%s options=%s" % (
+                m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9],
+                m[10], -1 if m[11] is None else m[11],
+                -1 if m[12] is None else m[12], seats, m[13])).encode()
+
+
+def relink(con, mid):
+    """What a forger who can write the file but holds no key does after an
+    edit: recompute every link of match mid from its rows."""
+    h = hashlib.blake2b(digest_size=32)
+    h.update(b"refd-chain-v2" + header_text(con, mid))
+    link = h.hexdigest()
+    con.execute("UPDATE matches SET chain0 = ? WHERE id = ?", (link, mid))
+    for no, table, key, text in texts(con, mid):
+        h = hashlib.blake2b(digest_size=32)
+        h.update(bytes.fromhex(link) + text)
+        link = h.hexdigest()
+        if table == "matches":
+            con.execute("UPDATE matches SET final_chain = ? WHERE id = ?",
+                        (link, mid))
+        elif table == "faults":
+            con.execute("UPDATE faults SET chain = ? WHERE id = ?",
+                        (link, key[1]))
+        else:
+            con.execute("UPDATE %s SET chain = ? WHERE match_id = ? AND "
+                        "%s = ?" % (table, key[0]), (link, mid, key[1]))
+    return link
 
 
 def audit_fails(path, mid, pattern):
@@ -168,7 +270,9 @@ def audit_fails(path, mid, pattern):
     assert lines, "match %d not failed:\n%s" % (mid, out)
     assert re.search(pattern, lines[0]), \
         "%r does not match %r" % (lines[0], pattern)
-    bad = [l for l in out.splitlines() if "FAILED" in l]
+    # the log chain may say so too ("log FAILED"), but no other match
+    bad = [l for l in out.splitlines() if "FAILED" in l and
+           not l.startswith("log FAILED: ")]
     assert len(bad) == 1, "other matches failed too: %s" % bad
     return lines[0]
 
@@ -298,8 +402,11 @@ def test_tamper(log):
         con = con_of(path)
         no, = con.execute("SELECT chain_no FROM deal_results WHERE "
                           "match_id = ? AND deal_no = 2", (j,)).fetchone()
-        con.execute("INSERT INTO plays VALUES (?, 2, 39, 12, 0, '1C', 5, 0, "
-                    "?, ?)", (j, no, "0" * 64))
+        con.execute("INSERT INTO plays (match_id, deal_no, seq, trick, seat, "
+                    "card, ms, fault, at, limit_ms, answer, chain_no, chain) "
+                    "VALUES (?, 2, 39, 12, 0, '1C', 5, 0, "
+                    "'2026-01-01T00:00:00.000Z', 1500, '=1C', ?, ?)",
+                    (j, no, "0" * 64))
         return j, r"deal 2 trick 12 seat 0: the rules make the end of " \
             r"deal 2 the next row, the log has play seq 39 of seat 0"
 
@@ -323,11 +430,12 @@ def test_tamper(log):
         # the chain breaks at the next link
         con = con_of(path)
         trick, seat, card, ms, fault, no = play(con, 2, 10)
-        text = "play 2 10 trick=%d seat=%d card=%s ms=%d fault=%d" % (
-            trick, seat, card, ms + 1, fault)
-        con.execute("UPDATE plays SET ms = ?, chain = ? WHERE match_id = ? "
+        con.execute("UPDATE plays SET ms = ? WHERE match_id = ? AND "
+                    "deal_no = 2 AND seq = 10", (ms + 1, j))
+        text = next(t for n, _, _, t in texts(con, j) if n == no)
+        con.execute("UPDATE plays SET chain = ? WHERE match_id = ? "
                     "AND deal_no = 2 AND seq = 10",
-                    (ms + 1, blake(link_of(con, j, no - 1), text), j))
+                    (blake(link_of(con, j, no - 1), text), j))
         return j, r"deal 2 .*the chain breaks at link %d, " % (no + 1)
 
     @case
@@ -460,9 +568,9 @@ def test_export(log):
     for d in docs:
         m = d["match"]
         h = hashlib.blake2b(digest_size=32)
-        h.update(("refd-chain-v1match %d %s %s %s %s" % (
-            m["id"], m["variant"], m["options"], m["commitment"],
-            m["rng"])).encode())
+        con = sqlite3.connect(log.db)
+        h.update(b"refd-chain-v2" + header_text(con, m["id"]))
+        con.close()
         link = h.hexdigest()
         assert link == m["chain0"]
         for n, c in enumerate(d["chain"], 1):

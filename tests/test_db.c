@@ -162,7 +162,7 @@ write_match(struct db *db, enum bri_variant v, int faults,
 	}
 	assert_int_equal(db_match_begin(db, m, seats, bm.nseats), 0);
 	assert_true(m->id > 0);
-	assert_int_equal(db_seat_version(db, m, 0, "random", "1.0"), 0);
+	assert_int_equal(db_seat_version(db, m, 0, "random", "1.0", NULL), 0);
 	assert_int_equal(db_bot_event(db, m->id, 0, "random", "spawned",
 	    "pid 42"), 0);
 	if (faults) {
@@ -223,7 +223,7 @@ write_match(struct db *db, enum bri_variant v, int faults,
 	assert_int_equal(db_match_end(db, m, result, "reached the target",
 	    bm.mpoints, bm.nseats), 0);
 	w->links = w->deals * 2 + w->plays + w->tricks + w->jokers +
-	    w->faults + 1;
+	    w->faults + 1 + 1;	/* seat 0's answers, the end */
 	assert_int_equal(m->links, w->links);
 	memcpy(w->chain, m->chain, DB_HASHLEN);
 }
@@ -264,24 +264,32 @@ audit(sqlite3 *h, int64_t id, uint8_t *last)
 	    "removed=%s deck=%s', deal_no, dealer, trump, "
 	    "coalesce(removed, '-'), deck) FROM deals WHERE match_id = ?",
 	    "SELECT chain_no, chain, printf('play %d %d trick=%d seat=%d "
-	    "card=%s ms=%d fault=%d', deal_no, seq, trick, seat, card, ms, "
-	    "fault) FROM plays WHERE match_id = ?",
+	    "card=%s ms=%d fault=%d at=%s limit=%d answer=%d:%s', deal_no, "
+	    "seq, trick, seat, card, ms, fault, at, limit_ms, "
+	    "length(CAST(coalesce(answer, '') AS BLOB)), coalesce(answer, "
+	    "'')) FROM plays WHERE match_id = ?",
 	    "SELECT chain_no, chain, printf('trick %d %d winner=%d "
 	    "points=%d', deal_no, trick, winner, points) FROM tricks "
 	    "WHERE match_id = ?",
 	    "SELECT chain_no, chain, printf('joker %d seat=%d', deal_no, "
 	    "seat) FROM jokers WHERE match_id = ?",
 	    "SELECT chain_no, chain, CAST(printf('fault %d seat=%d kind=%s "
-	    "ms=%d action=%s evidence=', deal_no, seat, kind, ms, action) "
-	    "AS BLOB) || CAST(evidence AS BLOB) FROM faults "
-	    "WHERE match_id = ?",
+	    "ms=%d at=%s limit=%d action=%d:%s evidence=%d:', deal_no, seat, "
+	    "kind, ms, at, limit_ms, length(CAST(action AS BLOB)), action, "
+	    "length(CAST(evidence AS BLOB))) AS BLOB) || CAST(evidence AS "
+	    "BLOB) FROM faults WHERE match_id = ?",
+	    "SELECT chain_no, chain, printf('seat %d bot=%s kind=%s "
+	    "identity=%d:%s name=%d:%s version=%d:%s', seat, bot, kind, "
+	    "length(CAST(identity AS BLOB)), identity, length(CAST(name AS "
+	    "BLOB)), name, length(CAST(version AS BLOB)), version) FROM "
+	    "seats WHERE match_id = ? AND chain_no IS NOT NULL",
 	    "SELECT chain_no, chain, printf('dealend %d result=%s winner=%d "
 	    "points=%s mpoints=%s', deal_no, result, winner, points, "
 	    "mpoints) FROM deal_results WHERE match_id = ?",
 	    "SELECT end_no, final_chain, CAST(printf('matchend result=%s "
-	    "mpoints=%s reason=', result, mpoints) AS BLOB) || "
-	    "CAST(reason AS BLOB) FROM matches WHERE id = ? AND "
-	    "end_no IS NOT NULL",
+	    "mpoints=%s ended=%s reason=%d:', result, mpoints, ended, "
+	    "length(CAST(reason AS BLOB))) AS BLOB) || CAST(reason AS BLOB) "
+	    "FROM matches WHERE id = ? AND end_no IS NOT NULL",
 	};
 	crypto_generichash_state	 hs;
 	struct link			*links = NULL;
@@ -292,15 +300,22 @@ audit(sqlite3 *h, int64_t id, uint8_t *last)
 	size_t				 n = 0, i, k;
 	int				 no, len, ok = 1;
 
-	/* link 0 from the header */
+	/* link 0 from the header (chain_version 2) */
 	assert_int_equal(sqlite3_prepare_v2(h, "SELECT printf('match %d %s "
-	    "%s %s %s', id, variant, options, commitment, rng), chain0 "
-	    "FROM matches WHERE id = ?", -1, &st, NULL), SQLITE_OK);
+	    "%s %s prev=%s started=%s move_ms=%d bank_ms=%d startup_ms=%d "
+	    "policy=%s max_faults=%d tournament=%d slot=%d seats=%s "
+	    "options=%s', id, variant, commitment, rng, prev, started, "
+	    "move_ms, bank_ms, startup_ms, policy, max_faults, "
+	    "coalesce(tournament, -1), coalesce(slot, -1), (SELECT "
+	    "group_concat(length(CAST(bot AS BLOB)) || ':' || bot, ',') FROM "
+	    "(SELECT bot FROM seats WHERE match_id = m.id ORDER BY seat)), "
+	    "options), chain0 FROM matches AS m WHERE id = ?", -1, &st, NULL),
+	    SQLITE_OK);
 	sqlite3_bind_int64(st, 1, id);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	snprintf(head, sizeof(head), "%s", COL(st, 0));
 	crypto_generichash_init(&hs, NULL, 0, DB_HASHLEN);
-	crypto_generichash_update(&hs, (const unsigned char *)"refd-chain-v1",
+	crypto_generichash_update(&hs, (const unsigned char *)"refd-chain-v2",
 	    13);
 	crypto_generichash_update(&hs, (const unsigned char *)head,
 	    strlen(head));
