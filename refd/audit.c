@@ -1332,7 +1332,8 @@ au_chain(struct au *a, const struct au_row *r)
 		seat = (int)r->v[2];
 	} else if (r->kind == AU_TRICK)
 		trick = (int)r->v[0];
-	else if (r->kind == AU_FAULT || r->kind == AU_JOKER)
+	else if (r->kind == AU_FAULT || r->kind == AU_JOKER ||
+	    r->kind == AU_SEAT)
 		seat = (int)r->v[0];
 	au_row_desc(r, desc, sizeof(desc));
 	if (r->no != a->links + 1)

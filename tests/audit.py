@@ -96,6 +96,7 @@ class Log:
             "forfeit": ("joker3", ["good", "illegal", "good"]),
             "draw": ("classic2", ["crand", "crand9"], "deal_cap=1"),
             "stopped": ("classic2", ["late", "good"]),
+            "timeout": ("classic2", ["late", "good"], "move_ms=300"),
         }
         for name, (variant, seats, *opts) in start.items():
             self.mid[name] = r.start(variant, seats, *opts)
@@ -117,10 +118,21 @@ class Log:
             r.wait(mid)
             for p in paths:
                 wait_file(p, " match_end ")
+        tdef = os.path.join(self.tmp, "t.tour")
+        with open(tdef, "w") as f:
+            f.write("name cup\nvariant classic2\nbots crand crand9 heur\n"
+                    "option deal_cap=2\nconcurrency 2\nseed %s\n" % (
+                        "cd" * 32))
+        self.tid = int(r.must("tournament_start", tdef))
+        assert r.must("tournament_wait", str(self.tid),
+                      timeout=300).startswith("done")
+        st = r.must("status")
+        self.key = re.search(r"^log_key ([0-9a-f]{64})$", st, re.M).group(1)
         assert results["fallback"] == "forfeit1", results
         assert results["forfeit"] == "forfeit1", results
         assert results["draw"] == "draw", results
         assert results["stopped"] == "aborted", results
+        assert results["timeout"] == "forfeit0", results
         for v in e2e.SEATS:
             assert results[v].startswith(("seat", "team")), results
 
@@ -810,6 +822,393 @@ def test_missing_match(log):
                                  out, re.M), out
 
 
+def relog(con):
+    """The rest of the forgery without the key: walk the log chain again,
+    each match's prev and links, its start and end events and every log
+    link recomputed; the signatures can only be kept as they were."""
+    prev = "0" * 64
+    for no, kind, mid, text in con.execute(
+            "SELECT no, kind, match_id, text FROM log_chain ORDER BY no"
+    ).fetchall():
+        if kind == "start":
+            con.execute("UPDATE matches SET prev = ? WHERE id = ?",
+                        (prev, mid))
+            relink(con, mid)
+            c0, = con.execute("SELECT chain0 FROM matches WHERE id = ?",
+                              (mid,)).fetchone()
+            text = "start %d link0=%s" % (mid, c0)
+        elif kind == "end":
+            m = con.execute("SELECT end_no, final_chain, result, "
+                            "coalesce(tournament, -1), coalesce(slot, -1) "
+                            "FROM matches WHERE id = ?", (mid,)).fetchone()
+            text = "end %d links=%d final=%s result=%s tournament=%d " \
+                "slot=%d" % (mid, m[0], m[1], m[2], m[3],
+                             m[4] if m[3] > 0 else -1)
+        h = hashlib.blake2b(digest_size=32)
+        h.update(b"refd-log-v1" + bytes.fromhex(prev) + text.encode())
+        prev = h.hexdigest()
+        con.execute("UPDATE log_chain SET text = ?, link = ? WHERE no = ?",
+                    (text, prev, no))
+
+
+def audit_says(path, pattern, *args):
+    """audit --all exits 1 and one of its lines matches pattern."""
+    rc, out, err = refctl("audit", "--db", path, "--all", *args)
+    assert rc == 1, "audit exit %d:\n%s%s" % (rc, out[-3000:], err)
+    for l in out.splitlines():
+        if re.search(pattern, l):
+            return l
+    raise AssertionError("no line matches %r:\n%s" % (pattern, out[-4000:]))
+
+
+def test_tamper_v3(log):
+    """Each kind of edit to what schema 3 chains (times, limits, seats'
+    bots and identities, answers, faults, tournaments, the log chain and
+    its signed heads) is caught where it was made, by refctl audit alone
+    given the public key; and a whole match rewritten from another seed
+    with every link recomputed is caught by the signatures."""
+    j = log.mid["joker3"]
+    fb = log.mid["fallback"]
+    ff = log.mid["forfeit"]
+    to = log.mid["timeout"]
+    t = log.tid
+    cases = []
+
+    def case(fn):
+        cases.append(fn)
+        return fn
+
+    def con_of(path):
+        return sqlite3.connect(path, isolation_level=None)
+
+    def play_row(con, mid, deal, seq):
+        return con.execute("SELECT chain_no, ms, limit_ms, at, card, answer "
+                           "FROM plays WHERE match_id = ? AND deal_no = ? AND "
+                           "seq = ?", (mid, deal, seq)).fetchone()
+
+    def tmatches(con):
+        return [r[0] for r in con.execute(
+            "SELECT id FROM matches WHERE tournament = ? ORDER BY id",
+            (t,))]
+
+    @case
+    def start_moved_earlier(con):
+        con.execute("UPDATE matches SET started = '2020-01-01T00:00:00.000Z'"
+                    " WHERE id = ?", (j,))
+        return r"^match %d FAILED: the chain breaks at link 0: .*the start " \
+            r"time" % j
+
+    @case
+    def start_moved_relinked(con):
+        con.execute("UPDATE matches SET started = strftime("
+                    "'%Y-%m-%dT%H:%M:%fZ', started, '+1 hour') WHERE id = ?",
+                    (j,))
+        relink(con, j)
+        return r"^match %d FAILED: deal 1 trick 0 seat \d: logged at .*, " \
+            r"before the match started" % j
+
+    @case
+    def end_before_start(con):
+        con.execute("UPDATE matches SET ended = '2001-01-01T00:00:00.000Z' "
+                    "WHERE id = ?", (j,))
+        relink(con, j)
+        return r"^match %d FAILED: deal \d+ .*logged at .*, after the match " \
+            r"ended \(2001-01-01" % j
+
+    @case
+    def end_time_moved(con):
+        con.execute("UPDATE matches SET ended = '2099-01-01T00:00:00.000Z' "
+                    "WHERE id = ?", (j,))
+        return r"^match %d FAILED: the chain breaks at the match's end" % j
+
+    @case
+    def clock_rewritten(con):
+        con.execute("UPDATE matches SET move_ms = 100, options = replace("
+                    "options, 'move_ms=1500', 'move_ms=100') WHERE id = ?",
+                    (j,))
+        relink(con, j)
+        return r"^match %d FAILED: deal 1 trick 0 seat \d: the limit in " \
+            r"force is logged as 1500 ms, over move_ms 100" % j
+
+    @case
+    def play_over_limit(con):
+        no, ms, lim, *_ = play_row(con, j, 2, 5)
+        con.execute("UPDATE plays SET ms = ? WHERE match_id = ? AND "
+                    "deal_no = 2 AND seq = 5", (lim + 500, j))
+        relink(con, j)
+        return r"^match %d FAILED: deal 2 trick 1 seat \d: play seq 5 took " \
+            r"%d ms, over the %d ms limit in force" % (j, lim + 500, lim)
+
+    @case
+    def play_limit_raised(con):
+        con.execute("UPDATE plays SET limit_ms = 99999 WHERE match_id = ? "
+                    "AND deal_no = 1 AND seq = 3", (j,))
+        relink(con, j)
+        return r"^match %d FAILED: deal 1 trick 1 seat \d: the limit in " \
+            r"force is logged as 99999 ms" % j
+
+    @case
+    def play_time_before_last(con):
+        at = play_row(con, j, 1, 0)[3]      # after the start, too early
+        con.execute("UPDATE plays SET at = ? WHERE match_id = ? AND "
+                    "deal_no = 2 AND seq = 6", (at, j))
+        relink(con, j)
+        return r"^match %d FAILED: deal 2 trick 2 seat \d: logged at .*, " \
+            r"before the row before it" % j
+
+    @case
+    def timeout_too_fast(con):
+        con.execute("UPDATE faults SET ms = 10 WHERE match_id = ? AND "
+                    "kind = 'timeout'", (to,))
+        relink(con, to)
+        return r"^match %d FAILED: deal 1 trick 0 seat 0: a time-out after " \
+            r"10 ms, within the 300 ms limit in force" % to
+
+    @case
+    def timeout_unchained_edit(con):
+        con.execute("UPDATE faults SET limit_ms = 5 WHERE match_id = ?",
+                    (to,))
+        # the rules see it before the chain does
+        return r"^match %d FAILED: deal 1 trick 0 seat 0: the limit in " \
+            r"force is logged as 5 ms, but without a bank it is move_ms " \
+            r"300" % to
+
+    @case
+    def bot_renamed(con):
+        con.execute("UPDATE seats SET bot = 'heur' WHERE match_id = ? AND "
+                    "seat = 0", (j,))
+        return r"^match %d FAILED: the chain breaks at link 0: .*a seat's " \
+            r"bot" % j
+
+    @case
+    def forfeiting_bot_renamed(con):
+        con.execute("UPDATE seats SET bot = 'good' WHERE match_id = ? AND "
+                    "seat = 1", (ff,))
+        relink(con, ff)
+        return r"^log FAILED: log chain link \d+: the log chain says " \
+            r"'start %d link0=" % ff
+
+    @case
+    def identity_changed(con):
+        con.execute("UPDATE seats SET identity = 'argv:' || printf('%064d', "
+                    "0) WHERE match_id = ? AND seat = 2", (j,))
+        return r"^match %d FAILED: seat 2: the chain breaks at link \d+, " \
+            r"seat 2's bot" % j
+
+    @case
+    def identity_literal_remote(con):
+        con.execute("UPDATE seats SET identity = 'remote' WHERE "
+                    "match_id = ? AND seat = 1", (j,))
+        relink(con, j)
+        return r"^match %d FAILED: seat 1: the spawned bot's identity " \
+            r"'remote' is not argv:" % j
+
+    @case
+    def gtp_name_changed(con):
+        con.execute("UPDATE seats SET name = 'someone else' WHERE "
+                    "match_id = ? AND seat = 0", (j,))
+        return r"^match %d FAILED: seat 0: the chain breaks at link \d+, " \
+            r"seat 0's bot" % j
+
+    @case
+    def answer_changed(con):
+        no, ms, lim, at, card, ans = play_row(con, j, 3, 4)
+        other = "1C" if card != "1C" else "2C"
+        con.execute("UPDATE plays SET answer = ? WHERE match_id = ? AND "
+                    "deal_no = 3 AND seq = 4", ("=" + other, j))
+        relink(con, j)
+        return r"^match %d FAILED: deal 3 trick 1 seat \d: play seq 4 is " \
+            r"%s, but the bot answered '=%s'" % (j, card, other)
+
+    @case
+    def answer_unchained(con):
+        # the same card, more words: only the chain knows
+        con.execute("UPDATE plays SET answer = answer || ' extra' WHERE "
+                    "match_id = ? AND deal_no = 1 AND seq = 2", (j,))
+        return r"^match %d FAILED: deal 1 trick 0 seat \d: the chain breaks " \
+            r"at link \d+, play seq 2" % j
+
+    @case
+    def hidden_fault(con):
+        fid, = con.execute("SELECT min(id) FROM faults WHERE match_id = ?",
+                           (fb,)).fetchone()
+        seq, card = con.execute(
+            "SELECT seq, card FROM plays WHERE match_id = ? AND fault = 1 "
+            "ORDER BY deal_no, seq LIMIT 1", (fb,)).fetchone()
+        con.execute("DELETE FROM faults WHERE id = ?", (fid,))
+        con.execute("UPDATE plays SET fault = 0, answer = ? WHERE "
+                    "match_id = ? AND fault = 1 AND seq = ?",
+                    ("=" + card, fb, seq))
+        # renumber the links after the fault, then every link again
+        no, = con.execute("SELECT chain_no FROM faults WHERE match_id = ? "
+                          "AND id > ? ORDER BY id LIMIT 1", (fb, fid)
+                          ).fetchone() or (None,)
+        for tb in TABLES + ("seats",):
+            con.execute("UPDATE %s SET chain_no = chain_no - 1 WHERE "
+                        "match_id = ? AND chain_no > (SELECT chain_no - 0 "
+                        "FROM plays WHERE match_id = ? AND seq = ? AND "
+                        "deal_no = 1) - 1" % tb, (fb, fb, seq))
+        con.execute("UPDATE matches SET end_no = end_no - 1 WHERE id = ?",
+                    (fb,))
+        relog(con)
+        return r"^log FAILED: log chain link \d+: the end's signature does " \
+            r"not verify with the log's key"
+
+    @case
+    def rewritten_from_new_seed(con):
+        src = log.rec["joker3"][0]
+        for tb in TABLES:
+            con.execute("DELETE FROM %s WHERE match_id = ?" % tb, (j,))
+            cols = [c[1] for c in con.execute("PRAGMA table_info(%s)" % tb)]
+            sel = ", ".join("?" if c == "match_id" else c for c in cols)
+            if tb == "faults":
+                continue
+            con.execute("INSERT INTO %s (%s) SELECT %s FROM %s WHERE "
+                        "match_id = ?" % (tb, ", ".join(cols), sel, tb),
+                        (j, src))
+        for c in ("seed", "commitment", "options", "end_no", "result",
+                  "mpoints", "reason", "ended", "started"):
+            con.execute("UPDATE matches SET %s = (SELECT %s FROM matches "
+                        "WHERE id = ?) WHERE id = ?" % (c, c), (src, j))
+        relog(con)
+        return r"^log FAILED: log chain link \d+: the end's signature does " \
+            r"not verify with the log's key: the log chain was rewritten"
+
+    @case
+    def tdef_option(con):
+        con.execute("UPDATE tournaments SET definition = replace(definition,"
+                    " 'deal_cap=2', 'deal_cap=3') WHERE id = ?", (t,))
+        return r"^tournament %d FAILED: match \d+ \(slot \d+\) is not played " \
+            r"by the definition's variant and rules" % t
+
+    @case
+    def tdef_bot_order(con):
+        con.execute("UPDATE tournaments SET definition = replace(definition,"
+                    " 'bots crand crand9 heur', 'bots heur crand crand9') "
+                    "WHERE id = ?", (t,))
+        return r"^tournament %d FAILED: match \d+ \(slot \d+\) seats \S+ in " \
+            r"seat \d, the schedule seats" % t
+
+    @case
+    def tdef_bot_order_log(con):
+        con.execute("UPDATE tournaments SET definition = replace(definition,"
+                    " 'bots crand crand9 heur', 'bots heur crand crand9') "
+                    "WHERE id = ?", (t,))
+        return r"^log FAILED: log chain link \d+: the log chain says " \
+            r"'tbegin %d name=cup total=\d+ commitment=\w+ definition=" % t
+
+    @case
+    def master_seed(con):
+        con.execute("UPDATE tournaments SET seed = ? WHERE id = ?",
+                    ("ef" * 32, t))
+        return r"^tournament %d FAILED: match \d+ \(slot \d+\) is dealt from " \
+            r"another seed" % t
+
+    @case
+    def seat_swap(con):
+        a = tmatches(con)[0]
+        b0, b1 = [r[0] for r in con.execute(
+            "SELECT bot FROM seats WHERE match_id = ? ORDER BY seat", (a,))]
+        con.execute("UPDATE seats SET bot = ? WHERE match_id = ? AND "
+                    "seat = 0", (b1, a))
+        con.execute("UPDATE seats SET bot = ? WHERE match_id = ? AND "
+                    "seat = 1", (b0, a))
+        relink(con, a)
+        relog(con)
+        return r"^tournament %d FAILED: match %d \(slot \d+\) seats \S+ in " \
+            r"seat 0" % (t, a)
+
+    @case
+    def slot_swap(con):
+        a, b = tmatches(con)[:2]
+        sa, sb = [con.execute("SELECT slot FROM matches WHERE id = ?",
+                              (x,)).fetchone()[0] for x in (a, b)]
+        con.execute("UPDATE matches SET slot = ? WHERE id = ?", (sb, a))
+        con.execute("UPDATE matches SET slot = ? WHERE id = ?", (sa, b))
+        relog(con)
+        return r"^tournament %d FAILED: match %d \(slot %d\) is dealt from " \
+            r"another seed" % (t, a, sb)
+
+    @case
+    def slot_played_twice(con):
+        a, b = tmatches(con)[:2]
+        for c in ("slot", "seed", "commitment"):
+            con.execute("UPDATE matches SET %s = (SELECT %s FROM matches "
+                        "WHERE id = ?) WHERE id = ?" % (c, c), (a, b))
+        relog(con)
+        return r"^tournament %d FAILED: slot \d+ is played to the end " \
+            r"twice \(again by match %d\)" % (t, b)
+
+    @case
+    def tournament_slot_deleted(con):
+        a = tmatches(con)[-1]
+        for tb in TABLES + ("seats", "bot_events"):
+            con.execute("DELETE FROM %s WHERE match_id = ?" % tb, (a,))
+        con.execute("DELETE FROM matches WHERE id = ?", (a,))
+        con.execute("DELETE FROM log_chain WHERE match_id = ?", (a,))
+        relog(con)
+        return r"^tournament %d FAILED: done with every match played, but " \
+            r"slot \d+ of \d+ has no match that ended" % t
+
+    @case
+    def tournament_state(con):
+        con.execute("UPDATE tournaments SET state = 'stopped', reason = "
+                    "'operator' WHERE id = ?", (t,))
+        return r"^tournament %d FAILED: its state \(stopped\) is not the " \
+            r"last one the log chain records" % t
+
+    @case
+    def log_event_deleted(con):
+        no, = con.execute("SELECT no FROM log_chain WHERE kind = 'end' AND "
+                          "match_id = ?", (j,)).fetchone()
+        con.execute("DELETE FROM log_chain WHERE no = ?", (no,))
+        return r"^log FAILED: log chain link %d: numbered %d where the log " \
+            r"chain is at %d" % (no + 1, no + 1, no)
+
+    @case
+    def deleted_match_relogged(con):
+        for tb in TABLES + ("seats", "bot_events"):
+            con.execute("DELETE FROM %s WHERE match_id = ?" % tb, (j,))
+        con.execute("DELETE FROM matches WHERE id = ?", (j,))
+        con.execute("DELETE FROM log_chain WHERE match_id = ?", (j,))
+        con.execute("UPDATE log_chain SET no = (SELECT count(*) FROM "
+                    "log_chain AS b WHERE b.no <= log_chain.no)")
+        relog(con)
+        return r"^match %d FAILED: missing: the log has match %d after it" % (
+            j, j + 1)
+
+    @case
+    def end_unsigned(con):
+        con.execute("UPDATE log_chain SET sig = NULL WHERE kind = 'end' AND "
+                    "match_id = ?", (j,))
+        return r"^log FAILED: log chain link \d+: the end is not signed"
+
+    for fn in cases:
+        path = log.copy("v3-" + fn.__name__)
+        con = con_of(path)
+        pattern = fn(con)
+        con.close()
+        line = audit_says(path, pattern)
+        print("#   %-24s %s" % (fn.__name__, line[:150]))
+    assert len(cases) >= 25
+
+
+def test_key(log):
+    """The public key: the same in refd's status and the audit's summary;
+    --key with it verifies, --key with another fails."""
+    rc, out, _ = refctl("audit", "--db", log.db, "--key", log.key)
+    assert rc == 0, out[-2000:]
+    assert re.search(r"^log chain ok: \d+ links, \d+ signed heads verified, "
+                     r"key %s$" % log.key, out, re.M), out[-2000:]
+    other = "ab" * 32
+    line = audit_says(log.db, r"^log FAILED: .*not the one given|"
+                      r"signature does not verify with the given key",
+                      "--key", other)
+    print("#   other key: " + line)
+    rc, out, _ = refctl("audit", "--db", log.db, "--key", "zz")
+    assert rc == 1 and "--key is not 64 hex digits" in out, out
+
+
 def test_hostile(log):
     """Corrupt logs: a message and exit 1 or 2, never a crash."""
     j = log.mid["joker3"]
@@ -893,7 +1292,7 @@ def test_hostile(log):
 
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
          test_export, test_crash, test_running, test_wal_damage,
-         test_missing_match, test_hostile]
+         test_missing_match, test_tamper_v3, test_key, test_hostile]
 
 
 def main():
