@@ -208,6 +208,9 @@ static int	 db_log(struct db *, const char *, int64_t, int64_t, int,
 		    const char *, ...)
 		    __attribute__((__format__(__printf__, 6, 7)));
 static int	 db_legacy(struct db *);
+static int	 db_legacy_tourneys(struct db *);
+static int	 db_tbegin_text(char *, size_t, long long, const char *,
+		    const char *, size_t, const char *, int);
 static int	 db_tourney_event(struct db *, enum db_stmt, const char *,
 		    int64_t, int, const char *, int64_t *, const char *, ...);
 static int	 db_prepare(struct db *);
@@ -533,6 +536,48 @@ db_log(struct db *db, const char *kind, int64_t match_id, int64_t tourney,
 }
 
 /*
+ * The tournaments of a log written before schema 3 enter the log chain
+ * as they are: their "tbegin", then their state unless still running.
+ */
+static int
+db_legacy_tourneys(struct db *db)
+{
+	sqlite3_stmt	*st;
+	const char	*name, *def, *seed, *state, *reason;
+	char		 text[DB_TEXTMAX + 128];
+	long long	 id;
+	int		 rc, n;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT id, name, definition, seed,"
+	    " total, state, reason FROM tournaments ORDER BY id", -1, &st,
+	    NULL) != SQLITE_OK)
+		return db_fail(db, "legacy tournaments");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		name = (const char *)sqlite3_column_text(st, 1);
+		def = (const char *)sqlite3_column_text(st, 2);
+		seed = (const char *)sqlite3_column_text(st, 3);
+		state = (const char *)sqlite3_column_text(st, 5);
+		reason = (const char *)sqlite3_column_text(st, 6);
+		if (db_tbegin_text(text, sizeof(text), id, name ? name : "-",
+		    def ? def : "", def ? (size_t)sqlite3_column_bytes(st, 2) :
+		    0, seed, sqlite3_column_int(st, 4)) == -1)
+			snprintf(text, sizeof(text), "tbegin %lld", id);
+		if (db_log(db, "tbegin", 0, id, 0, "%s", text) == -1)
+			break;
+		if (state == NULL || strcmp(state, "running") == 0)
+			continue;
+		n = reason != NULL ? (int)text_cap(reason) : 0;
+		if (db_log(db, "tstate", 0, id, 1, "tstate %lld state=%s "
+		    "reason=%d:%.*s", id, state, n, n, reason ? reason : "") ==
+		    -1)
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
  * A log written before schema 3 has no log chain: each of its matches
  * enters it as a "legacy" event, its last link and their number, so that
  * what they were when this refd first opened the log is chained too.
@@ -566,6 +611,8 @@ db_legacy(struct db *db)
 		n++;
 	}
 	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE && db_legacy_tourneys(db) == -1)
+		rc = SQLITE_ROW;
 	if (rc != SQLITE_DONE || db_step(db, db->st[S_COMMIT], "legacy") ==
 	    -1) {
 		if (rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -1652,6 +1699,31 @@ db_tourney_event(struct db *db, enum db_stmt s, const char *what,
 }
 
 /*
+ * The text of a tournament's "tbegin" event: "tbegin T name=N total=K
+ * commitment=HEX definition=HEX", the master seed's commitment and
+ * BLAKE2b-256 of the definition's n bytes.  0, or -1 for a bad seed.
+ */
+static int
+db_tbegin_text(char *text, size_t len, long long id, const char *name,
+    const char *definition, size_t n, const char *seed_hex, int total)
+{
+	struct bri_seed	 seed;
+	uint8_t		 h[DB_HASHLEN], c[BRI_COMMITLEN];
+	char		 dhex[2 * DB_HASHLEN + 1], chex[2 * BRI_COMMITLEN + 1];
+
+	if (seed_hex == NULL || bri_seed_parse(seed_hex, &seed) != BRI_OK)
+		return -1;
+	crypto_generichash(h, sizeof(h), (const unsigned char *)definition,
+	    n, NULL, 0);
+	sodium_bin2hex(dhex, sizeof(dhex), h, sizeof(h));
+	bri_seed_commit(&seed, c);
+	sodium_bin2hex(chex, sizeof(chex), c, sizeof(c));
+	snprintf(text, len, "tbegin %lld name=%s total=%d commitment=%s "
+	    "definition=%s", id, name, total, chex, dhex);
+	return 0;
+}
+
+/*
  * Record a tournament as it starts: its name, its whole definition (so
  * that it can resume from the log alone), its master seed and its number
  * of matches.  Sets *id.  Durable, like a result, and in the log chain:
@@ -1662,29 +1734,21 @@ int
 db_tourney_begin(struct db *db, const char *name, const char *definition,
     const char *seed_hex, int total, int64_t *id)
 {
-	struct bri_seed	 seed;
-	uint8_t		 h[DB_HASHLEN], c[BRI_COMMITLEN];
-	char		 dhex[2 * DB_HASHLEN + 1], chex[2 * BRI_COMMITLEN + 1];
 	char		 text[512];
 	long long	 next;
 	int		 rc;
 
 	if (!is_token(name) || strlen(name) > 64 || !is_hex64(seed_hex) ||
-	    total < 1 || definition == NULL ||
-	    bri_seed_parse(seed_hex, &seed) != BRI_OK)
+	    total < 1 || definition == NULL)
 		return db_failx(db, "tournament: bad header");
-	crypto_generichash(h, sizeof(h), (const unsigned char *)definition,
-	    strlen(definition), NULL, 0);
-	sodium_bin2hex(dhex, sizeof(dhex), h, sizeof(h));
-	bri_seed_commit(&seed, c);
-	sodium_bin2hex(chex, sizeof(chex), c, sizeof(c));
 	/* the id to be: the text is built before the row is in */
 	if ((rc = db_first(db, S_TOURNEY_NEXT, "tournament id", "")) == -1)
 		return -1;
 	next = rc == 1 ? sqlite3_column_int64(db->st[S_TOURNEY_NEXT], 0) : 1;
 	sqlite3_reset(db->st[S_TOURNEY_NEXT]);
-	snprintf(text, sizeof(text), "tbegin %lld name=%s total=%d "
-	    "commitment=%s definition=%s", next, name, total, chex, dhex);
+	if (db_tbegin_text(text, sizeof(text), next, name, definition,
+	    strlen(definition), seed_hex, total) == -1)
+		return db_failx(db, "tournament: bad header");
 	rc = db_tourney_event(db, S_TOURNEY_INSERT, "insert tournament", 0, 0,
 	    text, id, "Isssi", (int64_t)next, name, definition, seed_hex,
 	    total);

@@ -663,7 +663,21 @@ def test_crash(log):
     m = re.search(r"match %d verified: aborted \(refd restarted\) after "
                   r"(\d+) complete deals" % mid, out)
     assert m and int(m.group(1)) >= n, out
-    print("#   " + out.splitlines()[0])
+    print("#   " + next(l for l in out.splitlines() if "aborted" in l))
+    # a chain that ends early: its last rows gone, the rest still whole
+    path = os.path.join(tmp, "cut.db")
+    shutil.copyfile(r.db, path)
+    con = sqlite3.connect(path, isolation_level=None)
+    last, = con.execute("SELECT max(chain_no) FROM plays WHERE match_id = ?",
+                        (mid,)).fetchone()
+    for t in TABLES:
+        con.execute("DELETE FROM %s WHERE match_id = ? AND chain_no >= ?"
+                    % t, (mid, last))
+    con.close()
+    line = audit_says(path, r"^log FAILED: log chain link \d+: the log "
+                      r"chain says 'abort %d links=\d+ last=\w+', the rows "
+                      r"say 'abort %d links=%d " % (mid, mid, last - 1))
+    print("#   chain cut short: " + line[:120])
 
 
 def killed_log(log):
@@ -1209,6 +1223,72 @@ def test_key(log):
     assert rc == 1 and "--key is not 64 hex digits" in out, out
 
 
+def test_migrate_v2(log):
+    """A log of schema 2 written by the refd before schema 3: a new refd
+    migrates it, its matches enter the log chain as legacy events, it
+    audits clean, and its old chains still verify by their own forms."""
+    tmp = os.path.join(log.tmp, "v2")
+    os.mkdir(tmp)
+    db = os.path.join(tmp, "log.db")
+    con = sqlite3.connect(db)
+    con.executescript(open(os.path.join(SRC, "tests", "log-v2.sql")).read())
+    con.close()
+    before = sqlite3.connect(db).execute(
+        "SELECT id, chain0, final_chain FROM matches ORDER BY id").fetchall()
+    assert len(before) == 4
+    rc, _, err = refctl("audit", "--db", db)
+    assert rc == 2 and "older than 3" in err, err
+    r = e2e.Refd(tmp)
+    try:
+        r.add("rand", [os.path.join(BUILD, "bots", "randbot"), "-s", "1"])
+        r.add("heur", [os.path.join(BUILD, "bots", "heurbot")])
+        mid = r.start("classic2", ["rand", "heur"], "deal_cap=1")
+        r.wait(mid)
+    finally:
+        assert r.stop() == 0
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 3
+    after = con.execute("SELECT id, chain0, final_chain FROM matches WHERE "
+                        "id <= 4 ORDER BY id").fetchall()
+    assert after == before, "the old chains changed"
+    kinds = [k for k, in con.execute("SELECT kind FROM log_chain ORDER BY "
+                                     "no")]
+    assert kinds[:4] == ["legacy"] * 4 and "key" in kinds and \
+        kinds[-2:] == ["start", "end"], kinds
+    versions = [v for v, in con.execute("SELECT chain_version FROM matches "
+                                        "ORDER BY id")]
+    assert versions == [1, 1, 1, 1, 2], versions
+    con.close()
+    rc, out, err = refctl("audit", "--db", db, "--all")
+    assert rc == 0, out + err
+    assert "5 matches verified, 0 failed" in out, out
+    assert re.search(r"^log chain ok: \d+ links", out, re.M), out
+    assert "tournament 1 verified: 2 of 2 slots" in out, out
+    # the old chain by the version 1 forms, recomputed here
+    rc, out, err = refctl("export", "--db", db, 2)
+    d = json.loads(out)
+    m = d["match"]
+    h = hashlib.blake2b(digest_size=32)
+    h.update(("refd-chain-v1match %d %s %s %s %s" % (
+        m["id"], m["variant"], m["options"], m["commitment"],
+        m["rng"])).encode())
+    link = h.hexdigest()
+    assert link == m["chain0"] and m["chain_version"] == 1
+    for c in d["chain"]:
+        link = blake(link, c["text"])
+        assert link == c["link"], c
+    assert link == m["final_chain"]
+    # an edit to an old match is still caught, by its old chain
+    path = os.path.join(tmp, "edited.db")
+    shutil.copyfile(db, path)
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("UPDATE plays SET ms = ms + 1 WHERE match_id = 1 AND "
+                "deal_no = 1 AND seq = 3")
+    con.close()
+    print("#   " + audit_says(path, r"^match 1 FAILED: deal 1 .*the chain "
+                               r"breaks at link \d+"))
+
+
 def test_hostile(log):
     """Corrupt logs: a message and exit 1 or 2, never a crash."""
     j = log.mid["joker3"]
@@ -1292,7 +1372,8 @@ def test_hostile(log):
 
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
          test_export, test_crash, test_running, test_wal_damage,
-         test_missing_match, test_tamper_v3, test_key, test_hostile]
+         test_missing_match, test_tamper_v3, test_key, test_migrate_v2,
+         test_hostile]
 
 
 def main():
