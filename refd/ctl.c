@@ -472,16 +472,20 @@ static int
 ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
 	struct match	*m;
+	char		 key[65];
 	int		 done = 0;
 
 	(void)c;
 	(void)cmd;
 	TAILQ_FOREACH(m, &matches, entry)
 		done += match_over(m);
+	if (db_public_key(logdb, key, sizeof(key)) == -1)
+		snprintf(key, sizeof(key), "none");
 	snprintf(r, len, "version %s\nmatches_running %d\nmatches_over %d\n"
 	    "connections %d\ncontrol_clients %d\nloop_lag_max_us %lld\n"
-	    "log %s", REFD_VERSION, match_running(), done, seat_count(), nconns,
-	    (long long)clock_lag_max(), conf.db_path);
+	    "log %s\nlog_key %s", REFD_VERSION, match_running(), done,
+	    seat_count(), nconns, (long long)clock_lag_max(), conf.db_path,
+	    key);
 	return 0;
 }
 

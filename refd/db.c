@@ -4,14 +4,18 @@
  * must reach the disk.  The tables and the chain's texts are described
  * in refd-log(5).
  */
+#include <sys/time.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sodium.h>
 #include <sqlite3.h>
 
+#include "chain.h"
 #include "db.h"
 
 /* db_migrations[]: schema/N.sql, embedded at build time, is [N - 1]. */
@@ -24,8 +28,7 @@
 #define DB_SCHEMA	((int)nitems(db_migrations)) /* newest version */
 #define DB_BUSY_MS	200		/* wait no longer for a lock */
 #define DB_TEXTMAX	1024		/* bytes kept of free text */
-#define DB_LINEMAX	2048		/* longest canonical text */
-#define DB_CHAIN_TAG	"refd-chain-v1"	/* prefix of link 0 */
+#define DB_LISTMAX	64		/* points or mpoints, joined */
 #define GROUPED(db)	((db)->group_hook != NULL && !(db)->solo)
 
 enum db_stmt {
@@ -38,9 +41,15 @@ enum db_stmt {
 	S_SYNC_FULL,
 	S_SYNC_NORMAL,
 	S_ABORT_RUNNING,
+	S_RUNNING,
+	S_LAST_LINK,
+	S_HEAD,
+	S_LOG_INSERT,
+	S_KEY_LAST,
 	S_MATCH_INSERT,
 	S_MATCH_CHAIN0,
 	S_SEAT_INSERT,
+	S_SEAT_GET,
 	S_SEAT_VERSION,
 	S_DEAL,
 	S_PLAY,
@@ -51,6 +60,7 @@ enum db_stmt {
 	S_MATCH_END,
 	S_BOT_EVENT,
 	S_TOURNEY_INSERT,
+	S_TOURNEY_NEXT,
 	S_TOURNEY_END,
 	S_COUNT
 };
@@ -70,27 +80,43 @@ static const char *const db_sql[S_COUNT] = {
 	[S_SYNC_NORMAL] = "PRAGMA synchronous = NORMAL",
 	[S_ABORT_RUNNING] =
 	    "UPDATE matches SET state = 'aborted', result = 'aborted',"
-	    " reason = 'refd restarted',"
-	    " ended = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-	    " WHERE state = 'running'",
+	    " reason = 'refd restarted', ended = ?2"
+	    " WHERE id = ?1 AND state = 'running'",
+	[S_RUNNING] =
+	    "SELECT id FROM matches WHERE state = 'running' ORDER BY id",
+	/* a match's last link so far: its number and its hex */
+	[S_LAST_LINK] = DB_LAST_LINK_SQL,
+	[S_HEAD] =
+	    "SELECT no, link FROM log_chain ORDER BY no DESC LIMIT 1",
+	[S_LOG_INSERT] =
+	    "INSERT INTO log_chain (no, kind, match_id, tournament, text,"
+	    " link, sig) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[S_KEY_LAST] =
+	    "SELECT text FROM log_chain WHERE kind = 'key'"
+	    " ORDER BY no DESC LIMIT 1",
 	[S_MATCH_INSERT] =
 	    "INSERT INTO matches (variant, options, seed, commitment, rng,"
 	    " move_ms, bank_ms, startup_ms, policy, max_faults, tournament,"
-	    " slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    " slot, started, chain_version, prev)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?)",
 	[S_MATCH_CHAIN0] =
 	    "UPDATE matches SET chain0 = ?2 WHERE id = ?1",
 	[S_SEAT_INSERT] =
 	    "INSERT INTO seats (match_id, seat, bot, version, kind, identity)"
 	    " VALUES (?, ?, ?, ?, ?, ?)",
-	[S_SEAT_VERSION] =
-	    "UPDATE seats SET name = ?3, version = ?4"
+	[S_SEAT_GET] =
+	    "SELECT bot, kind, identity FROM seats"
 	    " WHERE match_id = ?1 AND seat = ?2",
+	[S_SEAT_VERSION] =
+	    "UPDATE seats SET name = ?3, version = ?4, identity = ?5,"
+	    " chain_no = ?6, chain = ?7 WHERE match_id = ?1 AND seat = ?2",
 	[S_DEAL] =
 	    "INSERT INTO deals (match_id, deal_no, dealer, deck, removed,"
 	    " trump, chain_no, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_PLAY] =
 	    "INSERT INTO plays (match_id, deal_no, seq, trick, seat, card, ms,"
-	    " fault, chain_no, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    " fault, at, limit_ms, answer, chain_no, chain)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_TRICK] =
 	    "INSERT INTO tricks (match_id, deal_no, trick, winner, points,"
 	    " chain_no, chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -99,22 +125,26 @@ static const char *const db_sql[S_COUNT] = {
 	    " VALUES (?, ?, ?, ?, ?)",
 	[S_FAULT] =
 	    "INSERT INTO faults (match_id, deal_no, seat, kind, evidence, ms,"
-	    " action, chain_no, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    " action, at, limit_ms, chain_no, chain)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_DEAL_END] =
 	    "INSERT INTO deal_results (match_id, deal_no, result, winner,"
 	    " points, mpoints, chain_no, chain)"
 	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_MATCH_END] =
 	    "UPDATE matches SET state = ?2, result = ?3, mpoints = ?4,"
-	    " reason = ?5, end_no = ?6, final_chain = ?7,"
-	    " ended = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+	    " reason = ?5, ended = ?6, end_no = ?7, final_chain = ?8"
 	    " WHERE id = ?1 AND state = 'running'",
 	[S_BOT_EVENT] =
 	    "INSERT INTO bot_events (match_id, seat, bot, kind, detail)"
 	    " VALUES (?, ?, ?, ?, ?)",
 	[S_TOURNEY_INSERT] =
-	    "INSERT INTO tournaments (name, definition, seed, total)"
-	    " VALUES (?, ?, ?, ?)",
+	    "INSERT INTO tournaments (id, name, definition, seed, total)"
+	    " VALUES (?, ?, ?, ?, ?)",
+	[S_TOURNEY_NEXT] =
+	    "SELECT coalesce(max(seq), 0) + 1 FROM (SELECT seq FROM"
+	    " sqlite_sequence WHERE name = 'tournaments' UNION ALL"
+	    " SELECT max(id) FROM tournaments)",
 	[S_TOURNEY_END] =
 	    "UPDATE tournaments SET state = ?2, reason = ?3,"
 	    " ended = CASE WHEN ?2 = 'running' THEN NULL"
@@ -131,6 +161,7 @@ struct db {
 	struct db_match	*tx_m;		/* the match writing in it */
 	uint8_t		 tx_chain[DB_HASHLEN]; /* that match's chain before */
 	int		 tx_links;	/* and its links before */
+	int		 tx_mpoints[BRI_MAXSEATS]; /* and its match points */
 	void		(*group_hook)(void); /* group mode: a group opened */
 	void		(*group_lost)(struct db_match *); /* its rows lost */
 	int		 group_open;	/* the group's BEGIN is done */
@@ -140,6 +171,11 @@ struct db {
 	unsigned	 group_gen;	/* which group is open */
 	struct db_gsave	*saves;		/* chains of the matches in it */
 	int		 nsaves, savecap;
+	int		 have_key;	/* heads are signed with sk */
+	uint8_t		 sk[crypto_sign_SECRETKEYBYTES];
+	uint8_t		 pk[crypto_sign_PUBLICKEYBYTES];
+	uint8_t		 last_link[DB_HASHLEN]; /* of the last db_log() */
+	char		 last_sig[2 * crypto_sign_BYTES + 1]; /* or "" */
 };
 
 /* A match's chain as it was when the open group first wrote for it. */
@@ -147,13 +183,7 @@ struct db_gsave {
 	struct db_match	*m;
 	uint8_t		 chain[DB_HASHLEN];
 	int		 links;
-};
-
-/* A canonical text being built; overflow makes it an error, never a cut. */
-struct db_line {
-	char		 buf[DB_LINEMAX]; /* the text, NUL-terminated */
-	size_t		 len;		/* its length */
-	int		 overflow;	/* something did not fit */
+	int		 mpoints[BRI_MAXSEATS];
 };
 
 static int	 db_failx(struct db *, const char *, ...)
@@ -165,18 +195,28 @@ static int	 db_step(struct db *, sqlite3_stmt *, const char *);
 static int	 db_run(struct db *, enum db_stmt, const char *,
 		    const char *, ...);
 static int	 db_chained(struct db *, struct db_match *, enum db_stmt,
-		    const struct db_line *, const char *, ...);
+		    const struct chain_text *, const char *, ...);
 static int	 db_durable(struct db *, int);
 static int	 db_group_enter(struct db *, struct db_match *);
 static int	 db_group_barrier(struct db *);
 static int	 db_sync_log(struct db *);
 static int	 db_pragma_int(struct db *, const char *, int *);
 static int	 db_migrate(struct db *);
+static int	 db_first(struct db *, enum db_stmt, const char *,
+		    const char *, ...);
+static void	 db_now(char *, size_t);
+static int	 db_last_link(struct db *, int64_t, long long *, char *);
+static int	 db_log(struct db *, const char *, int64_t, int64_t, int,
+		    const char *, ...)
+		    __attribute__((__format__(__printf__, 6, 7)));
+static int	 db_legacy(struct db *);
+static int	 db_legacy_tourneys(struct db *);
+static int	 db_tbegin_text(char *, size_t, long long, const char *,
+		    const char *, size_t, const char *, int);
+static int	 db_tourney_event(struct db *, enum db_stmt, const char *,
+		    int64_t, int, const char *, int64_t *, const char *, ...);
 static int	 db_prepare(struct db *);
-static void	 db_link(const uint8_t *, const char *, size_t, uint8_t *);
-static void	 line_add(struct db_line *, const char *, ...)
-		    __attribute__((__format__(__printf__, 2, 3)));
-static void	 line_ints(struct db_line *, const int *, int);
+static const char *ints_join(char *, size_t, const int *, int);
 static int	 is_token(const char *);
 static int	 is_printable(const char *);
 static int	 is_phrase(const char *);
@@ -202,32 +242,18 @@ db_fail(struct db *db, const char *what)
 	return db_failx(db, "%s: %s", what, sqlite3_errmsg(db->h));
 }
 
-/* Append to a canonical text, remembering if it no longer fits. */
-static void
-line_add(struct db_line *l, const char *fmt, ...)
+/* n integers joined by commas, the form of points and mpoints. */
+static const char *
+ints_join(char *buf, size_t len, const int *v, int n)
 {
-	va_list	 ap;
-	int	 n;
-
-	if (l->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(l->buf) - l->len)
-		l->overflow = 1;
-	else
-		l->len += (size_t)n;
-}
-
-/* Append n integers joined by commas, the form of points and mpoints. */
-static void
-line_ints(struct db_line *l, const int *v, int n)
-{
+	size_t	 at = 0;
 	int	 i;
 
-	for (i = 0; i < n; i++)
-		line_add(l, i ? ",%d" : "%d", v[i]);
+	buf[0] = '\0';
+	for (i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, i ? ",%d" : "%d",
+		    v[i]);
+	return buf;
 }
 
 /* Is s a word a canonical text can hold: non-empty, printable, no space? */
@@ -294,21 +320,6 @@ text_cap(const char *s)
 	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
 		n--;
 	return n;
-}
-
-/*
- * One link of a chain: BLAKE2b-256 of the previous link's 32 bytes
- * followed by the text's bytes (no terminator), into link.
- */
-static void
-db_link(const uint8_t *prev, const char *text, size_t len, uint8_t *link)
-{
-	crypto_generichash_state	 st;
-
-	crypto_generichash_init(&st, NULL, 0, DB_HASHLEN);
-	crypto_generichash_update(&st, prev, DB_HASHLEN);
-	crypto_generichash_update(&st, (const unsigned char *)text, len);
-	crypto_generichash_final(&st, link, DB_HASHLEN);
 }
 
 /*
@@ -402,6 +413,219 @@ db_run(struct db *db, enum db_stmt s, const char *what, const char *fmt,
 }
 
 /*
+ * Bind fmt's values to a query and step it once: 1 with its first row
+ * (the caller reads it, then sqlite3_reset()s the statement), 0 when
+ * there is none, -1 on an error.
+ */
+static int
+db_first(struct db *db, enum db_stmt s, const char *what, const char *fmt,
+    ...)
+{
+	sqlite3_stmt	*st = db->st[s];
+	va_list		 ap;
+	int		 n, rc;
+
+	va_start(ap, fmt);
+	n = db_bindv(db, st, 1, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		sqlite3_clear_bindings(st);
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc != SQLITE_DONE)
+		db_fail(db, what);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Now, as the log writes times: UTC, ISO 8601, milliseconds. */
+static void
+db_now(char *buf, size_t len)
+{
+	struct timeval	 tv;
+	struct tm	 tm;
+	char		 s[24];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	if (strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		s[0] = '\0';
+	snprintf(buf, len, "%.19s.%03uZ", s,
+	    (unsigned)(tv.tv_usec / 1000) % 1000);
+}
+
+/*
+ * The last link match id has so far: its number into *no (0 for link 0)
+ * and its hex into hex (DB_HASHLEN * 2 + 1 bytes; "-" if it is no
+ * link).  0, or -1.
+ */
+static int
+db_last_link(struct db *db, int64_t id, long long *no, char *hex)
+{
+	sqlite3_stmt	*st = db->st[S_LAST_LINK];
+	const char	*h;
+	int		 rc;
+
+	if ((rc = db_first(db, S_LAST_LINK, "last link", "I", id)) != 1)
+		return rc == 0 ? db_failx(db, "match %lld has no chain",
+		    (long long)id) : -1;
+	*no = sqlite3_column_int64(st, 0);
+	h = (const char *)sqlite3_column_text(st, 1);
+	/* "-": a link that is not one, for the audit to report */
+	if (h != NULL && is_hex64(h))
+		memcpy(hex, h, 2 * DB_HASHLEN + 1);
+	else
+		snprintf(hex, 2 * DB_HASHLEN + 1, "-");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return 0;
+}
+
+/*
+ * Append an event to the log chain, inside the caller's transaction: its
+ * text from fmt, its link over the head before it, and when sign is set
+ * and refd holds a key, the Ed25519 signature of that link.  The link
+ * and signature are kept in db->last_link and db->last_sig.
+ */
+static int
+db_log(struct db *db, const char *kind, int64_t match_id, int64_t tourney,
+    int sign, const char *fmt, ...)
+{
+	sqlite3_stmt		*st = db->st[S_HEAD];
+	struct chain_text	 t;
+	va_list			 ap;
+	uint8_t			 prev[DB_HASHLEN], sig[crypto_sign_BYTES];
+	char			 hex[2 * DB_HASHLEN + 1];
+	const char		*h;
+	long long		 no = 0;
+	int			 n, rc, have = 0;
+
+	if ((rc = db_first(db, S_HEAD, "log head", "")) == -1)
+		return -1;
+	if (rc == 1) {
+		no = sqlite3_column_int64(st, 0);
+		h = (const char *)sqlite3_column_text(st, 1);
+		have = h != NULL && is_hex64(h) &&
+		    sodium_hex2bin(prev, sizeof(prev), h, 2 * DB_HASHLEN,
+		    NULL, NULL, NULL) == 0;
+		sqlite3_reset(st);
+		if (!have)
+			return db_failx(db, "the log chain's head is damaged");
+	}
+	chain_text_init(&t);
+	va_start(ap, fmt);
+	n = vsnprintf(t.buf, sizeof(t.buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(t.buf))
+		return db_failx(db, "log event too long");
+	t.len = (size_t)n;
+	chain_log_link(have ? prev : NULL, &t, db->last_link);
+	sodium_bin2hex(hex, sizeof(hex), db->last_link, DB_HASHLEN);
+	db->last_sig[0] = '\0';
+	if (sign && db->have_key) {
+		crypto_sign_detached(sig, NULL, db->last_link, DB_HASHLEN,
+		    db->sk);
+		sodium_bin2hex(db->last_sig, sizeof(db->last_sig), sig,
+		    sizeof(sig));
+	}
+	return db_run(db, S_LOG_INSERT, "log chain", "IsJJsss",
+	    (int64_t)(no + 1), kind, match_id, tourney, t.buf, hex,
+	    db->last_sig[0] != '\0' ? db->last_sig : NULL);
+}
+
+/*
+ * The tournaments of a log written before schema 3 enter the log chain
+ * as they are: their "tbegin", then their state unless still running.
+ */
+static int
+db_legacy_tourneys(struct db *db)
+{
+	sqlite3_stmt	*st;
+	const char	*name, *def, *seed, *state, *reason;
+	char		 text[DB_TEXTMAX + 128];
+	long long	 id;
+	int		 rc, n;
+
+	if (sqlite3_prepare_v2(db->h, "SELECT id, name, definition, seed,"
+	    " total, state, reason FROM tournaments ORDER BY id", -1, &st,
+	    NULL) != SQLITE_OK)
+		return db_fail(db, "legacy tournaments");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		name = (const char *)sqlite3_column_text(st, 1);
+		def = (const char *)sqlite3_column_text(st, 2);
+		seed = (const char *)sqlite3_column_text(st, 3);
+		state = (const char *)sqlite3_column_text(st, 5);
+		reason = (const char *)sqlite3_column_text(st, 6);
+		if (db_tbegin_text(text, sizeof(text), id, name ? name : "-",
+		    def ? def : "", def ? (size_t)sqlite3_column_bytes(st, 2) :
+		    0, seed, sqlite3_column_int(st, 4)) == -1)
+			snprintf(text, sizeof(text), "tbegin %lld", id);
+		if (db_log(db, "tbegin", 0, id, 0, "%s", text) == -1)
+			break;
+		if (state == NULL || strcmp(state, "running") == 0)
+			continue;
+		n = reason != NULL ? (int)text_cap(reason) : 0;
+		if (db_log(db, "tstate", 0, id, 1, "tstate %lld state=%s "
+		    "reason=%d:%.*s", id, state, n, n, reason ? reason : "") ==
+		    -1)
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * A log written before schema 3 has no log chain: each of its matches
+ * enters it as a "legacy" event, its last link and their number, so that
+ * what they were when this refd first opened the log is chained too.
+ */
+static int
+db_legacy(struct db *db)
+{
+	sqlite3_stmt	*st;
+	char		 hex[2 * DB_HASHLEN + 1];
+	long long	 no;
+	int64_t		 id;
+	int		 rc, n = 0;
+
+	if (db_first(db, S_HEAD, "log head", "") != 0) {
+		sqlite3_reset(db->st[S_HEAD]);
+		return 0;	/* it has one, or cannot tell: leave it */
+	}
+	if (sqlite3_prepare_v2(db->h, "SELECT id FROM matches ORDER BY id",
+	    -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, "legacy matches");
+	if (db_step(db, db->st[S_BEGIN], "legacy") == -1) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		if (db_last_link(db, id, &no, hex) == -1 ||
+		    db_log(db, "legacy", id, 0, 0, "legacy %lld links=%lld "
+		    "last=%s", (long long)id, no, hex) == -1)
+			break;
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE && db_legacy_tourneys(db) == -1)
+		rc = SQLITE_ROW;
+	if (rc != SQLITE_DONE || db_step(db, db->st[S_COMMIT], "legacy") ==
+	    -1) {
+		if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+			db_fail(db, "legacy matches");
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Write one chained row: the row's values from fmt, then its link number
  * and the link over text.  Only a written row moves m's chain on, so a
  * failed write leaves the chain as the table has it (db_rollback() moves
@@ -409,7 +633,7 @@ db_run(struct db *db, enum db_stmt s, const char *what, const char *fmt,
  */
 static int
 db_chained(struct db *db, struct db_match *m, enum db_stmt s,
-    const struct db_line *text, const char *fmt, ...)
+    const struct chain_text *text, const char *fmt, ...)
 {
 	sqlite3_stmt	*st = db->st[s];
 	uint8_t		 link[DB_HASHLEN];
@@ -424,7 +648,7 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 		    (long long)m->id);
 	if (db_group_enter(db, m) == -1)
 		return -1;
-	db_link(m->chain, text->buf, text->len, link);
+	chain_link(m->chain, text, link);
 	sodium_bin2hex(hex, sizeof(hex), link, sizeof(link));
 	va_start(ap, fmt);
 	n = db_bindv(db, st, 1, fmt, ap);
@@ -481,6 +705,7 @@ db_group_enter(struct db *db, struct db_match *m)
 	}
 	db->saves[db->nsaves].m = m;
 	memcpy(db->saves[db->nsaves].chain, m->chain, DB_HASHLEN);
+	memcpy(db->saves[db->nsaves].mpoints, m->mpoints, sizeof(m->mpoints));
 	db->saves[db->nsaves++].links = m->links;
 	m->group = db->group_gen;
 	return 0;
@@ -561,6 +786,7 @@ db_group_commit(struct db *db)
 		if (!committed) {
 			memcpy(g->m->chain, g->chain, DB_HASHLEN);
 			g->m->links = g->links;
+			memcpy(g->m->mpoints, g->mpoints, sizeof(g->mpoints));
 		}
 		g->m->group = 0;
 	}
@@ -811,6 +1037,8 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 	}
 	if (db_prepare(db) == -1)
 		goto fail;
+	if (!readonly && db_legacy(db) == -1)
+		goto fail;
 	return db;
 fail:
 	if (err != NULL && errlen > 0)
@@ -879,18 +1107,64 @@ db_writable(struct db *db)
 /*
  * At startup, mark every match still running (refd stopped under it)
  * as aborted with reason "refd restarted"; their chains end at their
- * last row.  Stores how many in *n (n may be NULL).
+ * last row, and the log chain says which row that is (an "abort" event,
+ * signed), so a chain cut shorter later shows.  Stores how many in *n
+ * (n may be NULL).
  */
 int
 db_abort_unfinished(struct db *db, int *n)
 {
-	int	 rc;
+	sqlite3_stmt	*st = db->st[S_RUNNING];
+	int64_t		*ids = NULL, *nids;
+	char		 hex[2 * DB_HASHLEN + 1], ended[32], keep[sizeof(db->err)];
+	long long	 no;
+	int		 rc, i, cap = 0, count = 0;
 
-	if (db_durable(db, 1) == -1)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (count == cap) {
+			cap = cap ? 2 * cap : 16;
+			if ((nids = realloc(ids, (size_t)cap * sizeof(*ids))) ==
+			    NULL) {
+				sqlite3_reset(st);
+				free(ids);
+				return db_failx(db, "out of memory");
+			}
+			ids = nids;
+		}
+		ids[count++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(ids);
+		return db_fail(db, "running matches");
+	}
+	if (n != NULL)
+		*n = count;
+	if (count == 0) {
+		free(ids);
+		return 0;
+	}
+	if (db_durable(db, 1) == -1) {
+		free(ids);
 		return -1;
-	rc = db_run(db, S_ABORT_RUNNING, "abort unfinished matches", "");
-	if (rc == 0 && n != NULL)
-		*n = sqlite3_changes(db->h);
+	}
+	db_now(ended, sizeof(ended));
+	rc = db_step(db, db->st[S_BEGIN], "abort unfinished matches");
+	for (i = 0; rc == 0 && i < count; i++)
+		if (db_last_link(db, ids[i], &no, hex) == -1 ||
+		    db_run(db, S_ABORT_RUNNING, "abort unfinished matches",
+		    "Is", ids[i], ended) == -1 ||
+		    db_log(db, "abort", ids[i], 0, 1, "abort %lld links=%lld "
+		    "last=%s", (long long)ids[i], no, hex) == -1)
+			rc = -1;
+	if (rc == 0)
+		rc = db_step(db, db->st[S_COMMIT], "abort commit");
+	if (rc == -1 && sqlite3_get_autocommit(db->h) == 0) {
+		memcpy(keep, db->err, sizeof(keep));
+		db_step(db, db->st[S_ROLLBACK], "rollback");
+		memcpy(db->err, keep, sizeof(keep));
+	}
+	free(ids);
 	if (db_durable(db, 0) == -1)
 		rc = -1;
 	return rc;
@@ -924,6 +1198,7 @@ db_begin(struct db *db, struct db_match *m, int durable)
 	db->tx_m = m;
 	memcpy(db->tx_chain, m->chain, DB_HASHLEN);
 	db->tx_links = m->links;
+	memcpy(db->tx_mpoints, m->mpoints, sizeof(m->mpoints));
 	return 0;
 }
 
@@ -968,6 +1243,7 @@ db_rollback(struct db *db)
 		db_step(db, db->st[S_ROLLBACK], "rollback");
 	memcpy(db->tx_m->chain, db->tx_chain, DB_HASHLEN);
 	db->tx_m->links = db->tx_links;
+	memcpy(db->tx_m->mpoints, db->tx_mpoints, sizeof(db->tx_mpoints));
 	db->tx_open = 0;
 	if (db->tx_durable)
 		db_durable(db, 0);
@@ -984,14 +1260,18 @@ int
 db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
     int nseats)
 {
-	crypto_generichash_state	 hs;
-	struct db_line			 l;
-	uint8_t				 chain0[DB_HASHLEN];
-	char				 hex[2 * DB_HASHLEN + 1];
-	int64_t				 id;
-	int				 i;
+	struct chain_header	 h;
+	struct chain_text	 l;
+	sqlite3_stmt		*st = db->st[S_HEAD];
+	uint8_t			 chain0[DB_HASHLEN];
+	char			 hex[2 * DB_HASHLEN + 1];
+	char			 prev[2 * DB_HASHLEN + 1], started[32];
+	char			 names[BRI_MAXSEATS * 72];
+	const char		*p;
+	size_t			 at = 0;
+	int64_t			 id;
+	int			 i, rc;
 
-	memset(&l, 0, sizeof(l));
 	if (!is_token(m->variant) || m->options == NULL ||
 	    !is_printable(m->options) || !is_hex64(m->seed_hex) ||
 	    !is_hex64(m->commit_hex) || !is_token(m->rng) ||
@@ -999,10 +1279,16 @@ db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
 		return db_failx(db, "match begin: bad match header");
 	if (nseats < 2 || nseats > BRI_MAXSEATS || seats == NULL)
 		return db_failx(db, "match begin: %d seats", nseats);
-	for (i = 0; i < nseats; i++)
-		if (seats[i].bot == NULL || seats[i].kind == NULL)
+	/* each name with its length: no name can pass for two */
+	for (i = 0; i < nseats; i++) {
+		if (seats[i].bot == NULL || strlen(seats[i].bot) > 64 ||
+		    seats[i].kind == NULL)
 			return db_failx(db, "match begin: seat %d incomplete",
 			    i);
+		at += (size_t)snprintf(names + at, sizeof(names) - at,
+		    "%s%zu:%s", i ? "," : "", strlen(seats[i].bot),
+		    seats[i].bot);
+	}
 
 	/* never grouped: a match starts only if the log takes it now */
 	if (db_group_barrier(db) == -1)
@@ -1012,10 +1298,23 @@ db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
 		db->solo--;
 		return -1;
 	}
-	if (db_run(db, S_MATCH_INSERT, "insert match", "sssssiiisiJj",
+	/* link 0 commits to the log's head: no match vanishes unseen */
+	if ((rc = db_first(db, S_HEAD, "log head", "")) == -1)
+		goto fail;
+	memset(prev, '0', 2 * DB_HASHLEN);
+	prev[2 * DB_HASHLEN] = '\0';
+	if (rc == 1) {
+		p = (const char *)sqlite3_column_text(st, 1);
+		if (p != NULL && is_hex64(p))
+			memcpy(prev, p, sizeof(prev));
+		sqlite3_reset(st);
+	}
+	db_now(started, sizeof(started));
+	if (db_run(db, S_MATCH_INSERT, "insert match", "sssssiiisiJjss",
 	    m->variant, m->options, m->seed_hex, m->commit_hex, m->rng,
 	    m->move_ms, m->bank_ms, m->startup_ms, m->policy, m->max_faults,
-	    m->tournament, m->tournament > 0 ? m->slot : -1) == -1)
+	    m->tournament, m->tournament > 0 ? m->slot : -1, started,
+	    prev) == -1)
 		goto fail;
 	id = sqlite3_last_insert_rowid(db->h);
 	for (i = 0; i < nseats; i++)
@@ -1025,19 +1324,32 @@ db_match_begin(struct db *db, struct db_match *m, const struct db_seat *seats,
 		    seats[i].identity ? seats[i].identity : "") == -1)
 			goto fail;
 
-	line_add(&l, "match %lld %s %s %s %s", (long long)id, m->variant,
-	    m->options, m->commit_hex, m->rng);
+	memset(&h, 0, sizeof(h));
+	h.id = (long long)id;
+	h.variant = m->variant;
+	h.options = m->options;
+	h.commit = m->commit_hex;
+	h.rng = m->rng;
+	h.prev = prev;
+	h.started = started;
+	h.move_ms = m->move_ms;
+	h.bank_ms = m->bank_ms;
+	h.startup_ms = m->startup_ms;
+	h.policy = m->policy;
+	h.max_faults = m->max_faults;
+	h.tournament = m->tournament > 0 ? m->tournament : -1;
+	h.slot = m->tournament > 0 ? m->slot : -1;
+	h.seats = names;
+	chain_match2(&l, &h);
 	if (l.overflow) {
 		db_failx(db, "match begin: header too long");
 		goto fail;
 	}
-	crypto_generichash_init(&hs, NULL, 0, DB_HASHLEN);
-	crypto_generichash_update(&hs, (const unsigned char *)DB_CHAIN_TAG,
-	    strlen(DB_CHAIN_TAG));
-	crypto_generichash_update(&hs, (const unsigned char *)l.buf, l.len);
-	crypto_generichash_final(&hs, chain0, DB_HASHLEN);
+	chain_link0v(2, &l, chain0);
 	sodium_bin2hex(hex, sizeof(hex), chain0, sizeof(chain0));
-	if (db_run(db, S_MATCH_CHAIN0, "match chain", "Is", id, hex) == -1)
+	if (db_run(db, S_MATCH_CHAIN0, "match chain", "Is", id, hex) == -1 ||
+	    db_log(db, "start", id, m->tournament, 0, "start %lld link0=%s",
+	    (long long)id, hex) == -1)
 		goto fail;
 	if (db_step(db, db->st[S_COMMIT], "match begin commit") == -1)
 		goto fail;
@@ -1053,13 +1365,43 @@ fail:
 	return -1;
 }
 
-/* Record the name and version a seat's bot gave when asked; not chained. */
+/*
+ * Record the name and version a seat's bot gave when asked, and its
+ * identity (NULL: as recorded when the match began; a remote bot's peer
+ * address once it connected), as a chained row: "seat S bot=B kind=K
+ * identity=.. name=.. version=..".
+ */
 int
 db_seat_version(struct db *db, struct db_match *m, int seat, const char *name,
-    const char *version)
+    const char *version, const char *identity)
 {
-	if (db_run(db, S_SEAT_VERSION, "seat version", "Iiss", m->id, seat,
-	    name ? name : "", version ? version : "") == -1)
+	sqlite3_stmt		*st = db->st[S_SEAT_GET];
+	struct chain_text	 l;
+	char			 bot[80], kind[16], ident[DB_TEXTMAX + 1];
+	const char		*b, *k, *id;
+	int			 rc;
+
+	if ((rc = db_first(db, S_SEAT_GET, "seat", "Ii", m->id, seat)) != 1)
+		return rc == 0 ? db_failx(db, "match %lld has no seat %d",
+		    (long long)m->id, seat) : -1;
+	b = (const char *)sqlite3_column_text(st, 0);
+	k = (const char *)sqlite3_column_text(st, 1);
+	id = (const char *)sqlite3_column_text(st, 2);
+	snprintf(bot, sizeof(bot), "%s", b ? b : "");
+	snprintf(kind, sizeof(kind), "%s", k ? k : "");
+	snprintf(ident, sizeof(ident), "%s", id ? id : "");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (identity != NULL)
+		snprintf(ident, sizeof(ident), "%s", identity);
+	if (name == NULL)
+		name = "";
+	if (version == NULL)
+		version = "";
+	chain_seat(&l, seat, bot, strlen(bot), kind, strlen(kind), ident,
+	    strlen(ident), name, text_cap(name), version, text_cap(version));
+	if (db_chained(db, m, S_SEAT_VERSION, &l, "IiSSs", m->id, seat,
+	    text_cap(name), name, text_cap(version), version, ident) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) != 1)
 		return db_failx(db, "match %lld has no seat %d",
@@ -1076,7 +1418,7 @@ int
 db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
     int deal_no)
 {
-	struct db_line	 l;
+	struct chain_text l;
 	char		 deck[BRI_NCARDS * BRI_CARD_STRLEN], c[BRI_CARD_STRLEN];
 	char		 trump[BRI_CARD_STRLEN], removed[BRI_CARD_STRLEN];
 	size_t		 n = 0;
@@ -1092,9 +1434,9 @@ db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
 	bri_card_format(d->trump, trump);
 	if (d->removed != BRI_NOCARD)
 		bri_card_format(d->removed, removed);
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "deal %d dealer=%d trump=%s removed=%s deck=%s", deal_no,
-	    d->dealer, trump, d->removed != BRI_NOCARD ? removed : "-", deck);
+	chain_deal(&l, deal_no, d->dealer, trump, strlen(trump),
+	    d->removed != BRI_NOCARD ? removed : NULL,
+	    d->removed != BRI_NOCARD ? strlen(removed) : 0, deck, n);
 	return db_chained(db, m, S_DEAL, &l, "Iiisss", m->id, deal_no,
 	    (int)d->dealer, deck, d->removed != BRI_NOCARD ? removed : NULL,
 	    trump);
@@ -1111,18 +1453,21 @@ int
 db_play(struct db *db, struct db_match *m, int deal_no, int seq, int trick,
     int seat, bri_card card, int ms, int fault)
 {
-	struct db_line	 l;
-	char		 c[BRI_CARD_STRLEN];
+	struct chain_text l;
+	char		 c[BRI_CARD_STRLEN], at[32];
+	const char	*ans = m->answer;
+	size_t		 n = ans != NULL ? text_cap(ans) : 0;
 
 	if (card >= BRI_NCARDS)
 		return db_failx(db, "play %d %d: not a card", deal_no, seq);
 	bri_card_format(card, c);
 	fault = fault != 0;
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "play %d %d trick=%d seat=%d card=%s ms=%d fault=%d",
-	    deal_no, seq, trick, seat, c, ms, fault);
-	return db_chained(db, m, S_PLAY, &l, "Iiiiisii", m->id, deal_no, seq,
-	    trick, seat, c, ms, fault);
+	db_now(at, sizeof(at));
+	chain_play2(&l, deal_no, seq, trick, seat, c, strlen(c), ms, fault, at,
+	    strlen(at), m->limit_ms, ans != NULL ? ans : "", n);
+	return db_chained(db, m, S_PLAY, &l, "IiiiisiisiS", m->id, deal_no,
+	    seq, trick, seat, c, ms, fault, at, m->limit_ms,
+	    ans != NULL ? n : 0, ans);
 }
 
 /*
@@ -1133,11 +1478,9 @@ int
 db_trick(struct db *db, struct db_match *m, int deal_no, int trick,
     int winner, int points)
 {
-	struct db_line	 l;
+	struct chain_text l;
 
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "trick %d %d winner=%d points=%d", deal_no, trick,
-	    winner, points);
+	chain_trick(&l, deal_no, trick, winner, points);
 	return db_chained(db, m, S_TRICK, &l, "Iiiii", m->id, deal_no, trick,
 	    winner, points);
 }
@@ -1146,10 +1489,9 @@ db_trick(struct db *db, struct db_match *m, int deal_no, int trick,
 int
 db_joker(struct db *db, struct db_match *m, int deal_no, int seat)
 {
-	struct db_line	 l;
+	struct chain_text l;
 
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "joker %d seat=%d", deal_no, seat);
+	chain_joker(&l, deal_no, seat);
 	return db_chained(db, m, S_JOKER, &l, "Iii", m->id, deal_no, seat);
 }
 
@@ -1163,7 +1505,8 @@ int
 db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
     const char *kind, const char *evidence, int ms, const char *action)
 {
-	struct db_line	 l;
+	struct chain_text l;
+	char		 at[32];
 	size_t		 n;
 
 	if (!is_token(kind) || !is_phrase(action))
@@ -1171,11 +1514,11 @@ db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
 	if (evidence == NULL)
 		evidence = "";
 	n = text_cap(evidence);
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "fault %d seat=%d kind=%s ms=%d action=%s evidence=%.*s",
-	    deal_no, seat, kind, ms, action, (int)n, evidence);
-	return db_chained(db, m, S_FAULT, &l, "IiisSis", m->id, deal_no,
-	    seat, kind, n, evidence, ms, action);
+	db_now(at, sizeof(at));
+	chain_fault2(&l, deal_no, seat, kind, strlen(kind), ms, action,
+	    strlen(action), evidence, n, at, strlen(at), m->limit_ms);
+	return db_chained(db, m, S_FAULT, &l, "IiisSissi", m->id, deal_no,
+	    seat, kind, n, evidence, ms, action, at, m->limit_ms);
 }
 
 /*
@@ -1194,26 +1537,27 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
 		[BRI_DEAL_DRAWN] = "drawn",
 	};
 	const struct bri_deal	*d = &bm->deal;
-	struct db_line		 l, pts, mpts;
+	struct chain_text	 l;
+	char			 pts[DB_LISTMAX], mpts[DB_LISTMAX];
 	int			 p[BRI_MAXSEATS], i, rc;
 
 	if (!d->over || d->result >= nitems(results) ||
 	    results[d->result] == NULL || bm->nseats > BRI_MAXSEATS)
 		return db_failx(db, "deal end %d: deal not over", bm->ndeals);
-	memset(&pts, 0, sizeof(pts));
-	memset(&mpts, 0, sizeof(mpts));
 	for (i = 0; i < bm->nseats; i++)
 		p[i] = d->points[i];
-	line_ints(&pts, p, bm->nseats);
-	line_ints(&mpts, bm->mpoints, bm->nseats);
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "dealend %d result=%s winner=%d points=%s mpoints=%s",
-	    bm->ndeals, results[d->result], d->winner, pts.buf, mpts.buf);
+	ints_join(pts, sizeof(pts), p, bm->nseats);
+	ints_join(mpts, sizeof(mpts), bm->mpoints, bm->nseats);
+	chain_dealend(&l, bm->ndeals, results[d->result],
+	    strlen(results[d->result]), d->winner, pts, strlen(pts), mpts,
+	    strlen(mpts));
 
 	if (db_durable(db, 1) == -1)
 		return -1;
 	rc = db_chained(db, m, S_DEAL_END, &l, "Iisiss", m->id, bm->ndeals,
-	    results[d->result], (int)d->winner, pts.buf, mpts.buf);
+	    results[d->result], (int)d->winner, pts, mpts);
+	if (rc == 0)
+		memcpy(m->mpoints, bm->mpoints, bm->nseats * sizeof(int));
 	if (db_durable(db, 0) == -1)
 		rc = -1;
 	return rc;
@@ -1231,10 +1575,13 @@ int
 db_match_end(struct db *db, struct db_match *m, const char *result,
     const char *reason, const int *mpoints, int nseats)
 {
-	struct db_line	 l, mpts;
+	struct chain_text l;
+	char		 mpts[DB_LISTMAX], ended[32], keep[sizeof(db->err)];
+	char		 fhex[2 * DB_HASHLEN + 1];
+	uint8_t		 chain[DB_HASHLEN];
 	const char	*state;
 	size_t		 n;
-	int		 rc;
+	int		 rc, links = m->links;
 
 	if (!is_token(result))
 		return db_failx(db, "match end: bad result");
@@ -1245,11 +1592,10 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		reason = "";
 	n = text_cap(reason);
 	state = strcmp(result, "aborted") == 0 ? "aborted" : "done";
-	memset(&mpts, 0, sizeof(mpts));
-	line_ints(&mpts, mpoints, nseats);
-	memset(&l, 0, sizeof(l));
-	line_add(&l, "matchend result=%s mpoints=%s reason=%.*s", result,
-	    mpts.buf, (int)n, reason);
+	ints_join(mpts, sizeof(mpts), mpoints, nseats);
+	db_now(ended, sizeof(ended));
+	chain_matchend2(&l, result, strlen(result), mpts, strlen(mpts), ended,
+	    strlen(ended), reason, n);
 
 	/* never grouped: the result is on disk before it is announced */
 	if (db_group_barrier(db) == -1)
@@ -1259,11 +1605,36 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		db->solo--;
 		return -1;
 	}
-	rc = db_chained(db, m, S_MATCH_END, &l, "IsssS", m->id, state, result,
-	    mpts.buf, n, reason);
+	memcpy(chain, m->chain, DB_HASHLEN);
+	/* the match's end and the log's signed head, in one commit */
+	rc = db_step(db, db->st[S_BEGIN], "match end");
+	if (rc == 0)
+		rc = db_chained(db, m, S_MATCH_END, &l, "IsssSs", m->id, state,
+		    result, mpts, n, reason, ended);
 	if (rc == 0 && sqlite3_changes(db->h) != 1)
 		rc = db_failx(db, "match %lld was not running",
 		    (long long)m->id);
+	if (rc == 0)
+		sodium_bin2hex(fhex, sizeof(fhex), m->chain, DB_HASHLEN);
+	if (rc == 0 && db_log(db, "end", m->id, m->tournament, 1, "end %lld "
+	    "links=%d final=%s result=%s tournament=%lld slot=%d",
+	    (long long)m->id, m->links, fhex, result,
+	    (long long)(m->tournament > 0 ? m->tournament : -1),
+	    m->tournament > 0 ? m->slot : -1) == -1)
+		rc = -1;
+	if (rc == 0)
+		rc = db_step(db, db->st[S_COMMIT], "match end commit");
+	if (rc == 0) {
+		memcpy(m->head, db->last_link, DB_HASHLEN);
+		memcpy(m->sig, db->last_sig, sizeof(m->sig));
+	} else {
+		memcpy(keep, db->err, sizeof(keep));
+		if (sqlite3_get_autocommit(db->h) == 0)
+			db_step(db, db->st[S_ROLLBACK], "rollback");
+		memcpy(db->err, keep, sizeof(keep));
+		memcpy(m->chain, chain, DB_HASHLEN);
+		m->links = links;
+	}
 	if (db_durable(db, 0) == -1)
 		rc = -1;
 	db->solo--;
@@ -1288,42 +1659,179 @@ db_bot_event(struct db *db, int64_t match_id, int seat, const char *bot,
 }
 
 /*
+ * Run one event of a tournament on its own, never grouped: the row's
+ * statement s with fmt's values, then the log chain's event text, in one
+ * durable commit.  Sets *id to the new row's id when id is not NULL.
+ */
+static int
+db_tourney_event(struct db *db, enum db_stmt s, const char *what,
+    int64_t tourney, int sign, const char *text, int64_t *id,
+    const char *fmt, ...)
+{
+	char	 keep[sizeof(db->err)];
+	va_list	 ap;
+	int	 rc, n;
+
+	if (db_group_barrier(db) == -1)
+		return -1;
+	db->solo++;
+	if (db_durable(db, 1) == -1) {
+		db->solo--;
+		return -1;
+	}
+	rc = db_step(db, db->st[S_BEGIN], what);
+	if (rc == 0) {
+		va_start(ap, fmt);
+		n = db_bindv(db, db->st[s], 1, fmt, ap);
+		va_end(ap);
+		rc = n < 0 ? -1 : db_step(db, db->st[s], what);
+		if (n < 0)
+			sqlite3_clear_bindings(db->st[s]);
+	}
+	if (rc == 0 && id != NULL)
+		tourney = *id = sqlite3_last_insert_rowid(db->h);
+	if (rc == 0 && db_log(db, id != NULL ? "tbegin" : "tstate", 0,
+	    tourney, sign, "%s", text) == -1)
+		rc = -1;
+	if (rc == 0)
+		rc = db_step(db, db->st[S_COMMIT], what);
+	if (rc == -1 && sqlite3_get_autocommit(db->h) == 0) {
+		memcpy(keep, db->err, sizeof(keep));
+		db_step(db, db->st[S_ROLLBACK], "rollback");
+		memcpy(db->err, keep, sizeof(keep));
+	}
+	if (db_durable(db, 0) == -1)
+		rc = -1;
+	db->solo--;
+	return rc;
+}
+
+/*
+ * The text of a tournament's "tbegin" event: "tbegin T name=N total=K
+ * commitment=HEX definition=HEX", the master seed's commitment and
+ * BLAKE2b-256 of the definition's n bytes.  0, or -1 for a bad seed.
+ */
+static int
+db_tbegin_text(char *text, size_t len, long long id, const char *name,
+    const char *definition, size_t n, const char *seed_hex, int total)
+{
+	struct bri_seed	 seed;
+	uint8_t		 h[DB_HASHLEN], c[BRI_COMMITLEN];
+	char		 dhex[2 * DB_HASHLEN + 1], chex[2 * BRI_COMMITLEN + 1];
+
+	if (seed_hex == NULL || bri_seed_parse(seed_hex, &seed) != BRI_OK)
+		return -1;
+	crypto_generichash(h, sizeof(h), (const unsigned char *)definition,
+	    n, NULL, 0);
+	sodium_bin2hex(dhex, sizeof(dhex), h, sizeof(h));
+	bri_seed_commit(&seed, c);
+	sodium_bin2hex(chex, sizeof(chex), c, sizeof(c));
+	snprintf(text, len, "tbegin %lld name=%s total=%d commitment=%s "
+	    "definition=%s", id, name, total, chex, dhex);
+	return 0;
+}
+
+/*
  * Record a tournament as it starts: its name, its whole definition (so
  * that it can resume from the log alone), its master seed and its number
- * of matches.  Sets *id.  Durable, like a result.
+ * of matches.  Sets *id.  Durable, like a result, and in the log chain:
+ * "tbegin T name=N total=K commitment=HEX definition=HEX", the seed's
+ * commitment and BLAKE2b-256 of the definition.
  */
 int
 db_tourney_begin(struct db *db, const char *name, const char *definition,
     const char *seed_hex, int total, int64_t *id)
 {
-	if (!is_token(name) || !is_hex64(seed_hex) || total < 1 ||
-	    definition == NULL)
+	char		 text[512];
+	long long	 next;
+	int		 rc;
+
+	if (!is_token(name) || strlen(name) > 64 || !is_hex64(seed_hex) ||
+	    total < 1 || definition == NULL)
 		return db_failx(db, "tournament: bad header");
-	if (db_durable(db, 1) == -1)
+	/* the id to be: the text is built before the row is in */
+	if ((rc = db_first(db, S_TOURNEY_NEXT, "tournament id", "")) == -1)
 		return -1;
-	if (db_run(db, S_TOURNEY_INSERT, "insert tournament", "sssi", name,
-	    definition, seed_hex, total) == -1) {
-		db_durable(db, 0);
-		return -1;
-	}
-	*id = sqlite3_last_insert_rowid(db->h);
-	return db_durable(db, 0);
+	next = rc == 1 ? sqlite3_column_int64(db->st[S_TOURNEY_NEXT], 0) : 1;
+	sqlite3_reset(db->st[S_TOURNEY_NEXT]);
+	if (db_tbegin_text(text, sizeof(text), next, name, definition,
+	    strlen(definition), seed_hex, total) == -1)
+		return db_failx(db, "tournament: bad header");
+	rc = db_tourney_event(db, S_TOURNEY_INSERT, "insert tournament", 0, 0,
+	    text, id, "Isssi", (int64_t)next, name, definition, seed_hex,
+	    total);
+	return rc;
 }
 
-/* A tournament's state changes: running (resumed), done or stopped. */
+/*
+ * A tournament's state changes: running (resumed), done or stopped; in
+ * the log chain as "tstate T state=S reason=LEN:TEXT", signed when it
+ * ends.
+ */
 int
 db_tourney_state(struct db *db, int64_t id, const char *state,
     const char *reason)
 {
-	int	 rc;
+	char	 text[DB_TEXTMAX + 128];
+	size_t	 n;
 
-	if (db_durable(db, 1) == -1)
-		return -1;
-	rc = db_run(db, S_TOURNEY_END, "tournament state", "Iss", id, state,
+	if (!is_token(state))
+		return db_failx(db, "tournament: bad state");
+	n = reason != NULL ? text_cap(reason) : 0;
+	snprintf(text, sizeof(text), "tstate %lld state=%s reason=%zu:%.*s",
+	    (long long)id, state, n, (int)n, reason != NULL ? reason : "");
+	return db_tourney_event(db, S_TOURNEY_END, "tournament state", id,
+	    strcmp(state, "running") != 0, text, NULL, "Iss", id, state,
 	    reason);
-	if (db_durable(db, 0) == -1)
+}
+
+/*
+ * Hold refd's Ed25519 secret key (libsodium's 64-byte form): from now on
+ * every match's end, every abort and every tournament's end is signed.
+ * When the log's last "key" event names another public key, or none, a
+ * new "key PUBLICKEY" event (signed by it) enters the log chain.
+ */
+int
+db_set_key(struct db *db, const uint8_t *sk)
+{
+	char		 hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	char		 want[8 + sizeof(hex)];
+	const char	*t;
+	int		 rc, same = 0;
+
+	memcpy(db->sk, sk, sizeof(db->sk));
+	crypto_sign_ed25519_sk_to_pk(db->pk, db->sk);
+	db->have_key = 1;
+	sodium_bin2hex(hex, sizeof(hex), db->pk, sizeof(db->pk));
+	snprintf(want, sizeof(want), "key %s", hex);
+	if ((rc = db_first(db, S_KEY_LAST, "key", "")) == -1)
 		return -1;
-	return rc;
+	if (rc == 1) {
+		t = (const char *)sqlite3_column_text(db->st[S_KEY_LAST], 0);
+		same = t != NULL && strcmp(t, want) == 0;
+		sqlite3_reset(db->st[S_KEY_LAST]);
+	}
+	if (same)
+		return 0;
+	if (db_group_barrier(db) == -1 ||
+	    db_step(db, db->st[S_BEGIN], "key") == -1)
+		return -1;
+	if (db_log(db, "key", 0, 0, 1, "%s", want) == -1 ||
+	    db_step(db, db->st[S_COMMIT], "key commit") == -1) {
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* The public key refd signs with, hex, into hex (65 bytes); -1 if none. */
+int
+db_public_key(struct db *db, char *hex, size_t len)
+{
+	if (!db->have_key || len < 2 * crypto_sign_PUBLICKEYBYTES + 1)
+		return -1;
+	sodium_bin2hex(hex, len, db->pk, sizeof(db->pk));
+	return 0;
 }
 
 /* The newest schema version this build knows: the migrations it has. */

@@ -46,6 +46,24 @@
 
 #define DB_HASHLEN	32
 
+/*
+ * A match's last link so far, its number (0 for link 0) and its hex: the
+ * link an "abort" or "legacy" event of the log chain names.  Shared by
+ * refd and the audit, so both mean the same link.
+ */
+#define DB_LAST_LINK_SQL \
+    "SELECT chain_no, chain FROM (SELECT chain_no, chain FROM deals" \
+    " WHERE match_id = ?1 UNION ALL SELECT chain_no, chain FROM plays" \
+    " WHERE match_id = ?1 UNION ALL SELECT chain_no, chain FROM tricks" \
+    " WHERE match_id = ?1 UNION ALL SELECT chain_no, chain FROM jokers" \
+    " WHERE match_id = ?1 UNION ALL SELECT chain_no, chain FROM faults" \
+    " WHERE match_id = ?1 UNION ALL SELECT chain_no, chain FROM" \
+    " deal_results WHERE match_id = ?1 UNION ALL SELECT chain_no," \
+    " chain FROM seats WHERE match_id = ?1 AND chain_no IS NOT NULL" \
+    " UNION ALL SELECT end_no, final_chain FROM matches WHERE id = ?1" \
+    " AND end_no IS NOT NULL UNION ALL SELECT 0, chain0 FROM matches" \
+    " WHERE id = ?1) ORDER BY chain_no DESC LIMIT 1"
+
 struct db;
 
 /* What a match is, as recorded when it starts. */
@@ -63,9 +81,16 @@ struct db_match {
 	int		 max_faults;	/* fallback: faults before forfeit */
 	int64_t		 tournament;	/* 0 when not part of one */
 	int		 slot;		/* its slot in the tournament's schedule */
+	int		 limit_ms;	/* the limit of the move being logged */
+	const char	*answer;	/* the bot's answer being logged, or
+					   NULL when refd chose the card */
 	uint8_t		 chain[DB_HASHLEN]; /* running chain, kept by db.c */
 	int		 links;		/* links after chain0, kept by db.c */
+	int		 mpoints[BRI_MAXSEATS]; /* as the log holds them, by
+					   db.c: the last deal end logged */
 	unsigned	 group;		/* the group it wrote in, by db.c */
+	uint8_t		 head[DB_HASHLEN]; /* the log's head at its end */
+	char		 sig[129];	/* that head signed, hex, or "" */
 };
 
 /* One seat as recorded when a match starts. */
@@ -93,7 +118,7 @@ void		 db_rollback(struct db *);
 int		 db_match_begin(struct db *, struct db_match *,
 		    const struct db_seat *, int);
 int		 db_seat_version(struct db *, struct db_match *, int,
-		    const char *, const char *);
+		    const char *, const char *, const char *);
 int		 db_deal(struct db *, struct db_match *,
 		    const struct bri_deal *, int);
 int		 db_play(struct db *, struct db_match *, int, int, int, int,
@@ -113,6 +138,8 @@ int		 db_tourney_begin(struct db *, const char *, const char *,
 		    const char *, int, int64_t *);
 int		 db_tourney_state(struct db *, int64_t, const char *,
 		    const char *);
+int		 db_set_key(struct db *, const uint8_t *);
+int		 db_public_key(struct db *, char *, size_t);
 struct sqlite3	*db_handle(struct db *);
 int		 db_schema_version(void);
 

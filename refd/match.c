@@ -19,6 +19,7 @@
 
 #include "refd.h"
 #include "botproto.h"
+#include "chain.h"
 #include "log.h"
 #include "match.h"
 #include "util.h"
@@ -226,6 +227,29 @@ match_wait_expired(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
+ * Log the ends the log refused when they came (a full disk): such a
+ * match ended aborted, and the log must say so before it holds anything
+ * newer.  Returns 0, or -1 if one still cannot be written.
+ */
+static int
+match_log_ends(void)
+{
+	struct match	*m;
+
+	TAILQ_FOREACH(m, &matches, entry) {
+		if (!m->end_unlogged)
+			continue;
+		if (db_match_end(logdb, &m->dbm, m->result, m->reason,
+		    m->dbm.mpoints, m->nseats) == -1)
+			return -1;
+		m->end_unlogged = 0;
+		log_info("match %lld: its end is logged at last",
+		    (long long)m->id);
+	}
+	return 0;
+}
+
+/*
  * Start a match: check it, log it, start its seats.  Returns the match,
  * or NULL with the reason in err; a match is never started unlogged.
  */
@@ -239,8 +263,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	char		 rm[8];
 	uint8_t		 commit[BRI_COMMITLEN];
 	struct timeval	 tv;
-	int		 i, j, n;
-	size_t		 at;
+	int		 i, n;
 
 	if (refd_stopping()) {
 		snprintf(err, errlen, "refd is shutting down");
@@ -261,7 +284,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 		snprintf(err, errlen, "bad match options");
 		return NULL;
 	}
-	if (!db_writable(logdb)) {
+	if (!db_writable(logdb) || match_log_ends() == -1) {
 		snprintf(err, errlen, "the log cannot be written: %s",
 		    db_error(logdb));
 		return NULL;
@@ -312,14 +335,11 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 		ds[i].bot = b->name;
 		ds[i].version = "";
 		ds[i].kind = bots_kind_name(b->kind);
+		/* a remote bot's peer is known once it answers */
 		ident[i][0] = '\0';
 		if (b->kind == BOT_SPAWN)
-			for (j = 0, at = 0; j < b->argc && at < 250; j++)
-				at += snprintf(ident[i] + at,
-				    sizeof(ident[i]) - at, "%s%s", j ? " " : "",
-				    b->argv[j]);
-		else
-			snprintf(ident[i], sizeof(ident[i]), "remote");
+			chain_argv(b->argc, b->argv, ident[i],
+			    sizeof(ident[i]));
 		ds[i].identity = ident[i];
 	}
 	if (db_match_begin(logdb, &m->dbm, ds, n) == -1) {
@@ -361,7 +381,9 @@ match_hello_done(struct match *m)
 	evtimer_del(m->wait_timer);
 	for (i = 0; i < m->nseats; i++)
 		if (db_seat_version(logdb, &m->dbm, i, seat_name(m->seat[i]),
-		    seat_version(m->seat[i])) == -1) {
+		    seat_version(m->seat[i]),
+		    bots_find(m->conf.bots[i])->kind == BOT_REMOTE ?
+		    seat_peer(m->seat[i]) : NULL) == -1) {
 			match_logfail(m);
 			return;
 		}
@@ -414,6 +436,7 @@ match_ask(struct match *m)
 		return;
 	if (m->conf.bank_ms > 0 && m->bank_us[t] / 1000 < ms)
 		ms = (int)(m->bank_us[t] / 1000);
+	m->dbm.limit_ms = ms > 0 ? ms : 0;	/* chained with the move */
 	if (ms <= 0) {
 		match_fault(m, m->seat[t], "timeout", "time bank exhausted", 0);
 		return;
@@ -430,7 +453,7 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
     const char *text, int64_t us)
 {
 	struct match	*m = arg;
-	char		 ev[160];
+	char		 ev[160], raw[BOTPROTO_MAXLINE + 2];
 	bri_card	 c;
 	size_t		 len;
 	int		 e;
@@ -451,22 +474,22 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 	if (m->conf.bank_ms > 0)
 		m->bank_us[seat_index(s)] -= us;
 	len = strcspn(text, " \n");
+	/* the answer as the bot gave it, chained with what it led to */
+	snprintf(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
+	m->dbm.answer = raw;
 	if (!ok) {
 		snprintf(ev, sizeof(ev), "refused to play: ?%.100s", text);
 		match_fault(m, s, "refused", ev, us);
-		return;
-	}
-	if (bri_card_parse(text, len, &c) != BRI_OK) {
+	} else if (bri_card_parse(text, len, &c) != BRI_OK) {
 		snprintf(ev, sizeof(ev), "not a card: =%.100s", text);
 		match_fault(m, s, "illegal", ev, us);
-		return;
-	}
-	if ((e = bri_deal_check(&m->bm.deal, seat_index(s), c)) != BRI_OK) {
+	} else if ((e = bri_deal_check(&m->bm.deal, seat_index(s), c)) !=
+	    BRI_OK) {
 		snprintf(ev, sizeof(ev), "%s: =%.100s", bri_strerror(e), text);
 		match_fault(m, s, "illegal", ev, us);
-		return;
-	}
-	match_apply(m, seat_index(s), c, us / 1000, 0);
+	} else
+		match_apply(m, seat_index(s), c, us / 1000, 0);
+	m->dbm.answer = NULL;
 }
 
 
@@ -609,7 +632,9 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	snprintf(m->reason, sizeof(m->reason), "%s", reason);
 	if (m->wait_timer != NULL)
 		evtimer_del(m->wait_timer);
-	if (db_match_end(logdb, &m->dbm, m->result, m->reason, m->bm.mpoints,
+	/* an aborted match ends on the match points the log holds */
+	if (db_match_end(logdb, &m->dbm, m->result, m->reason,
+	    st == MATCH_ABORTED ? m->dbm.mpoints : m->bm.mpoints,
 	    m->nseats) == -1) {
 		/*
 		 * The group this match wrote in may have been lost on the
@@ -622,6 +647,7 @@ match_finish(struct match *m, enum match_state st, const char *result,
 		snprintf(m->reason, sizeof(m->reason), "log failure at the end "
 		    "(%s): %s", m->result, db_error(logdb));
 		snprintf(m->result, sizeof(m->result), "aborted");
+		m->end_unlogged = 1;	/* match_log_ends() tries again */
 		st = MATCH_ABORTED;
 	}
 	match_enter(m, st);

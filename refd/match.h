@@ -61,6 +61,7 @@ struct match {
 	int64_t		 ask_us;	/* when genplay was sent */
 	struct event	*wait_timer;	/* remote seats' start-up limit */
 	char		 result[16];	/* "seat1", "draw", "forfeit2" */
+	int		 end_unlogged;	/* the log refused its end: retry */
 	char		 reason[256];
 	TAILQ_HEAD(, ctl_conn) watchers;
 	TAILQ_HEAD(, ctl_conn) waiters;

@@ -23,6 +23,7 @@
 
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <sodium.h>
 
 #include "refd.h"
 #include "bots.h"
@@ -30,6 +31,7 @@
 #include "conf.h"
 #include "ctl.h"
 #include "db.h"
+#include "key.h"
 #include "log.h"
 #include "match.h"
 #include "seat.h"
@@ -176,6 +178,29 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 		seat_reap(pid, status);
 }
 
+/*
+ * Load (or, on the first start, create) the key refd signs the log's
+ * heads with: FILE.key beside the log FILE; a log in memory gets a key
+ * that lives as long as it does.
+ */
+static void
+refd_key(void)
+{
+	uint8_t	 sk[KEY_SECRETLEN], pk[32];
+	char	 path[sizeof(conf.db_path) + 8], err[512];
+
+	if (strcmp(conf.db_path, ":memory:") == 0)
+		crypto_sign_keypair(pk, sk);
+	else {
+		snprintf(path, sizeof(path), "%s.key", conf.db_path);
+		if (key_load(path, sk, err, sizeof(err)) == -1)
+			fatalx("%s", err);
+	}
+	if (db_set_key(logdb, sk) == -1)
+		fatalx("%s: %s", conf.db_path, db_error(logdb));
+	sodium_memzero(sk, sizeof(sk));
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -251,6 +276,11 @@ main(int argc, char *argv[])
 
 	if ((logdb = db_open(conf.db_path, 0, err, sizeof(err))) == NULL)
 		fatalx("%s: %s", conf.db_path, err);
+	/* SQLite opens a log it cannot write for reading: refd has no use
+	 * for one */
+	if (!db_writable(logdb))
+		fatalx("%s: %s", conf.db_path, db_error(logdb));
+	refd_key();
 	if (db_abort_unfinished(logdb, &n) == -1)
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	if (n > 0)

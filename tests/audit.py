@@ -96,6 +96,7 @@ class Log:
             "forfeit": ("joker3", ["good", "illegal", "good"]),
             "draw": ("classic2", ["crand", "crand9"], "deal_cap=1"),
             "stopped": ("classic2", ["late", "good"]),
+            "timeout": ("classic2", ["late", "good"], "move_ms=300"),
         }
         for name, (variant, seats, *opts) in start.items():
             self.mid[name] = r.start(variant, seats, *opts)
@@ -117,10 +118,21 @@ class Log:
             r.wait(mid)
             for p in paths:
                 wait_file(p, " match_end ")
+        tdef = os.path.join(self.tmp, "t.tour")
+        with open(tdef, "w") as f:
+            f.write("name cup\nvariant classic2\nbots crand crand9 heur\n"
+                    "option deal_cap=2\nconcurrency 2\nseed %s\n" % (
+                        "cd" * 32))
+        self.tid = int(r.must("tournament_start", tdef))
+        assert r.must("tournament_wait", str(self.tid),
+                      timeout=300).startswith("done")
+        st = r.must("status")
+        self.key = re.search(r"^log_key ([0-9a-f]{64})$", st, re.M).group(1)
         assert results["fallback"] == "forfeit1", results
         assert results["forfeit"] == "forfeit1", results
         assert results["draw"] == "draw", results
         assert results["stopped"] == "aborted", results
+        assert results["timeout"] == "forfeit0", results
         for v in harness.SEATS:
             assert results[v].startswith(("seat", "team")), results
 
@@ -155,8 +167,110 @@ def blake(prev_hex, text):
     """One link: BLAKE2b-256 of the previous link's bytes and the text."""
     h = hashlib.blake2b(digest_size=32)
     h.update(bytes.fromhex(prev_hex))
-    h.update(text.encode())
+    h.update(text.encode() if isinstance(text, str) else text)
     return h.hexdigest()
+
+
+def lp(v):
+    """A free text of chain_version 2: its byte length, a colon, itself."""
+    b = (v or "").encode() if not isinstance(v, bytes) else v
+    return b"%d:" % len(b) + b
+
+
+def texts(con, mid):
+    """Every chained row of match mid as (link number, table, key, text),
+    rebuilt from its columns by refd-log(5)'s forms for chain_version 2
+    (written here from the page, not from refd's code)."""
+    out = []
+    for no, d, dealer, trump, rem, deck in con.execute(
+            "SELECT chain_no, deal_no, dealer, trump, removed, deck FROM "
+            "deals WHERE match_id = ?", (mid,)):
+        out.append((no, "deals", ("deal_no", d), (
+            "deal %d dealer=%d trump=%s removed=%s deck=%s" % (
+                d, dealer, trump, rem or "-", deck)).encode()))
+    for no, d, seq, tr, seat, card, ms, f, at, lim, ans in con.execute(
+            "SELECT chain_no, deal_no, seq, trick, seat, card, ms, fault, "
+            "at, limit_ms, answer FROM plays WHERE match_id = ?", (mid,)):
+        out.append((no, "plays", ("deal_no = %d AND seq" % d, seq), (
+            "play %d %d trick=%d seat=%d card=%s ms=%d fault=%d at=%s "
+            "limit=%d answer=" % (d, seq, tr, seat, card, ms, f, at, lim)
+        ).encode() + lp(ans)))
+    for no, d, t, w, p in con.execute(
+            "SELECT chain_no, deal_no, trick, winner, points FROM tricks "
+            "WHERE match_id = ?", (mid,)):
+        out.append((no, "tricks", ("deal_no = %d AND trick" % d, t), (
+            "trick %d %d winner=%d points=%d" % (d, t, w, p)).encode()))
+    for no, d, seat in con.execute(
+            "SELECT chain_no, deal_no, seat FROM jokers WHERE match_id = ?",
+            (mid,)):
+        out.append((no, "jokers", ("deal_no", d),
+                    ("joker %d seat=%d" % (d, seat)).encode()))
+    for no, fid, d, seat, kind, ms, at, lim, act, ev in con.execute(
+            "SELECT chain_no, id, deal_no, seat, kind, ms, at, limit_ms, "
+            "action, CAST(evidence AS BLOB) FROM faults WHERE match_id = ?",
+            (mid,)):
+        out.append((no, "faults", ("id", fid), (
+            "fault %d seat=%d kind=%s ms=%d at=%s limit=%d action=" % (
+                d, seat, kind, ms, at, lim)).encode() + lp(act) +
+            b" evidence=" + lp(ev)))
+    for no, d, res, w, p, mp in con.execute(
+            "SELECT chain_no, deal_no, result, winner, points, mpoints FROM "
+            "deal_results WHERE match_id = ?", (mid,)):
+        out.append((no, "deal_results", ("deal_no", d), (
+            "dealend %d result=%s winner=%d points=%s mpoints=%s" % (
+                d, res, w, p, mp)).encode()))
+    for no, seat, bot, kind, ident, name, ver in con.execute(
+            "SELECT chain_no, seat, bot, kind, identity, name, version FROM "
+            "seats WHERE match_id = ? AND chain_no IS NOT NULL", (mid,)):
+        out.append((no, "seats", ("seat", seat), (
+            "seat %d bot=%s kind=%s identity=" % (seat, bot, kind)).encode()
+            + lp(ident) + b" name=" + lp(name) + b" version=" + lp(ver)))
+    for no, res, mp, ended, reason in con.execute(
+            "SELECT end_no, result, mpoints, ended, reason FROM matches "
+            "WHERE id = ? AND end_no IS NOT NULL", (mid,)):
+        out.append((no, "matches", None, (
+            "matchend result=%s mpoints=%s ended=%s reason=" % (
+                res, mp, ended)).encode() + lp(reason)))
+    return sorted(out, key=lambda x: x[0])
+
+
+def header_text(con, mid):
+    """Link 0's text of a chain_version 2 match, from refd-log(5)."""
+    m = con.execute("SELECT id, variant, commitment, rng, prev, started, "
+                    "move_ms, bank_ms, startup_ms, policy, max_faults, "
+                    "tournament, slot, options FROM matches WHERE id = ?",
+                    (mid,)).fetchone()
+    seats = ",".join("%d:%s" % (len(b.encode()), b) for b, in con.execute(
+        "SELECT bot FROM seats WHERE match_id = ? ORDER BY seat", (mid,)))
+    return ("match %d %s %s %s prev=%s started=%s move_ms=%d bank_ms=%d "
+            "startup_ms=%d policy=%s max_faults=%d tournament=%d slot=%d "
+            "seats=%s options=%s" % (
+                m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9],
+                m[10], -1 if m[11] is None else m[11],
+                -1 if m[12] is None else m[12], seats, m[13])).encode()
+
+
+def relink(con, mid):
+    """What a forger who can write the file but holds no key does after an
+    edit: recompute every link of match mid from its rows."""
+    h = hashlib.blake2b(digest_size=32)
+    h.update(b"refd-chain-v2" + header_text(con, mid))
+    link = h.hexdigest()
+    con.execute("UPDATE matches SET chain0 = ? WHERE id = ?", (link, mid))
+    for no, table, key, text in texts(con, mid):
+        h = hashlib.blake2b(digest_size=32)
+        h.update(bytes.fromhex(link) + text)
+        link = h.hexdigest()
+        if table == "matches":
+            con.execute("UPDATE matches SET final_chain = ? WHERE id = ?",
+                        (link, mid))
+        elif table == "faults":
+            con.execute("UPDATE faults SET chain = ? WHERE id = ?",
+                        (link, key[1]))
+        else:
+            con.execute("UPDATE %s SET chain = ? WHERE match_id = ? AND "
+                        "%s = ?" % (table, key[0]), (link, mid, key[1]))
+    return link
 
 
 def audit_fails(path, mid, pattern):
@@ -168,7 +282,9 @@ def audit_fails(path, mid, pattern):
     assert lines, "match %d not failed:\n%s" % (mid, out)
     assert re.search(pattern, lines[0]), \
         "%r does not match %r" % (lines[0], pattern)
-    bad = [l for l in out.splitlines() if "FAILED" in l]
+    # the log chain may say so too ("log FAILED"), but no other match
+    bad = [l for l in out.splitlines() if "FAILED" in l and
+           not l.startswith("log FAILED: ")]
     assert len(bad) == 1, "other matches failed too: %s" % bad
     return lines[0]
 
@@ -298,8 +414,11 @@ def test_tamper(log):
         con = con_of(path)
         no, = con.execute("SELECT chain_no FROM deal_results WHERE "
                           "match_id = ? AND deal_no = 2", (j,)).fetchone()
-        con.execute("INSERT INTO plays VALUES (?, 2, 39, 12, 0, '1C', 5, 0, "
-                    "?, ?)", (j, no, "0" * 64))
+        con.execute("INSERT INTO plays (match_id, deal_no, seq, trick, seat, "
+                    "card, ms, fault, at, limit_ms, answer, chain_no, chain) "
+                    "VALUES (?, 2, 39, 12, 0, '1C', 5, 0, "
+                    "'2026-01-01T00:00:00.000Z', 1500, '=1C', ?, ?)",
+                    (j, no, "0" * 64))
         return j, r"deal 2 trick 12 seat 0: the rules make the end of " \
             r"deal 2 the next row, the log has play seq 39 of seat 0"
 
@@ -323,11 +442,12 @@ def test_tamper(log):
         # the chain breaks at the next link
         con = con_of(path)
         trick, seat, card, ms, fault, no = play(con, 2, 10)
-        text = "play 2 10 trick=%d seat=%d card=%s ms=%d fault=%d" % (
-            trick, seat, card, ms + 1, fault)
-        con.execute("UPDATE plays SET ms = ?, chain = ? WHERE match_id = ? "
+        con.execute("UPDATE plays SET ms = ? WHERE match_id = ? AND "
+                    "deal_no = 2 AND seq = 10", (ms + 1, j))
+        text = next(t for n, _, _, t in texts(con, j) if n == no)
+        con.execute("UPDATE plays SET chain = ? WHERE match_id = ? "
                     "AND deal_no = 2 AND seq = 10",
-                    (ms + 1, blake(link_of(con, j, no - 1), text), j))
+                    (blake(link_of(con, j, no - 1), text), j))
         return j, r"deal 2 .*the chain breaks at link %d, " % (no + 1)
 
     @case
@@ -460,9 +580,9 @@ def test_export(log):
     for d in docs:
         m = d["match"]
         h = hashlib.blake2b(digest_size=32)
-        h.update(("refd-chain-v1match %d %s %s %s %s" % (
-            m["id"], m["variant"], m["options"], m["commitment"],
-            m["rng"])).encode())
+        con = sqlite3.connect(log.db)
+        h.update(b"refd-chain-v2" + header_text(con, m["id"]))
+        con.close()
         link = h.hexdigest()
         assert link == m["chain0"]
         for n, c in enumerate(d["chain"], 1):
@@ -543,7 +663,630 @@ def test_crash(log):
     m = re.search(r"match %d verified: aborted \(refd restarted\) after "
                   r"(\d+) complete deals" % mid, out)
     assert m and int(m.group(1)) >= n, out
-    print("#   " + out.splitlines()[0])
+    print("#   " + next(l for l in out.splitlines() if "aborted" in l))
+    # a chain that ends early: its last rows gone, the rest still whole
+    path = os.path.join(tmp, "cut.db")
+    shutil.copyfile(r.db, path)
+    con = sqlite3.connect(path, isolation_level=None)
+    last, = con.execute("SELECT max(chain_no) FROM plays WHERE match_id = ?",
+                        (mid,)).fetchone()
+    for t in TABLES:
+        con.execute("DELETE FROM %s WHERE match_id = ? AND chain_no >= ?"
+                    % t, (mid, last))
+    con.close()
+    line = audit_says(path, r"^log FAILED: log chain link \d+: the log "
+                      r"chain says 'abort %d links=\d+ last=\w+', the rows "
+                      r"say 'abort %d links=%d " % (mid, mid, last - 1))
+    print("#   chain cut short: " + line[:120])
+
+
+def killed_log(log):
+    """A log as a SIGKILL leaves it: one match finished, one cut short, the
+    write-ahead log and its index still beside the database.  Returns the
+    directory of the files and the two match ids."""
+    if hasattr(log, "killed"):
+        return log.killed
+    tmp = os.path.join(log.tmp, "killed")
+    os.mkdir(tmp)
+    r = harness.Refd(tmp)
+    try:
+        r.add("q0", [os.path.join(BUILD, "bots", "randbot"), "-s", "3"])
+        r.add("q1", [os.path.join(BUILD, "bots", "randbot"), "-s", "4"])
+        for i in range(3):
+            r.add("slow%d" % i, EVIL + ["late", "20"])
+        done = r.start("classic2", ["q0", "q1"], "deal_cap=1")
+        r.wait(done)
+        mid = r.start("joker3", ["slow0", "slow1", "slow2"], "target=40")
+        for _ in range(3000):
+            if r.query("SELECT count(*) FROM deal_results WHERE "
+                       "match_id = ?", mid)[0][0] >= 1:
+                break
+            time.sleep(0.01)
+        r.proc.send_signal(signal.SIGKILL)
+        r.proc.wait()
+    finally:
+        if r.proc.poll() is None:
+            r.proc.kill()
+            r.proc.wait()
+        r.err.close()
+    assert os.path.getsize(r.db + "-wal") > 0, "no write-ahead log"
+    log.killed = (r.db, done, mid)
+    return log.killed
+
+
+def killed_copy(log, name, wal=True, shm=True):
+    """A copy of the killed log's files, to spoil."""
+    src, _, _ = killed_log(log)
+    d = os.path.join(log.tmp, "k-" + name)
+    os.mkdir(d)
+    path = os.path.join(d, "log.db")
+    shutil.copyfile(src, path)
+    if wal:
+        shutil.copyfile(src + "-wal", path + "-wal")
+    if shm and os.path.exists(src + "-shm"):
+        shutil.copyfile(src + "-shm", path + "-shm")
+    return path
+
+
+def test_running(log):
+    """A match that has not ended fails the audit; --allow-running skips
+    it by name, for an operator auditing a live log."""
+    _, done, mid = killed_log(log)
+    path = killed_copy(log, "running")
+    rc, out, err = refctl("audit", "--db", path)
+    assert rc == 1, out + err
+    assert re.search(r"^match %d FAILED: not ended: its state is running"
+                     % mid, out, re.M), out
+    assert re.search(r"^match %d verified" % done, out, re.M), out
+    path = killed_copy(log, "running-allowed")
+    rc, out, err = refctl("audit", "--db", path, "--allow-running")
+    assert rc == 0, out + err
+    assert "match %d running: skipped (--allow-running)" % mid in out, out
+    assert out.splitlines()[-1].endswith(", 0 failed, 1 running (skipped)")
+    rc, out, _ = refctl("audit", "--db", path, mid)
+    assert rc == 1 and "match %d FAILED: not ended" % mid in out, out
+
+
+def test_wal_damage(log):
+    """A truncated write-ahead log, one flipped byte in it, or its loss:
+    each is reported before SQLite silently drops the log's tail."""
+    def frames(path):
+        data = open(path + "-wal", "rb").read()
+        psize = int.from_bytes(data[8:12], "big")
+        return data, psize, (len(data) - 32) // (24 + psize)
+
+    cases = {}
+    p = killed_copy(log, "wal-truncated")
+    data, psize, n = frames(p)
+    open(p + "-wal", "wb").write(data[:len(data) - 100])
+    cases["truncated"] = (p, r"log FAILED: the write-ahead log is "
+                          r"truncated: \d+ bytes, not a whole number")
+    p = killed_copy(log, "wal-flipped")
+    data, psize, n = frames(p)
+    b = bytearray(data)
+    at = 32 + (n - 1) * (24 + psize) + 24 + psize // 2   # last frame's page
+    b[at] ^= 0x40
+    open(p + "-wal", "wb").write(bytes(b))
+    cases["flipped byte"] = (p, r"log FAILED: the write-ahead log is "
+                             r"damaged: frame %d of %d fails its checksum"
+                             % (n, n))
+    p = killed_copy(log, "wal-salt")
+    data, psize, n = frames(p)
+    b = bytearray(data)
+    b[32 + (n // 2) * (24 + psize) + 9] ^= 1           # a frame's salt
+    open(p + "-wal", "wb").write(bytes(b))
+    cases["flipped salt"] = (p, r"log FAILED: the write-ahead log is "
+                             r"damaged: frame %d does not belong to it"
+                             % (n // 2 + 1))
+    p = killed_copy(log, "wal-frames-cut")
+    data, psize, n = frames(p)
+    open(p + "-wal", "wb").write(data[:32 + (n - 1) * (24 + psize)])
+    cases["last frame cut"] = (p, r"log FAILED: the write-ahead log "
+                               r"(holds \d+ sound frames, but its index|"
+                               r"ends with \d+ frames? of a transaction)")
+    p = killed_copy(log, "wal-deleted", wal=False)
+    cases["deleted"] = (p, r"log FAILED: the write-ahead log is gone: its "
+                        r"index \(-shm\) records \d+ frames")
+    for name, (path, pattern) in cases.items():
+        rc, out, err = refctl("audit", "--db", path, "--allow-running")
+        # 2: what is left of the log is not even a log of refd's
+        assert rc in (1, 2), "%s: exit %d\n%s%s" % (name, rc, out, err)
+        assert re.search(pattern, out), "%s:\n%s" % (name, out)
+        print("#   %-16s %s" % (name, out.splitlines()[0]))
+
+
+def test_missing_match(log):
+    """A match deleted from the log is reported, in the middle (ids run
+    on) and at the end (sqlite_sequence lowered too)."""
+    j = log.mid["joker3"]
+
+    def delete(con, mid, events=True):
+        for t in TABLES + ("seats",) + (("bot_events",) if events else ()):
+            con.execute("DELETE FROM %s WHERE match_id = ?" % t, (mid,))
+        con.execute("DELETE FROM matches WHERE id = ?", (mid,))
+
+    path = log.copy("missing-middle")
+    con = sqlite3.connect(path, isolation_level=None)
+    delete(con, j)
+    con.close()
+    rc, out, _ = refctl("audit", "--db", path)
+    assert rc == 1 and re.search(r"^match %d FAILED: missing: the log has "
+                                 r"match %d after it$" % (j, j + 1), out,
+                                 re.M), out
+    print("#   " + next(l for l in out.splitlines() if "missing" in l))
+    path = log.copy("missing-last")
+    con = sqlite3.connect(path, isolation_level=None)
+    last, = con.execute("SELECT max(id) FROM matches").fetchone()
+    delete(con, last, events=False)
+    con.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = "
+                "'matches'", (last - 1,))
+    con.close()
+    rc, out, _ = refctl("audit", "--db", path)
+    assert rc == 1 and re.search(r"^match %d FAILED: missing, yet rows of "
+                                 r"bot_events name it$" % last, out,
+                                 re.M), out
+    print("#   " + next(l for l in out.splitlines() if "missing" in l))
+    path = log.copy("missing-seq")
+    con = sqlite3.connect(path, isolation_level=None)
+    delete(con, last)
+    con.close()
+    rc, out, _ = refctl("audit", "--db", path)
+    assert rc == 1 and re.search(r"^match %d FAILED: missing: refd "
+                                 r"numbered matches up to %d" % (last, last),
+                                 out, re.M), out
+
+
+def relog(con):
+    """The rest of the forgery without the key: walk the log chain again,
+    each match's prev and links, its start and end events and every log
+    link recomputed; the signatures can only be kept as they were."""
+    prev = "0" * 64
+    for no, kind, mid, text in con.execute(
+            "SELECT no, kind, match_id, text FROM log_chain ORDER BY no"
+    ).fetchall():
+        if kind == "start":
+            con.execute("UPDATE matches SET prev = ? WHERE id = ?",
+                        (prev, mid))
+            relink(con, mid)
+            c0, = con.execute("SELECT chain0 FROM matches WHERE id = ?",
+                              (mid,)).fetchone()
+            text = "start %d link0=%s" % (mid, c0)
+        elif kind == "end":
+            m = con.execute("SELECT end_no, final_chain, result, "
+                            "coalesce(tournament, -1), coalesce(slot, -1) "
+                            "FROM matches WHERE id = ?", (mid,)).fetchone()
+            text = "end %d links=%d final=%s result=%s tournament=%d " \
+                "slot=%d" % (mid, m[0], m[1], m[2], m[3],
+                             m[4] if m[3] > 0 else -1)
+        h = hashlib.blake2b(digest_size=32)
+        h.update(b"refd-log-v1" + bytes.fromhex(prev) + text.encode())
+        prev = h.hexdigest()
+        con.execute("UPDATE log_chain SET text = ?, link = ? WHERE no = ?",
+                    (text, prev, no))
+
+
+def audit_says(path, pattern, *args):
+    """audit --all exits 1 and one of its lines matches pattern."""
+    rc, out, err = refctl("audit", "--db", path, "--all", *args)
+    assert rc == 1, "audit exit %d:\n%s%s" % (rc, out[-3000:], err)
+    for l in out.splitlines():
+        if re.search(pattern, l):
+            return l
+    raise AssertionError("no line matches %r:\n%s" % (pattern, out[-4000:]))
+
+
+def test_tamper_v3(log):
+    """Each kind of edit to what schema 3 chains (times, limits, seats'
+    bots and identities, answers, faults, tournaments, the log chain and
+    its signed heads) is caught where it was made, by refctl audit alone
+    given the public key; and a whole match rewritten from another seed
+    with every link recomputed is caught by the signatures."""
+    j = log.mid["joker3"]
+    fb = log.mid["fallback"]
+    ff = log.mid["forfeit"]
+    to = log.mid["timeout"]
+    t = log.tid
+    cases = []
+
+    def case(fn):
+        cases.append(fn)
+        return fn
+
+    def con_of(path):
+        return sqlite3.connect(path, isolation_level=None)
+
+    def play_row(con, mid, deal, seq):
+        return con.execute("SELECT chain_no, ms, limit_ms, at, card, answer "
+                           "FROM plays WHERE match_id = ? AND deal_no = ? AND "
+                           "seq = ?", (mid, deal, seq)).fetchone()
+
+    def tmatches(con):
+        return [r[0] for r in con.execute(
+            "SELECT id FROM matches WHERE tournament = ? ORDER BY id",
+            (t,))]
+
+    @case
+    def start_moved_earlier(con):
+        con.execute("UPDATE matches SET started = '2020-01-01T00:00:00.000Z'"
+                    " WHERE id = ?", (j,))
+        return r"^match %d FAILED: the chain breaks at link 0: .*the start " \
+            r"time" % j
+
+    @case
+    def start_moved_relinked(con):
+        con.execute("UPDATE matches SET started = strftime("
+                    "'%Y-%m-%dT%H:%M:%fZ', started, '+1 hour') WHERE id = ?",
+                    (j,))
+        relink(con, j)
+        return r"^match %d FAILED: deal 1 trick 0 seat \d: logged at .*, " \
+            r"before the match started" % j
+
+    @case
+    def end_before_start(con):
+        con.execute("UPDATE matches SET ended = '2001-01-01T00:00:00.000Z' "
+                    "WHERE id = ?", (j,))
+        relink(con, j)
+        return r"^match %d FAILED: deal \d+ .*logged at .*, after the match " \
+            r"ended \(2001-01-01" % j
+
+    @case
+    def end_time_moved(con):
+        con.execute("UPDATE matches SET ended = '2099-01-01T00:00:00.000Z' "
+                    "WHERE id = ?", (j,))
+        return r"^match %d FAILED: the chain breaks at the match's end" % j
+
+    @case
+    def clock_rewritten(con):
+        con.execute("UPDATE matches SET move_ms = 100, options = replace("
+                    "options, 'move_ms=1500', 'move_ms=100') WHERE id = ?",
+                    (j,))
+        relink(con, j)
+        return r"^match %d FAILED: deal 1 trick 0 seat \d: the limit in " \
+            r"force is logged as 1500 ms, over move_ms 100" % j
+
+    @case
+    def play_over_limit(con):
+        no, ms, lim, *_ = play_row(con, j, 2, 5)
+        con.execute("UPDATE plays SET ms = ? WHERE match_id = ? AND "
+                    "deal_no = 2 AND seq = 5", (lim + 500, j))
+        relink(con, j)
+        return r"^match %d FAILED: deal 2 trick 1 seat \d: play seq 5 took " \
+            r"%d ms, over the %d ms limit in force" % (j, lim + 500, lim)
+
+    @case
+    def play_limit_raised(con):
+        con.execute("UPDATE plays SET limit_ms = 99999 WHERE match_id = ? "
+                    "AND deal_no = 1 AND seq = 3", (j,))
+        relink(con, j)
+        return r"^match %d FAILED: deal 1 trick 1 seat \d: the limit in " \
+            r"force is logged as 99999 ms" % j
+
+    @case
+    def play_time_before_last(con):
+        at = play_row(con, j, 1, 0)[3]      # after the start, too early
+        con.execute("UPDATE plays SET at = ? WHERE match_id = ? AND "
+                    "deal_no = 2 AND seq = 6", (at, j))
+        relink(con, j)
+        return r"^match %d FAILED: deal 2 trick 2 seat \d: logged at .*, " \
+            r"before the row before it" % j
+
+    @case
+    def timeout_too_fast(con):
+        con.execute("UPDATE faults SET ms = 10 WHERE match_id = ? AND "
+                    "kind = 'timeout'", (to,))
+        relink(con, to)
+        return r"^match %d FAILED: deal 1 trick 0 seat 0: a time-out after " \
+            r"10 ms, within the 300 ms limit in force" % to
+
+    @case
+    def timeout_unchained_edit(con):
+        con.execute("UPDATE faults SET limit_ms = 5 WHERE match_id = ?",
+                    (to,))
+        # the rules see it before the chain does
+        return r"^match %d FAILED: deal 1 trick 0 seat 0: the limit in " \
+            r"force is logged as 5 ms, but without a bank it is move_ms " \
+            r"300" % to
+
+    @case
+    def bot_renamed(con):
+        con.execute("UPDATE seats SET bot = 'heur' WHERE match_id = ? AND "
+                    "seat = 0", (j,))
+        return r"^match %d FAILED: the chain breaks at link 0: .*a seat's " \
+            r"bot" % j
+
+    @case
+    def forfeiting_bot_renamed(con):
+        con.execute("UPDATE seats SET bot = 'good' WHERE match_id = ? AND "
+                    "seat = 1", (ff,))
+        relink(con, ff)
+        return r"^log FAILED: log chain link \d+: the log chain says " \
+            r"'start %d link0=" % ff
+
+    @case
+    def identity_changed(con):
+        con.execute("UPDATE seats SET identity = 'argv:' || printf('%064d', "
+                    "0) WHERE match_id = ? AND seat = 2", (j,))
+        return r"^match %d FAILED: seat 2: the chain breaks at link \d+, " \
+            r"seat 2's bot" % j
+
+    @case
+    def identity_literal_remote(con):
+        con.execute("UPDATE seats SET identity = 'remote' WHERE "
+                    "match_id = ? AND seat = 1", (j,))
+        relink(con, j)
+        return r"^match %d FAILED: seat 1: the spawned bot's identity " \
+            r"'remote' is not argv:" % j
+
+    @case
+    def gtp_name_changed(con):
+        con.execute("UPDATE seats SET name = 'someone else' WHERE "
+                    "match_id = ? AND seat = 0", (j,))
+        return r"^match %d FAILED: seat 0: the chain breaks at link \d+, " \
+            r"seat 0's bot" % j
+
+    @case
+    def answer_changed(con):
+        no, ms, lim, at, card, ans = play_row(con, j, 3, 4)
+        other = "1C" if card != "1C" else "2C"
+        con.execute("UPDATE plays SET answer = ? WHERE match_id = ? AND "
+                    "deal_no = 3 AND seq = 4", ("=" + other, j))
+        relink(con, j)
+        return r"^match %d FAILED: deal 3 trick 1 seat \d: play seq 4 is " \
+            r"%s, but the bot answered '=%s'" % (j, card, other)
+
+    @case
+    def answer_unchained(con):
+        # the same card, more words: only the chain knows
+        con.execute("UPDATE plays SET answer = answer || ' extra' WHERE "
+                    "match_id = ? AND deal_no = 1 AND seq = 2", (j,))
+        return r"^match %d FAILED: deal 1 trick 0 seat \d: the chain breaks " \
+            r"at link \d+, play seq 2" % j
+
+    @case
+    def hidden_fault(con):
+        fid, = con.execute("SELECT min(id) FROM faults WHERE match_id = ?",
+                           (fb,)).fetchone()
+        seq, card = con.execute(
+            "SELECT seq, card FROM plays WHERE match_id = ? AND fault = 1 "
+            "ORDER BY deal_no, seq LIMIT 1", (fb,)).fetchone()
+        con.execute("DELETE FROM faults WHERE id = ?", (fid,))
+        con.execute("UPDATE plays SET fault = 0, answer = ? WHERE "
+                    "match_id = ? AND fault = 1 AND seq = ?",
+                    ("=" + card, fb, seq))
+        # renumber the links after the fault, then every link again
+        no, = con.execute("SELECT chain_no FROM faults WHERE match_id = ? "
+                          "AND id > ? ORDER BY id LIMIT 1", (fb, fid)
+                          ).fetchone() or (None,)
+        for tb in TABLES + ("seats",):
+            con.execute("UPDATE %s SET chain_no = chain_no - 1 WHERE "
+                        "match_id = ? AND chain_no > (SELECT chain_no - 0 "
+                        "FROM plays WHERE match_id = ? AND seq = ? AND "
+                        "deal_no = 1) - 1" % tb, (fb, fb, seq))
+        con.execute("UPDATE matches SET end_no = end_no - 1 WHERE id = ?",
+                    (fb,))
+        relog(con)
+        return r"^log FAILED: log chain link \d+: the end's signature does " \
+            r"not verify with the log's key"
+
+    @case
+    def rewritten_from_new_seed(con):
+        src = log.rec["joker3"][0]
+        for tb in TABLES:
+            con.execute("DELETE FROM %s WHERE match_id = ?" % tb, (j,))
+            cols = [c[1] for c in con.execute("PRAGMA table_info(%s)" % tb)]
+            sel = ", ".join("?" if c == "match_id" else c for c in cols)
+            if tb == "faults":
+                continue
+            con.execute("INSERT INTO %s (%s) SELECT %s FROM %s WHERE "
+                        "match_id = ?" % (tb, ", ".join(cols), sel, tb),
+                        (j, src))
+        for c in ("seed", "commitment", "options", "end_no", "result",
+                  "mpoints", "reason", "ended", "started"):
+            con.execute("UPDATE matches SET %s = (SELECT %s FROM matches "
+                        "WHERE id = ?) WHERE id = ?" % (c, c), (src, j))
+        relog(con)
+        return r"^log FAILED: log chain link \d+: the end's signature does " \
+            r"not verify with the log's key: the log chain was rewritten"
+
+    @case
+    def tdef_option(con):
+        con.execute("UPDATE tournaments SET definition = replace(definition,"
+                    " 'deal_cap=2', 'deal_cap=3') WHERE id = ?", (t,))
+        return r"^tournament %d FAILED: match \d+ \(slot \d+\) is not played " \
+            r"by the definition's variant and rules" % t
+
+    @case
+    def tdef_bot_order(con):
+        con.execute("UPDATE tournaments SET definition = replace(definition,"
+                    " 'bots crand crand9 heur', 'bots heur crand crand9') "
+                    "WHERE id = ?", (t,))
+        return r"^tournament %d FAILED: match \d+ \(slot \d+\) seats \S+ in " \
+            r"seat \d, the schedule seats" % t
+
+    @case
+    def tdef_bot_order_log(con):
+        con.execute("UPDATE tournaments SET definition = replace(definition,"
+                    " 'bots crand crand9 heur', 'bots heur crand crand9') "
+                    "WHERE id = ?", (t,))
+        return r"^log FAILED: log chain link \d+: the log chain says " \
+            r"'tbegin %d name=cup total=\d+ commitment=\w+ definition=" % t
+
+    @case
+    def master_seed(con):
+        con.execute("UPDATE tournaments SET seed = ? WHERE id = ?",
+                    ("ef" * 32, t))
+        return r"^tournament %d FAILED: match \d+ \(slot \d+\) is dealt from " \
+            r"another seed" % t
+
+    @case
+    def seat_swap(con):
+        a = tmatches(con)[0]
+        b0, b1 = [r[0] for r in con.execute(
+            "SELECT bot FROM seats WHERE match_id = ? ORDER BY seat", (a,))]
+        con.execute("UPDATE seats SET bot = ? WHERE match_id = ? AND "
+                    "seat = 0", (b1, a))
+        con.execute("UPDATE seats SET bot = ? WHERE match_id = ? AND "
+                    "seat = 1", (b0, a))
+        relink(con, a)
+        relog(con)
+        return r"^tournament %d FAILED: match %d \(slot \d+\) seats \S+ in " \
+            r"seat 0" % (t, a)
+
+    @case
+    def slot_swap(con):
+        a, b = tmatches(con)[:2]
+        sa, sb = [con.execute("SELECT slot FROM matches WHERE id = ?",
+                              (x,)).fetchone()[0] for x in (a, b)]
+        con.execute("UPDATE matches SET slot = ? WHERE id = ?", (sb, a))
+        con.execute("UPDATE matches SET slot = ? WHERE id = ?", (sa, b))
+        relog(con)
+        return r"^tournament %d FAILED: match %d \(slot %d\) is dealt from " \
+            r"another seed" % (t, a, sb)
+
+    @case
+    def slot_played_twice(con):
+        a, b = tmatches(con)[:2]
+        for c in ("slot", "seed", "commitment"):
+            con.execute("UPDATE matches SET %s = (SELECT %s FROM matches "
+                        "WHERE id = ?) WHERE id = ?" % (c, c), (a, b))
+        relog(con)
+        return r"^tournament %d FAILED: slot \d+ is played to the end " \
+            r"twice \(again by match %d\)" % (t, b)
+
+    @case
+    def tournament_slot_deleted(con):
+        a = tmatches(con)[-1]
+        for tb in TABLES + ("seats", "bot_events"):
+            con.execute("DELETE FROM %s WHERE match_id = ?" % tb, (a,))
+        con.execute("DELETE FROM matches WHERE id = ?", (a,))
+        con.execute("DELETE FROM log_chain WHERE match_id = ?", (a,))
+        relog(con)
+        return r"^tournament %d FAILED: done with every match played, but " \
+            r"slot \d+ of \d+ has no match that ended" % t
+
+    @case
+    def tournament_state(con):
+        con.execute("UPDATE tournaments SET state = 'stopped', reason = "
+                    "'operator' WHERE id = ?", (t,))
+        return r"^tournament %d FAILED: its state \(stopped\) is not the " \
+            r"last one the log chain records" % t
+
+    @case
+    def log_event_deleted(con):
+        no, = con.execute("SELECT no FROM log_chain WHERE kind = 'end' AND "
+                          "match_id = ?", (j,)).fetchone()
+        con.execute("DELETE FROM log_chain WHERE no = ?", (no,))
+        return r"^log FAILED: log chain link %d: numbered %d where the log " \
+            r"chain is at %d" % (no + 1, no + 1, no)
+
+    @case
+    def deleted_match_relogged(con):
+        for tb in TABLES + ("seats", "bot_events"):
+            con.execute("DELETE FROM %s WHERE match_id = ?" % tb, (j,))
+        con.execute("DELETE FROM matches WHERE id = ?", (j,))
+        con.execute("DELETE FROM log_chain WHERE match_id = ?", (j,))
+        con.execute("UPDATE log_chain SET no = (SELECT count(*) FROM "
+                    "log_chain AS b WHERE b.no <= log_chain.no)")
+        relog(con)
+        return r"^match %d FAILED: missing: the log has match %d after it" % (
+            j, j + 1)
+
+    @case
+    def end_unsigned(con):
+        con.execute("UPDATE log_chain SET sig = NULL WHERE kind = 'end' AND "
+                    "match_id = ?", (j,))
+        return r"^log FAILED: log chain link \d+: the end is not signed"
+
+    for fn in cases:
+        path = log.copy("v3-" + fn.__name__)
+        con = con_of(path)
+        pattern = fn(con)
+        con.close()
+        line = audit_says(path, pattern)
+        print("#   %-24s %s" % (fn.__name__, line[:150]))
+    assert len(cases) >= 25
+
+
+def test_key(log):
+    """The public key: the same in refd's status and the audit's summary;
+    --key with it verifies, --key with another fails."""
+    rc, out, _ = refctl("audit", "--db", log.db, "--key", log.key)
+    assert rc == 0, out[-2000:]
+    assert re.search(r"^log chain ok: \d+ links, \d+ signed heads verified, "
+                     r"key %s$" % log.key, out, re.M), out[-2000:]
+    other = "ab" * 32
+    line = audit_says(log.db, r"^log FAILED: .*not the one given|"
+                      r"signature does not verify with the given key",
+                      "--key", other)
+    print("#   other key: " + line)
+    rc, out, _ = refctl("audit", "--db", log.db, "--key", "zz")
+    assert rc == 1 and "--key is not 64 hex digits" in out, out
+
+
+def test_migrate_v2(log):
+    """A log of schema 2 written by the refd before schema 3: a new refd
+    migrates it, its matches enter the log chain as legacy events, it
+    audits clean, and its old chains still verify by their own forms."""
+    tmp = os.path.join(log.tmp, "v2")
+    os.mkdir(tmp)
+    db = os.path.join(tmp, "log.db")
+    con = sqlite3.connect(db)
+    con.executescript(open(os.path.join(SRC, "tests", "log-v2.sql")).read())
+    con.close()
+    before = sqlite3.connect(db).execute(
+        "SELECT id, chain0, final_chain FROM matches ORDER BY id").fetchall()
+    assert len(before) == 4
+    rc, _, err = refctl("audit", "--db", db)
+    assert rc == 2 and "older than 3" in err, err
+    r = harness.Refd(tmp)
+    try:
+        r.add("rand", [os.path.join(BUILD, "bots", "randbot"), "-s", "1"])
+        r.add("heur", [os.path.join(BUILD, "bots", "heurbot")])
+        mid = r.start("classic2", ["rand", "heur"], "deal_cap=1")
+        r.wait(mid)
+    finally:
+        assert r.stop() == 0
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 3
+    after = con.execute("SELECT id, chain0, final_chain FROM matches WHERE "
+                        "id <= 4 ORDER BY id").fetchall()
+    assert after == before, "the old chains changed"
+    kinds = [k for k, in con.execute("SELECT kind FROM log_chain ORDER BY "
+                                     "no")]
+    assert kinds[:4] == ["legacy"] * 4 and "key" in kinds and \
+        kinds[-2:] == ["start", "end"], kinds
+    versions = [v for v, in con.execute("SELECT chain_version FROM matches "
+                                        "ORDER BY id")]
+    assert versions == [1, 1, 1, 1, 2], versions
+    con.close()
+    rc, out, err = refctl("audit", "--db", db, "--all")
+    assert rc == 0, out + err
+    assert "5 matches verified, 0 failed" in out, out
+    assert re.search(r"^log chain ok: \d+ links", out, re.M), out
+    assert "tournament 1 verified: 2 of 2 slots" in out, out
+    # the old chain by the version 1 forms, recomputed here
+    rc, out, err = refctl("export", "--db", db, 2)
+    d = json.loads(out)
+    m = d["match"]
+    h = hashlib.blake2b(digest_size=32)
+    h.update(("refd-chain-v1match %d %s %s %s %s" % (
+        m["id"], m["variant"], m["options"], m["commitment"],
+        m["rng"])).encode())
+    link = h.hexdigest()
+    assert link == m["chain0"] and m["chain_version"] == 1
+    for c in d["chain"]:
+        link = blake(link, c["text"])
+        assert link == c["link"], c
+    assert link == m["final_chain"]
+    # an edit to an old match is still caught, by its old chain
+    path = os.path.join(tmp, "edited.db")
+    shutil.copyfile(db, path)
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("UPDATE plays SET ms = ms + 1 WHERE match_id = 1 AND "
+                "deal_no = 1 AND seq = 3")
+    con.close()
+    print("#   " + audit_says(path, r"^match 1 FAILED: deal 1 .*the chain "
+                               r"breaks at link \d+"))
 
 
 def test_hostile(log):
@@ -628,7 +1371,9 @@ def test_hostile(log):
 
 
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
-         test_export, test_crash, test_hostile]
+         test_export, test_crash, test_running, test_wal_damage,
+         test_missing_match, test_tamper_v3, test_key, test_migrate_v2,
+         test_hostile]
 
 
 def main():

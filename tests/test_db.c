@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "briscola.h"
+#include "chain.h"
 #include "db.h"
 
 #define SEED_HEX	"000102030405060708090a0b0c0d0e0f" \
@@ -161,7 +162,7 @@ write_match(struct db *db, enum bri_variant v, int faults,
 	}
 	assert_int_equal(db_match_begin(db, m, seats, bm.nseats), 0);
 	assert_true(m->id > 0);
-	assert_int_equal(db_seat_version(db, m, 0, "random", "1.0"), 0);
+	assert_int_equal(db_seat_version(db, m, 0, "random", "1.0", NULL), 0);
 	assert_int_equal(db_bot_event(db, m->id, 0, "random", "spawned",
 	    "pid 42"), 0);
 	if (faults) {
@@ -222,7 +223,7 @@ write_match(struct db *db, enum bri_variant v, int faults,
 	assert_int_equal(db_match_end(db, m, result, "reached the target",
 	    bm.mpoints, bm.nseats), 0);
 	w->links = w->deals * 2 + w->plays + w->tricks + w->jokers +
-	    w->faults + 1;
+	    w->faults + 1 + 1;	/* seat 0's answers, the end */
 	assert_int_equal(m->links, w->links);
 	memcpy(w->chain, m->chain, DB_HASHLEN);
 }
@@ -263,24 +264,32 @@ audit(sqlite3 *h, int64_t id, uint8_t *last)
 	    "removed=%s deck=%s', deal_no, dealer, trump, "
 	    "coalesce(removed, '-'), deck) FROM deals WHERE match_id = ?",
 	    "SELECT chain_no, chain, printf('play %d %d trick=%d seat=%d "
-	    "card=%s ms=%d fault=%d', deal_no, seq, trick, seat, card, ms, "
-	    "fault) FROM plays WHERE match_id = ?",
+	    "card=%s ms=%d fault=%d at=%s limit=%d answer=%d:%s', deal_no, "
+	    "seq, trick, seat, card, ms, fault, at, limit_ms, "
+	    "length(CAST(coalesce(answer, '') AS BLOB)), coalesce(answer, "
+	    "'')) FROM plays WHERE match_id = ?",
 	    "SELECT chain_no, chain, printf('trick %d %d winner=%d "
 	    "points=%d', deal_no, trick, winner, points) FROM tricks "
 	    "WHERE match_id = ?",
 	    "SELECT chain_no, chain, printf('joker %d seat=%d', deal_no, "
 	    "seat) FROM jokers WHERE match_id = ?",
 	    "SELECT chain_no, chain, CAST(printf('fault %d seat=%d kind=%s "
-	    "ms=%d action=%s evidence=', deal_no, seat, kind, ms, action) "
-	    "AS BLOB) || CAST(evidence AS BLOB) FROM faults "
-	    "WHERE match_id = ?",
+	    "ms=%d at=%s limit=%d action=%d:%s evidence=%d:', deal_no, seat, "
+	    "kind, ms, at, limit_ms, length(CAST(action AS BLOB)), action, "
+	    "length(CAST(evidence AS BLOB))) AS BLOB) || CAST(evidence AS "
+	    "BLOB) FROM faults WHERE match_id = ?",
+	    "SELECT chain_no, chain, printf('seat %d bot=%s kind=%s "
+	    "identity=%d:%s name=%d:%s version=%d:%s', seat, bot, kind, "
+	    "length(CAST(identity AS BLOB)), identity, length(CAST(name AS "
+	    "BLOB)), name, length(CAST(version AS BLOB)), version) FROM "
+	    "seats WHERE match_id = ? AND chain_no IS NOT NULL",
 	    "SELECT chain_no, chain, printf('dealend %d result=%s winner=%d "
 	    "points=%s mpoints=%s', deal_no, result, winner, points, "
 	    "mpoints) FROM deal_results WHERE match_id = ?",
 	    "SELECT end_no, final_chain, CAST(printf('matchend result=%s "
-	    "mpoints=%s reason=', result, mpoints) AS BLOB) || "
-	    "CAST(reason AS BLOB) FROM matches WHERE id = ? AND "
-	    "end_no IS NOT NULL",
+	    "mpoints=%s ended=%s reason=%d:', result, mpoints, ended, "
+	    "length(CAST(reason AS BLOB))) AS BLOB) || CAST(reason AS BLOB) "
+	    "FROM matches WHERE id = ? AND end_no IS NOT NULL",
 	};
 	crypto_generichash_state	 hs;
 	struct link			*links = NULL;
@@ -291,15 +300,22 @@ audit(sqlite3 *h, int64_t id, uint8_t *last)
 	size_t				 n = 0, i, k;
 	int				 no, len, ok = 1;
 
-	/* link 0 from the header */
+	/* link 0 from the header (chain_version 2) */
 	assert_int_equal(sqlite3_prepare_v2(h, "SELECT printf('match %d %s "
-	    "%s %s %s', id, variant, options, commitment, rng), chain0 "
-	    "FROM matches WHERE id = ?", -1, &st, NULL), SQLITE_OK);
+	    "%s %s prev=%s started=%s move_ms=%d bank_ms=%d startup_ms=%d "
+	    "policy=%s max_faults=%d tournament=%d slot=%d seats=%s "
+	    "options=%s', id, variant, commitment, rng, prev, started, "
+	    "move_ms, bank_ms, startup_ms, policy, max_faults, "
+	    "coalesce(tournament, -1), coalesce(slot, -1), (SELECT "
+	    "group_concat(length(CAST(bot AS BLOB)) || ':' || bot, ',') FROM "
+	    "(SELECT bot FROM seats WHERE match_id = m.id ORDER BY seat)), "
+	    "options), chain0 FROM matches AS m WHERE id = ?", -1, &st, NULL),
+	    SQLITE_OK);
 	sqlite3_bind_int64(st, 1, id);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	snprintf(head, sizeof(head), "%s", COL(st, 0));
 	crypto_generichash_init(&hs, NULL, 0, DB_HASHLEN);
-	crypto_generichash_update(&hs, (const unsigned char *)"refd-chain-v1",
+	crypto_generichash_update(&hs, (const unsigned char *)"refd-chain-v2",
 	    13);
 	crypto_generichash_update(&hs, (const unsigned char *)head,
 	    strlen(head));
@@ -939,10 +955,65 @@ test_group_lost(void **state)
 	db_close(db);
 }
 
+/*
+ * chain.c's texts and links against vectors computed elsewhere (Python's
+ * hashlib.blake2b), a NUL in a bot's evidence kept, and a text too long
+ * for a link refused rather than cut.
+ */
+static void
+test_chain_vectors(void **state)
+{
+	static const char ev[] = "pl\0ay";
+	struct chain_text	 t;
+	uint8_t			 l0[CHAIN_HASHLEN], l1[CHAIN_HASHLEN];
+	char			 hex[CHAIN_HEXLEN + 1], big[CHAIN_TEXTMAX];
+
+	(void)state;
+	chain_match(&t, 7, "joker3", "deals_to_win=2",
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    "chacha20-ietf/1");
+	chain_link0(&t, l0);
+	sodium_bin2hex(hex, sizeof(hex), l0, sizeof(l0));
+	assert_string_equal(hex, "3cc2bcb49160411c126f6c335d1546aa"
+	    "d152a130c94a9e0873ba7a7d18822542");
+	assert_true(chain_check(NULL, &t, hex, l1));
+	chain_fault(&t, 3, 2, "illegal", 7, 12, "fallback 7C", 11, ev,
+	    sizeof(ev) - 1);
+	assert_int_equal(t.len, 67);
+	chain_link(l0, &t, l1);
+	sodium_bin2hex(hex, sizeof(hex), l1, sizeof(l1));
+	assert_string_equal(hex, "ce29bf272c191a19ec6138c127b5b699"
+	    "4c370f6ed7e21a0eb43a85acf0d2efc1");
+	hex[5] = hex[5] == '0' ? '1' : '0';
+	assert_false(chain_check(l0, &t, hex, l1));
+	chain_play(&t, 3, 7, 2, 1, "3S", 2, 12, 0);
+	assert_string_equal(t.buf, "play 3 7 trick=2 seat=1 card=3S ms=12 "
+	    "fault=0");
+	chain_deal(&t, 3, 1, "3S", 2, NULL, 0, "1C 5D", 5);
+	assert_string_equal(t.buf, "deal 3 dealer=1 trump=3S removed=- "
+	    "deck=1C 5D");
+	chain_trick(&t, 3, 2, 0, 21);
+	assert_string_equal(t.buf, "trick 3 2 winner=0 points=21");
+	chain_joker(&t, 3, 1);
+	assert_string_equal(t.buf, "joker 3 seat=1");
+	chain_dealend(&t, 3, "allies", 6, -1, "38,4,78", 7, "1,1,0", 5);
+	assert_string_equal(t.buf, "dealend 3 result=allies winner=-1 "
+	    "points=38,4,78 mpoints=1,1,0");
+	memset(big, 'x', sizeof(big));
+	chain_matchend(&t, "seat1", 5, "2,10,4", 6, big, sizeof(big));
+	assert_true(t.overflow);
+	assert_false(chain_check(l0, &t, hex, l1));
+	chain_matchend(&t, "seat1", 5, "2,10,4", 6, "reached", 7);
+	assert_false(t.overflow);
+	assert_string_equal(t.buf, "matchend result=seat1 mpoints=2,10,4 "
+	    "reason=reached");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chain_vectors),
 		cmocka_unit_test_setup_teardown(test_whole_match, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write, setup,

@@ -1,0 +1,690 @@
+/*
+ * auditlog.c: the audit of refd's log as one chain (auditlog.h).  Each
+ * event of log_chain is rebuilt from the rows it names, in the words
+ * db.c writes it with, and compared byte for byte; each link is
+ * recomputed by chain.c; each signed head is verified with libsodium.
+ * Each tournament's schedule is re-derived by tdef.c from its chained
+ * definition and seed.  The log is hostile input: every value is bounded
+ * before it is used.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+#include <sqlite3.h>
+
+#include "briscola.h"
+#include "auditlog.h"
+#include "chain.h"
+#include "db.h"
+#include "tdef.h"
+#include "util.h"
+
+#define AL_MAXIDS	10000000	/* matches or tournaments we track */
+#define AL_SHOWN	20		/* discrepancies printed of one kind */
+
+/* What the walk of the log chain knows. */
+struct al {
+	sqlite3		*h;
+	FILE		*out;
+	int		 bad;		/* discrepancies found */
+	long long	 no;		/* the event being read */
+	uint8_t		 prev[CHAIN_HASHLEN]; /* the link before it */
+	int		 have_prev;
+	uint8_t		 pk[crypto_sign_PUBLICKEYBYTES]; /* the key now */
+	int		 have_pk;
+	int		 given;		/* pk came from --key */
+	long long	 nsigned;	/* signatures verified */
+	unsigned char	*mseen;		/* per match: AL_START | AL_END ... */
+	long long	 nm;
+	char		**tlast;	/* per tournament: its last tstate */
+	unsigned char	*tseen;
+	long long	 nt;
+};
+
+#define AL_START	1	/* a "start" event */
+#define AL_END		2	/* an "end" or "abort" event */
+#define AL_LEGACY	4	/* a "legacy" event */
+
+static void	 al_fail(struct al *, const char *, ...)
+		    __attribute__((__format__(__printf__, 2, 3)));
+static int	 al_text(struct al *, const char *, const char *, ...)
+		    __attribute__((__format__(__printf__, 3, 4)));
+static int	 al_match_event(struct al *, const char *, long long,
+		    const char *, size_t);
+static int	 al_tourney_event(struct al *, const char *, long long,
+		    const char *, size_t);
+static int	 al_sig(struct al *, const char *, const char *,
+		    const uint8_t *, int);
+static long long al_max(sqlite3 *, const char *);
+static int	 al_last_link(sqlite3 *, long long, long long *, char *);
+static void	 al_after(struct al *);
+
+/* Report one discrepancy of the log chain, located by its event. */
+static void
+al_fail(struct al *al, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (al->bad++ >= AL_SHOWN)
+		return;
+	fprintf(al->out, "log FAILED: ");
+	if (al->no > 0)
+		fprintf(al->out, "log chain link %lld: ", al->no);
+	va_start(ap, fmt);
+	vfprintf(al->out, fmt, ap);
+	va_end(ap);
+	fprintf(al->out, "\n");
+}
+
+/*
+ * Does the stored text (s, n bytes) equal the text fmt builds from the
+ * rows?  Reports the difference and returns -1 if not.
+ */
+static int
+al_text(struct al *al, const char *stored, const char *fmt, ...)
+{
+	char	 want[CHAIN_TEXTMAX], a[200], b[200];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(want, sizeof(want), fmt, ap);
+	va_end(ap);
+	if (strcmp(want, stored) == 0)
+		return 0;
+	util_printable(a, sizeof(a), stored, strlen(stored));
+	util_printable(b, sizeof(b), want, strlen(want));
+	al_fail(al, "the log chain says '%s', the rows say '%s'", a, b);
+	return -1;
+}
+
+/* The highest id of a table (0 when empty, -1 on an error). */
+static long long
+al_max(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt	*st;
+	long long	 v = -1;
+
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 :
+		    sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A match's last link now, as db.c names it: 0, or -1. */
+static int
+al_last_link(sqlite3 *h, long long id, long long *no, char *hex)
+{
+	sqlite3_stmt	*st;
+	const char	*s;
+	int		 rc = -1;
+
+	if (sqlite3_prepare_v2(h, DB_LAST_LINK_SQL, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*no = sqlite3_column_int64(st, 0);
+		s = (const char *)sqlite3_column_text(st, 1);
+		snprintf(hex, CHAIN_HEXLEN + 1, "%s", s != NULL &&
+		    sqlite3_column_bytes(st, 1) == CHAIN_HEXLEN ? s : "-");
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * An event that names a match: rebuilt from the match's row, and
+ * remembered so that every match is found in the log chain once.
+ */
+static int
+al_match_event(struct al *al, const char *kind, long long id,
+    const char *text, size_t n)
+{
+	sqlite3_stmt	*st;
+	const char	*c0, *fin, *res, *prev, *state, *reason;
+	char		 hex[CHAIN_HEXLEN + 1], head[CHAIN_HEXLEN + 1];
+	long long	 endno, t, slot, links = -1;
+	int		 version, rc = -1;
+
+	(void)n;
+	if (id < 1 || id > al->nm) {
+		al_fail(al, "%s of match %lld, which is not in the log", kind,
+		    id);
+		if (id > 0 && id <= AL_MAXIDS)
+			fprintf(al->out, "match %lld FAILED: missing, yet the "
+			    "log chain names it\n", id);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(al->h, "SELECT chain0, end_no, final_chain,"
+	    " result, coalesce(tournament, -1), coalesce(slot, -1),"
+	    " chain_version, prev, state, reason FROM matches WHERE id = ?1",
+	    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		al_fail(al, "%s of match %lld, which is not in the log", kind,
+		    id);
+		fprintf(al->out, "match %lld FAILED: missing, yet the log "
+		    "chain names it\n", id);
+		return -1;
+	}
+	c0 = (const char *)sqlite3_column_text(st, 0);
+	endno = sqlite3_column_int64(st, 1);
+	fin = (const char *)sqlite3_column_text(st, 2);
+	res = (const char *)sqlite3_column_text(st, 3);
+	t = sqlite3_column_int64(st, 4);
+	slot = sqlite3_column_int64(st, 5);
+	version = sqlite3_column_int(st, 6);
+	prev = (const char *)sqlite3_column_text(st, 7);
+	state = (const char *)sqlite3_column_text(st, 8);
+	reason = (const char *)sqlite3_column_text(st, 9);
+	if (strcmp(kind, "start") == 0) {
+		if (al->mseen[id] & AL_START)
+			al_fail(al, "match %lld starts twice", id);
+		al->mseen[id] |= AL_START;
+		if (version != 2)
+			al_fail(al, "a start of match %lld, whose chain_version "
+			    "is %d", id, version);
+		rc = al_text(al, text, "start %lld link0=%s", id,
+		    c0 ? c0 : "-");
+		if (al->have_prev)
+			util_hex(al->prev, CHAIN_HASHLEN, head);
+		else
+			memset(head, '0', CHAIN_HEXLEN), head[CHAIN_HEXLEN] = 0;
+		if (rc == 0 && (prev == NULL || strcmp(prev, head) != 0)) {
+			al_fail(al, "match %lld's link 0 commits to the log's "
+			    "head %.64s, but the head before its start is %s: "
+			    "a match before it was removed or rewritten", id,
+			    prev ? prev : "(none)", head);
+			rc = -1;
+		}
+	} else if (strcmp(kind, "end") == 0) {
+		if (al->mseen[id] & AL_END)
+			al_fail(al, "match %lld ends twice", id);
+		al->mseen[id] |= AL_END;
+		rc = al_text(al, text, "end %lld links=%lld final=%s result=%s "
+		    "tournament=%lld slot=%lld", id, endno, fin ? fin : "-",
+		    res ? res : "-", t, t > 0 ? slot : -1);
+	} else {
+		al->mseen[id] |= strcmp(kind, "abort") == 0 ? AL_END :
+		    AL_LEGACY;
+		if (al_last_link(al->h, id, &links, hex) == -1)
+			snprintf(hex, sizeof(hex), "-");
+		rc = al_text(al, text, "%s %lld links=%lld last=%s", kind, id,
+		    links, hex);
+		if (strcmp(kind, "abort") == 0 && (state == NULL ||
+		    strcmp(state, "aborted") != 0 || reason == NULL ||
+		    strcmp(reason, "refd restarted") != 0)) {
+			al_fail(al, "match %lld was aborted when refd restarted, "
+			    "but its row says %s (%s)", id, state ? state : "-",
+			    reason ? reason : "-");
+			rc = -1;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * An event that names a tournament: "tbegin" rebuilt from its row (the
+ * seed's commitment, the definition's hash); "tstate" kept, for its last
+ * one to be compared with the row's state at the end.
+ */
+static int
+al_tourney_event(struct al *al, const char *kind, long long id,
+    const char *text, size_t n)
+{
+	sqlite3_stmt	*st;
+	struct bri_seed	 seed;
+	const char	*name, *def, *seedhex;
+	uint8_t		 h[CHAIN_HASHLEN], c[BRI_COMMITLEN];
+	char		 dhex[CHAIN_HEXLEN + 1], chex[2 * BRI_COMMITLEN + 1];
+	int		 total, rc;
+
+	if (id < 1 || id > al->nt) {
+		al_fail(al, "%s of tournament %lld, which is not in the log",
+		    kind, id);
+		return -1;
+	}
+	if (strcmp(kind, "tstate") == 0) {
+		free(al->tlast[id]);
+		if ((al->tlast[id] = malloc(n + 1)) != NULL)
+			memcpy(al->tlast[id], text, n + 1);
+		return 0;
+	}
+	if (al->tseen[id]++ > 0)
+		al_fail(al, "tournament %lld begins twice", id);
+	if (sqlite3_prepare_v2(al->h, "SELECT name, definition, seed, total"
+	    " FROM tournaments WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		al_fail(al, "tournament %lld is in the log chain, but not in "
+		    "the log", id);
+		return -1;
+	}
+	name = (const char *)sqlite3_column_text(st, 0);
+	def = (const char *)sqlite3_column_text(st, 1);
+	seedhex = (const char *)sqlite3_column_text(st, 2);
+	total = sqlite3_column_int(st, 3);
+	snprintf(chex, sizeof(chex), "-");
+	if (seedhex != NULL && bri_seed_parse(seedhex, &seed) == BRI_OK) {
+		bri_seed_commit(&seed, c);
+		util_hex(c, sizeof(c), chex);
+	}
+	crypto_generichash(h, sizeof(h), (const unsigned char *)(def ? def :
+	    ""), def ? (size_t)sqlite3_column_bytes(st, 1) : 0, NULL, 0);
+	util_hex(h, sizeof(h), dhex);
+	rc = al_text(al, text, "tbegin %lld name=%s total=%d commitment=%s "
+	    "definition=%s", id, name ? name : "-", total, chex, dhex);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * A signature over link (hex sig or NULL): required when must is set and
+ * a key is known; verified with the key in force.
+ */
+static int
+al_sig(struct al *al, const char *kind, const char *sig, const uint8_t *link,
+    int must)
+{
+	uint8_t	 s[crypto_sign_BYTES];
+	size_t	 n;
+
+	if (sig == NULL) {
+		if (must && al->have_pk) {
+			al_fail(al, "the %s is not signed", kind);
+			return -1;
+		}
+		return 0;
+	}
+	if (!al->have_pk) {
+		al_fail(al, "the %s is signed, but no key is known yet", kind);
+		return -1;
+	}
+	if (sodium_hex2bin(s, sizeof(s), sig, strlen(sig), NULL, &n, NULL) !=
+	    0 || n != sizeof(s) ||
+	    crypto_sign_verify_detached(s, link, CHAIN_HASHLEN, al->pk) != 0) {
+		al_fail(al, "the %s's signature does not verify with %s key: "
+		    "the log chain was rewritten by someone without it", kind,
+		    al->given ? "the given" : "the log's");
+		return -1;
+	}
+	al->nsigned++;
+	return 0;
+}
+
+/* After the walk: every match and tournament must be in the chain. */
+static void
+al_after(struct al *al)
+{
+	sqlite3_stmt	*st;
+	const char	*state, *reason;
+	char		 want[CHAIN_TEXTMAX];
+	long long	 id;
+	int		 version, n = 0;
+
+	al->no = 0;
+	if (sqlite3_prepare_v2(al->h, "SELECT id, chain_version, state FROM"
+	    " matches WHERE typeof(id) = 'integer' ORDER BY id", -1, &st,
+	    NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			id = sqlite3_column_int64(st, 0);
+			version = sqlite3_column_int(st, 1);
+			state = (const char *)sqlite3_column_text(st, 2);
+			if (id < 1 || id > al->nm)
+				continue;
+			if (version == 2 && !(al->mseen[id] & AL_START)) {
+				fprintf(al->out, "match %lld FAILED: its start "
+				    "is not in the log chain\n", id);
+				al->bad++;
+			} else if (version == 2 && state != NULL &&
+			    strcmp(state, "running") != 0 &&
+			    !(al->mseen[id] & AL_END)) {
+				fprintf(al->out, "match %lld FAILED: it ended "
+				    "(%s), but its end is not in the log "
+				    "chain\n", id, state);
+				al->bad++;
+			} else if (version != 2 && !(al->mseen[id] &
+			    AL_LEGACY)) {
+				fprintf(al->out, "match %lld FAILED: it is older "
+				    "than the log chain, but not in it\n", id);
+				al->bad++;
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(al->h, "SELECT id, state, reason FROM"
+	    " tournaments WHERE typeof(id) = 'integer' ORDER BY id", -1, &st,
+	    NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		state = (const char *)sqlite3_column_text(st, 1);
+		reason = (const char *)sqlite3_column_text(st, 2);
+		if (id < 1 || id > al->nt)
+			continue;
+		if (!al->tseen[id]) {
+			fprintf(al->out, "tournament %lld FAILED: its "
+			    "definition is not in the log chain\n", id);
+			al->bad++;
+			continue;
+		}
+		n = reason != NULL ? sqlite3_column_bytes(st, 2) : 0;
+		snprintf(want, sizeof(want), "tstate %lld state=%s "
+		    "reason=%d:%s", id, state ? state : "-", n,
+		    reason ? reason : "");
+		if (al->tlast[id] == NULL ? state == NULL ||
+		    strcmp(state, "running") != 0 :
+		    strcmp(al->tlast[id], want) != 0) {
+			fprintf(al->out, "tournament %lld FAILED: its state "
+			    "(%s) is not the last one the log chain "
+			    "records\n", id, state ? state : "-");
+			al->bad++;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+int
+al_log(sqlite3 *h, const char *key, FILE *out)
+{
+	struct al		 al;
+	struct chain_text	 t;
+	sqlite3_stmt		*st;
+	uint8_t			 link[CHAIN_HASHLEN], pk[crypto_sign_PUBLICKEYBYTES];
+	const char		*kind, *text, *sig, *stored;
+	char			 hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	long long		 no, id, tid, i, count = 0;
+	size_t			 n, bin;
+	int			 rc, must;
+
+	memset(&al, 0, sizeof(al));
+	al.h = h;
+	al.out = out;
+	if (key != NULL) {
+		if (sodium_hex2bin(al.pk, sizeof(al.pk), key, strlen(key),
+		    NULL, &bin, NULL) != 0 || bin != sizeof(al.pk)) {
+			fprintf(out, "log FAILED: --key is not 64 hex "
+			    "digits\n");
+			return 1;
+		}
+		al.have_pk = al.given = 1;
+	}
+	al.nm = al_max(h, "SELECT max(max(coalesce((SELECT max(id) FROM"
+	    " matches), 0), coalesce((SELECT max(match_id) FROM log_chain),"
+	    " 0)), 0)");
+	al.nt = al_max(h, "SELECT max(coalesce((SELECT max(id) FROM"
+	    " tournaments), 0), coalesce((SELECT max(tournament) FROM"
+	    " log_chain), 0))");
+	if (al.nm < 0 || al.nt < 0 || al.nm > AL_MAXIDS || al.nt > AL_MAXIDS) {
+		fprintf(out, "log FAILED: the log chain cannot be read: %s\n",
+		    al.nm < 0 || al.nt < 0 ? sqlite3_errmsg(h) :
+		    "ids out of range");
+		return 1;
+	}
+	al.mseen = calloc((size_t)al.nm + 1, 1);
+	al.tseen = calloc((size_t)al.nt + 1, 1);
+	al.tlast = calloc((size_t)al.nt + 1, sizeof(*al.tlast));
+	if (al.mseen == NULL || al.tseen == NULL || al.tlast == NULL ||
+	    sqlite3_prepare_v2(h, "SELECT no, kind, match_id, tournament,"
+	    " text, link, sig FROM log_chain ORDER BY no", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		fprintf(out, "log FAILED: the log chain cannot be read: %s\n",
+		    sqlite3_errmsg(h));
+		al.bad = 1;
+		goto done;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		no = sqlite3_column_int64(st, 0);
+		kind = (const char *)sqlite3_column_text(st, 1);
+		id = sqlite3_column_int64(st, 2);
+		tid = sqlite3_column_int64(st, 3);
+		text = (const char *)sqlite3_column_text(st, 4);
+		n = (size_t)sqlite3_column_bytes(st, 4);
+		stored = (const char *)sqlite3_column_text(st, 5);
+		sig = (const char *)sqlite3_column_text(st, 6);
+		al.no = no;
+		if (no != ++count) {
+			al_fail(&al, "numbered %lld where the log chain is at "
+			    "%lld: events were removed or added", no, count);
+			break;
+		}
+		if (kind == NULL || text == NULL || stored == NULL ||
+		    sqlite3_column_bytes(st, 5) != CHAIN_HEXLEN ||
+		    n >= CHAIN_TEXTMAX || memchr(text, '\0', n) != NULL) {
+			al_fail(&al, "not an event refd writes");
+			break;
+		}
+		chain_log_text(&t, text, n);
+		chain_log_link(al.have_prev ? al.prev : NULL, &t, link);
+		if (!chain_same(link, stored)) {
+			al_fail(&al, "the chain breaks: its link does not follow "
+			    "from the link before and its text (%s), so this "
+			    "event or one before it was changed, removed or "
+			    "added", kind);
+			break;
+		}
+		must = strcmp(kind, "end") == 0 || strcmp(kind, "abort") == 0 ||
+		    strcmp(kind, "key") == 0 || (strcmp(kind, "tstate") == 0 &&
+		    strstr(text, " state=running ") == NULL);
+		if (strcmp(kind, "key") == 0) {
+			if (n != 4 + 2 * sizeof(pk) || memcmp(text, "key ", 4) !=
+			    0 || sodium_hex2bin(pk, sizeof(pk), text + 4,
+			    n - 4, NULL, &bin, NULL) != 0 || bin != sizeof(pk))
+				al_fail(&al, "a key event without a key");
+			else if (al.given && memcmp(pk, al.pk, sizeof(pk)) != 0)
+				al_fail(&al, "the log names the key %s, not "
+				    "the one given", text + 4);
+			else {
+				memcpy(al.pk, pk, sizeof(pk));
+				al.have_pk = 1;
+			}
+		} else if (strcmp(kind, "start") == 0 ||
+		    strcmp(kind, "end") == 0 || strcmp(kind, "abort") == 0 ||
+		    strcmp(kind, "legacy") == 0)
+			al_match_event(&al, kind, id, text, n);
+		else if (strcmp(kind, "tbegin") == 0 ||
+		    strcmp(kind, "tstate") == 0)
+			al_tourney_event(&al, kind, tid, text, n);
+		else
+			al_fail(&al, "an event of kind '%s'", kind);
+		al_sig(&al, kind, sig, link, must);
+		memcpy(al.prev, link, sizeof(link));
+		al.have_prev = 1;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		al_fail(&al, "the log chain cannot be read: %s",
+		    sqlite3_errmsg(h));
+	sqlite3_finalize(st);
+	al_after(&al);
+	if (al.bad == 0) {
+		if (al.have_pk)
+			util_hex(al.pk, sizeof(al.pk), hex);
+		fprintf(out, "log chain ok: %lld link%s, %lld signed head%s "
+		    "verified, key %s\n", count, count == 1 ? "" : "s",
+		    al.nsigned, al.nsigned == 1 ? "" : "s",
+		    al.have_pk ? hex : "(none)");
+	}
+done:
+	for (i = 0; al.tlast != NULL && i <= al.nt; i++)
+		free(al.tlast[i]);
+	free(al.tlast);
+	free(al.tseen);
+	free(al.mseen);
+	return al.bad;
+}
+
+/*
+ * Each tournament against its schedule: the definition parsed and the
+ * schedule generated again (tdef.c) from the master seed in the log;
+ * each of its matches has a slot of that schedule, that slot's seed, its
+ * seating and the definition's variant and rules; no slot is played to
+ * the end twice; and a tournament that says every match was played has
+ * every slot played once.
+ */
+int
+al_tournaments(sqlite3 *h, FILE *out)
+{
+	sqlite3_stmt	*st, *ms = NULL, *ss = NULL;
+	struct tdef	 d;
+	struct tslot	*slots = NULL;
+	const char	*def, *seedhex, *state, *reason, *v, *o, *sd;
+	char		 err[512], name[64], want[256], sh[BRI_SEED_STRLEN];
+	char		 rm[8];
+	unsigned char	*done = NULL;
+	long long	 tid, mid, slot;
+	int		 bad = 0, tbad, n, i, k, played, seat;
+
+	if (sqlite3_prepare_v2(h, "SELECT id, definition, seed, state, reason"
+	    " FROM tournaments ORDER BY id", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT id, slot, variant, options, seed,"
+	    " state FROM matches WHERE tournament = ?1 ORDER BY id", -1, &ms,
+	    NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT seat, bot FROM seats WHERE"
+	    " match_id = ?1 ORDER BY seat", -1, &ss, NULL) != SQLITE_OK) {
+		fprintf(out, "log FAILED: the tournaments cannot be read: %s\n",
+		    sqlite3_errmsg(h));
+		sqlite3_finalize(st);
+		sqlite3_finalize(ms);
+		return 1;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		tid = sqlite3_column_int64(st, 0);
+		def = (const char *)sqlite3_column_text(st, 1);
+		seedhex = (const char *)sqlite3_column_text(st, 2);
+		state = (const char *)sqlite3_column_text(st, 3);
+		reason = (const char *)sqlite3_column_text(st, 4);
+		tbad = 0;
+		snprintf(name, sizeof(name), "tournament %lld", tid);
+		memset(&d, 0, sizeof(d));
+		if (def == NULL || tdef_parse(def, name, &d, err,
+		    sizeof(err)) == -1 || seedhex == NULL ||
+		    bri_seed_parse(seedhex, &d.seed) != BRI_OK ||
+		    tdef_schedule(&d, &slots, &n, err, sizeof(err)) == -1) {
+			fprintf(out, "tournament %lld FAILED: its definition or "
+			    "seed cannot be read again: %s\n", tid,
+			    def == NULL || seedhex == NULL ? "missing" : err);
+			bad++;
+			tdef_free(&d);
+			continue;
+		}
+		d.have_seed = 1;
+		if ((done = calloc((size_t)n, 1)) == NULL) {
+			tdef_free(&d);
+			free(slots);
+			bad++;
+			break;
+		}
+		if (d.opt.removed_two < 0)
+			snprintf(rm, sizeof(rm), "random");
+		else
+			snprintf(rm, sizeof(rm), "%c", "CDBS"[d.opt.removed_two & 3]);
+		snprintf(want, sizeof(want), "target=%d deals_to_win=%d "
+		    "deal_cap=%d removed_two=%s ", d.opt.match_target,
+		    d.opt.deals_to_win, d.opt.deal_cap, rm);
+		sqlite3_bind_int64(ms, 1, tid);
+		while (sqlite3_step(ms) == SQLITE_ROW && tbad < AL_SHOWN) {
+			mid = sqlite3_column_int64(ms, 0);
+			slot = sqlite3_column_type(ms, 1) == SQLITE_INTEGER ?
+			    sqlite3_column_int64(ms, 1) : -1;
+			v = (const char *)sqlite3_column_text(ms, 2);
+			o = (const char *)sqlite3_column_text(ms, 3);
+			sd = (const char *)sqlite3_column_text(ms, 4);
+			if (slot < 0 || slot >= n) {
+				fprintf(out, "tournament %lld FAILED: match %lld "
+				    "has slot %lld of a schedule of %d\n", tid,
+				    mid, slot, n);
+				tbad++;
+				continue;
+			}
+			bri_seed_format(&slots[slot].seed, sh);
+			if (v == NULL || strcmp(v,
+			    bri_variant_name(d.opt.variant)) != 0 ||
+			    o == NULL || strncmp(o, want, strlen(want)) != 0) {
+				fprintf(out, "tournament %lld FAILED: match %lld "
+				    "(slot %lld) is not played by the "
+				    "definition's variant and rules\n", tid, mid,
+				    slot);
+				tbad++;
+			} else if (sd == NULL || strcmp(sd, sh) != 0) {
+				fprintf(out, "tournament %lld FAILED: match %lld "
+				    "(slot %lld) is dealt from another seed than "
+				    "the one the master seed gives its slot\n",
+				    tid, mid, slot);
+				tbad++;
+			}
+			sqlite3_bind_int64(ss, 1, mid);
+			for (k = 0; sqlite3_step(ss) == SQLITE_ROW; k++) {
+				seat = sqlite3_column_int(ss, 0);
+				v = (const char *)sqlite3_column_text(ss, 1);
+				if (seat != k || k >= bri_variant_seats(
+				    d.opt.variant) || v == NULL || strcmp(v,
+				    d.bots[slots[slot].bot[k]]) != 0) {
+					fprintf(out, "tournament %lld FAILED: "
+					    "match %lld (slot %lld) seats %s "
+					    "in seat %d, the schedule seats "
+					    "%s\n", tid, mid, slot, v ? v : "-",
+					    seat, k < bri_variant_seats(
+					    d.opt.variant) ?
+					    d.bots[slots[slot].bot[k]] : "no one");
+					tbad++;
+					break;
+				}
+			}
+			sqlite3_reset(ss);
+			state = (const char *)sqlite3_column_text(ms, 5);
+			if (state != NULL && strcmp(state, "done") == 0 &&
+			    done[slot]++ > 0) {
+				fprintf(out, "tournament %lld FAILED: slot %lld "
+				    "is played to the end twice (again by match "
+				    "%lld)\n", tid, slot, mid);
+				tbad++;
+			}
+		}
+		sqlite3_reset(ms);
+		/* the state read again: the matches' statement moved on */
+		state = (const char *)sqlite3_column_text(st, 3);
+		played = 0;
+		for (i = 0; i < n; i++)
+			played += done[i] > 0;
+		if (tbad == 0 && state != NULL && strcmp(state, "done") == 0 &&
+		    reason != NULL && strcmp(reason, "every match played") ==
+		    0 && played != n) {
+			for (i = 0; i < n && done[i]; i++)
+				;
+			fprintf(out, "tournament %lld FAILED: done with every "
+			    "match played, but slot %d of %d has no match that "
+			    "ended\n", tid, i, n);
+			tbad++;
+		}
+		if (tbad == 0)
+			fprintf(out, "tournament %lld verified: %d of %d slots "
+			    "played once each, seeds and seating as the "
+			    "schedule gives\n", tid, played, n);
+		bad += tbad;
+		free(done);
+		done = NULL;
+		free(slots);
+		slots = NULL;
+		tdef_free(&d);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(ms);
+	sqlite3_finalize(ss);
+	return bad;
+}
