@@ -357,18 +357,21 @@ cmd_match_start(struct game *g, int ac, char **av, char *out, size_t len)
 	return 0;
 }
 
-/* deal_start DEAL DEALER TRUMP C1 C2 C3: forget the last deal. */
+/* deal_start DEAL DEALER TRUMP|- C1 ...: forget the last deal. */
 static int
 cmd_deal_start(struct game *g, int ac, char **av, char *out, size_t len)
 {
 	bri_card	 c;
 
-	if (ac < 4 || card(av[3], &c) == -1) {
+	/* "-": no card turned, no trump (briscolone) */
+	if (ac >= 4 && strcmp(av[3], "-") == 0)
+		c = BRI_NOCARD;
+	else if (ac < 4 || card(av[3], &c) == -1) {
 		snprintf(out, len, "bad deal_start");
 		return -1;
 	}
 	g->trump = c;
-	g->trumpsuit = BRI_CARD_SUIT(c);
+	g->trumpsuit = c == BRI_NOCARD ? BRI_NOSUIT : BRI_CARD_SUIT(c);
 	g->joker = BRI_NOSEAT;
 	g->seen = g->partner = 0;
 	g->ntrick = 0;
@@ -443,15 +446,15 @@ cmd_ignore(struct game *g, int ac, char **av, char *out, size_t len)
 	return 0;
 }
 
-/* genplay MS C1 [C2 [C3]]: choose one card of the hand given. */
+/* genplay MS C1 [C2 ...]: choose one card of the hand given. */
 static int
 cmd_genplay(struct game *g, int ac, char **av, char *out, size_t len)
 {
-	bri_card	 hand[BRI_HANDSIZE];
+	bri_card	 hand[BRI_MAXHAND];
 	char		 buf[BRI_CARD_STRLEN];
 	int		 i, n = 0;
 
-	for (i = 2; i < ac && n < BRI_HANDSIZE; i++)
+	for (i = 2; i < ac && n < BRI_MAXHAND; i++)
 		if (card(av[i], &hand[n]) == 0)
 			n++;
 	if (n == 0) {

@@ -41,7 +41,10 @@ intlist(const int *v, int n, char *buf, size_t len)
 	return buf;
 }
 
-/* The deal result word: joker, allies, void, seatN, teamN or draw. */
+/*
+ * The deal result word: joker, allies, void, seatN, teamN, draw, caller
+ * or others.
+ */
 const char *
 botproto_deal_result(const struct bri_view *v, char *buf, size_t len)
 {
@@ -50,9 +53,11 @@ botproto_deal_result(const struct bri_view *v, char *buf, size_t len)
 	case BRI_DEAL_ALLIES:	return "allies";
 	case BRI_DEAL_VOID:	return "void";
 	case BRI_DEAL_DRAWN:	return "draw";
+	case BRI_DEAL_CALLER:	return "caller";
+	case BRI_DEAL_OTHERS:	return "others";
 	case BRI_DEAL_WON:
-		snprintf(buf, len, "%s%d", v->variant == BRI_CLASSIC4 ?
-		    "team" : "seat", v->winner);
+		snprintf(buf, len, "%s%d", bri_variant_info(v->variant)->sides ==
+		    BRI_SIDES_ALTERNATE ? "team" : "seat", v->winner);
 		return buf;
 	}
 	return "playing";
@@ -73,8 +78,10 @@ botproto_format(enum botmsg m, const struct bri_view *v, int arg, char *buf,
 
 	switch (m) {
 	case BOTMSG_DEAL_START:
+		/* "-" where no card is turned (briscolone) */
 		snprintf(buf, len, "deal_start %d %d %s %s", v->deal_no,
-		    v->dealer, bri_card_format(v->trump, c1),
+		    v->dealer, v->trump == BRI_NOCARD ? "-" :
+		    bri_card_format(v->trump, c1),
 		    cardlist(v->hand, v->nhand, l1, sizeof(l1)));
 		break;
 	case BOTMSG_PLAY:

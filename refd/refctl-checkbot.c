@@ -1322,6 +1322,7 @@ cmd_checkbot(int argc, char **argv)
 {
 	enum bri_variant	 only = BRI_NVARIANTS, var;
 	const char		*err;
+	char			 why[256];
 	double			 mean;
 	int			 ch, i;
 
@@ -1357,9 +1358,9 @@ cmd_checkbot(int argc, char **argv)
 			ck.verbose = 1;
 			break;
 		case 'V':
-			if (bri_variant_parse(optarg, &only) != BRI_OK) {
-				fprintf(stderr, "refctl checkbot: unknown "
-				    "variant %s\n", optarg);
+			if (util_variant(optarg, &only, why,
+			    sizeof(why)) == -1) {
+				fprintf(stderr, "refctl checkbot: %s\n", why);
 				return 2;
 			}
 			break;
@@ -1393,7 +1394,7 @@ cmd_checkbot(int argc, char **argv)
 		return 2;
 	for (var = 0; var < BRI_NVARIANTS; var++)
 		if ((only == BRI_NVARIANTS || only == var) &&
-		    ck_variant(var) == -1)
+		    util_variant_refereed(var) && ck_variant(var) == -1)
 			return 2;
 
 	if (ck.ngen > 0) {

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "briscola.h"
+
 long long	 util_num(const char *, long long, long long, const char **);
 int64_t		 util_now_ms(void);
 int64_t		 util_now_us(void);
@@ -12,5 +14,7 @@ void		 util_timestamp(char *, size_t);
 int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
 void		 util_printable(char *, size_t, const char *, size_t);
+int		 util_variant(const char *, enum bri_variant *, char *, size_t);
+int		 util_variant_refereed(enum bri_variant);
 
 #endif

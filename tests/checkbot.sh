@@ -123,6 +123,9 @@ run 2 "no command" && echo "ok: no command: exit 2"
 run 2 "bad -n" -n 0 -- "$b/randbot" && echo "ok: bad -n: exit 2"
 run 2 "bad variant" -V classic9 -- "$b/randbot" &&
     echo "ok: bad variant: exit 2"
+run 2 "chiamata5" -V chiamata5 -- "$b/randbot" &&
+    grep -q "does not referee its auction yet" "$tmp/err" &&
+    echo "ok: chiamata5 refused: exit 2"
 if run 2 "missing bot" -- "$tmp/no-such-bot"; then
 	if grep -q 'cannot run' "$tmp/err"; then
 		echo "ok: missing bot: exit 2"

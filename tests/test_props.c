@@ -93,7 +93,7 @@ seed_of(uint64_t k, struct bri_seed *s)
 
 /* The rules' own model of a deal, kept beside the library's. */
 struct model {
-	int		 n, ncards, ntricks;
+	int		 n, ncards, ntricks, h, turned;
 	uint64_t	 hand[BRI_MAXSEATS];	/* bitmask of cards */
 	int		 nhand[BRI_MAXSEATS];
 	const bri_card	*stock;			/* deck + 3n + 1 */
@@ -120,15 +120,17 @@ model_init(struct model *m, enum bri_variant v, const bri_card *deck,
 	m->ncards = ncards;
 	m->ntricks = ncards / m->n;
 	m->leader = m->turn = (dealer + 1) % m->n;
-	for (i = 0; i < BRI_HANDSIZE * m->n; i++) {
+	m->h = bri_variant_info(v)->handsize;
+	for (i = 0; i < m->h * m->n; i++) {
 		s = (m->leader + i) % m->n;
 		m->hand[s] |= (uint64_t)1 << deck[i];
 		m->nhand[s]++;
 	}
-	m->trump = deck[BRI_HANDSIZE * m->n];
-	m->trumpsuit = BRI_CARD_SUIT(m->trump);
-	m->stock = deck + BRI_HANDSIZE * m->n + 1;
-	m->nstock = ncards - BRI_HANDSIZE * m->n;
+	m->turned = bri_variant_info(v)->turned;
+	m->trump = m->turned ? deck[m->h * m->n] : BRI_NOCARD;
+	m->trumpsuit = m->turned ? BRI_CARD_SUIT(m->trump) : BRI_NOSUIT;
+	m->stock = deck + m->h * m->n + m->turned;
+	m->nstock = ncards - m->h * m->n;
 	m->joker = m->firsttrump = BRI_NOSEAT;
 }
 
@@ -182,7 +184,8 @@ model_play(struct model *m, int seat, bri_card c, int joker3)
 		return;
 	for (i = 0; i < m->n; i++) {
 		s = (w + i) % m->n;
-		c = m->nstock == 1 ? m->trump : m->stock[m->ndrawn];
+		c = m->nstock == 1 && m->turned ? m->trump :
+		    m->stock[m->ndrawn];
 		m->hand[s] |= (uint64_t)1 << c;
 		m->nhand[s]++;
 		m->nstock--;
@@ -214,7 +217,7 @@ agree(const struct bri_deal *d, const struct model *m)
 	CHECK(d->nstock == m->nstock);
 	CHECK(d->joker == m->joker);
 	for (s = 0; s < m->n; s++) {
-		CHECK(d->nhand[s] <= BRI_HANDSIZE);
+		CHECK(d->nhand[s] <= m->h);
 		CHECK(d->nhand[s] == m->nhand[s]);
 		CHECK(mask_of(d->hand[s], d->nhand[s]) == m->hand[s]);
 		CHECK(d->points[s] == m->points[s]);
@@ -339,7 +342,7 @@ play_deal(enum bri_variant v, const struct bri_seed *seed, long k,
 	CHECK(d->trick == n / nseats);
 	CHECK(d->trick == (v == BRI_CLASSIC2 ? 20 : v == BRI_CLASSIC4 ? 10 :
 	    13));
-	CHECK(m->nstock == 0 && m->ndrawn == n - BRI_HANDSIZE * nseats);
+	CHECK(m->nstock == 0 && m->ndrawn == n - m->h * nseats);
 	for (i = 0, sum = 0; i < d->trick; i++) {
 		CHECK(d->winners[i] == m->winners[i]);
 		sum += d->trickpoints[i];
