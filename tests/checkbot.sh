@@ -123,9 +123,15 @@ run 2 "no command" && echo "ok: no command: exit 2"
 run 2 "bad -n" -n 0 -- "$b/randbot" && echo "ok: bad -n: exit 2"
 run 2 "bad variant" -V classic9 -- "$b/randbot" &&
     echo "ok: bad variant: exit 2"
-run 2 "chiamata5" -V chiamata5 -- "$b/randbot" &&
-    grep -q "does not referee its auction yet" "$tmp/err" &&
-    echo "ok: chiamata5 refused: exit 2"
+# chiamata5, which refd does not referee yet: its auction and partner
+# messages, said so; a bot that knows no genbid fails on it.
+run 0 "chiamata5 heurbot" -n 5 -V chiamata5 -- "$b/heurbot" &&
+    grep -q "^note: variant chiamata5: refd does not referee" "$tmp/out" &&
+    grep -q "^ok    chiamata5, the bot in seat 2: 5 deals" "$tmp/out" &&
+    echo "ok: chiamata5 heurbot: exit 0, with a note"
+run 1 "chiamata5 randbot" -n 1 -V chiamata5 -- "$b/randbot" &&
+    grep -q "genbid refused ('?')" "$tmp/out" &&
+    echo "ok: chiamata5 randbot: exit 1, genbid refused"
 if run 2 "missing bot" -- "$tmp/no-such-bot"; then
 	if grep -q 'cannot run' "$tmp/err"; then
 		echo "ok: missing bot: exit 2"
