@@ -2752,6 +2752,9 @@ test_chiamata_partner(void **state)
 	assert_int_equal(bri_deal_call(&d, 0, BRI_DENARI), BRI_OK);
 	assert_int_equal(d.called, card("8D"));
 	assert_int_equal(d.partner, 3);
+	/* the seat after the dealer (3) leads, not the caller (0) */
+	assert_int_equal(d.turn, 4);
+	assert_int_equal(d.leader, 4);
 	n = cards(chiamata_pair.plays, c, BRI_NCARDS);
 	for (i = 0, seen = 0; i < n; i++) {
 		for (s = 0; s < 5; s++) {
