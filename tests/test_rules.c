@@ -2897,6 +2897,9 @@ test_chiamata_match(void **state)
 			assert_int_equal(bri_match_init(&m, &o, &s), BRI_OK);
 			while (m.result == BRI_MATCH_PLAYING) {
 				assert_int_equal(bri_match_deal(&m), BRI_OK);
+				/* after a void deal too, the next dealer deals */
+				assert_int_equal(m.deal.dealer,
+				    (m.first_dealer + m.ndeals - 1) % 5);
 				match_play_deal(&m, &x);
 				voids += m.deal.result == BRI_DEAL_VOID;
 				for (i = 0, total = 0; i < 5; i++)
