@@ -6,11 +6,14 @@
  * For each variant, deal i is shuffled from the seed with bri_shuffle(),
  * started with bri_deal_init() and played to its end through
  * bri_deal_play(), every card a random legal choice from a tiny xorshift
- * generator.  The same deals are also played by a baseline: a minimal,
+ * generator.  In chiamata5 the auction is the shortest one: the first
+ * speaker names a random rank, the others pass, and the caller names a
+ * random suit.  The same deals are also played by a baseline: a minimal,
  * quick loop written here with plain arrays that does the same work (the
- * same deck from bri_shuffle(), three cards each, the turned trump drawn
- * last, tricks, points, draws, the Joker, the final score) with no library
- * call after the shuffle; the ratio of the two is what the API costs.
+ * same deck from bri_shuffle(), the variant's hand, the turned trump
+ * drawn last or none, the called card and its holder, tricks, points,
+ * draws, the Joker, the final score) with no library call after the
+ * shuffle; the ratio of the two is what the API costs.
  * The two loops run interleaved, repetition after repetition, and the
  * medians are reported.  Both loops add up seat 0's card points and
  * count the results, winners and Jokers; the totals must agree, which
@@ -30,7 +33,7 @@
 #include "briscola.h"
 
 #define JOKER3_DEALS	1000000	/* default deals for joker3, */
-#define OTHER_DEALS	500000	/* and for the others: ~20 s in all */
+#define OTHER_DEALS	500000	/* and for the others: ~40 s in all */
 #define DEFAULT_REPS	5
 #define MAXREPS		101
 #define XS_SEED		0x9e3779b97f4a7c15ULL	/* any nonzero state */
@@ -38,7 +41,7 @@
 /* What one loop over the deals of one variant found. */
 struct tally {
 	uint64_t	 points0;	/* card points of seat 0, summed */
-	uint64_t	 result[6];	/* deals per enum bri_deal_result */
+	uint64_t	 result[BRI_DEAL_OTHERS + 1]; /* deals per result */
 	uint64_t	 winner[BRI_MAXSEATS + 1]; /* deals per winner + 1 */
 	uint64_t	 joker[BRI_MAXSEATS + 1];  /* deals per Joker + 1 */
 	uint64_t	 plays;		/* cards played */
@@ -58,6 +61,8 @@ static int		 bench(const struct bri_seed *, enum bri_variant, long,
 
 /* Strength inside a suit and card points, by rank - 1, as libbriscola(3). */
 static const uint8_t	 strength[10] = { 10, 1, 9, 2, 3, 4, 5, 6, 7, 8 };
+/* Ranks from the strongest down, as the auction names them. */
+static const uint8_t	 ranks[10] = { 1, 3, 10, 9, 8, 7, 6, 5, 4, 2 };
 static const uint8_t	 cardpoints[10] = { 11, 0, 10, 0, 0, 0, 0, 2, 3, 4 };
 
 /* Default seed: fixed, so that runs are comparable. */
@@ -75,8 +80,8 @@ usage(int status)
 	    "              %d for the others)\n"
 	    "  -r reps     repetitions, the median is reported (default %d)\n"
 	    "  -s seed     64 hex digits (default 0001...1e1f)\n"
-	    "  -v variant  joker3, classic2, classic3 or classic4 "
-	    "(default all)\n", JOKER3_DEALS, OTHER_DEALS, DEFAULT_REPS);
+	    "  -v variant  joker3, classic2, classic3, classic4, classic5,\n"
+	    "              classic6, briscolone or chiamata5 (default all)\n", JOKER3_DEALS, OTHER_DEALS, DEFAULT_REPS);
 	exit(status);
 }
 
@@ -124,6 +129,17 @@ run_api(const struct bri_seed *seed, const struct bri_options *o,
 		if (n < 0 || bri_deal_init(&d, o->variant, deck, n,
 		    dealer_of(i, nseats)) != BRI_OK)
 			abort();
+		if (d.phase == BRI_PHASE_AUCTION) {
+			if (bri_deal_bid(&d, d.turn, ranks[pick(&x, 10)],
+			    NULL) != BRI_OK)
+				abort();
+			while (d.phase == BRI_PHASE_AUCTION)
+				if (bri_deal_bid(&d, d.turn, BRI_PASS,
+				    NULL) != BRI_OK)
+					abort();
+			if (bri_deal_call(&d, d.caller, pick(&x, 4)) != BRI_OK)
+				abort();
+		}
 		while (!d.over) {
 			k = pick(&x, d.nhand[d.turn]);
 			if (bri_deal_play(&d, d.turn, d.hand[d.turn][k],
@@ -143,28 +159,32 @@ run_api(const struct bri_seed *seed, const struct bri_options *o,
  * The baseline: the same deals played by a minimal loop on plain arrays,
  * with no library call but bri_shuffle().  It is written to be quick, as
  * a careful programmer would write a playout loop of their own: a hand is
- * one word of three card bytes, so taking out a random card is a shift
- * and a mask, not a branch; a trick goes to its highest-ranked card, a
- * trump outranking the led suit outranking the rest.  Fills *t; returns
+ * one word of up to eight card bytes, so taking out a random card is a
+ * shift and a mask, not a branch; a trick goes to its highest-ranked
+ * card, a trump outranking the led suit outranking the rest.  The
+ * variant's numbers are read once, before the loop.  Fills *t; returns
  * the seconds.
  */
 static double
 run_base(const struct bri_seed *seed, const struct bri_options *o,
     long ndeals, struct tally *t)
 {
-	bri_card	 deck[BRI_NCARDS], removed, c, trump;
-	uint32_t	 hand[BRI_MAXSEATS], keep;
+	const struct bri_variant_info *vi = bri_variant_info(o->variant);
+	bri_card	 deck[BRI_NCARDS], removed, c, trump, called;
+	uint64_t	 hand[BRI_MAXSEATS], keep;
 	int		 nhand[BRI_MAXSEATS], points[BRI_MAXSEATS];
 	uint64_t	 x = XS_SEED;
 	double		 t0;
 	long		 i;
 	int		 n, nseats, ntricks, tsuit, led, leader, seat, next;
 	int		 nstock, tr, p, k, best, rank, pts, w, joker, result;
-	int		 winner, s, isjoker;
+	int		 winner, s, isjoker, h, turned, caller, partner;
 
 	memset(t, 0, sizeof(*t));
-	nseats = bri_variant_seats(o->variant);
-	isjoker = o->variant == BRI_JOKER3;
+	nseats = vi->seats;
+	h = vi->handsize;
+	turned = vi->turned;
+	isjoker = vi->sides == BRI_SIDES_JOKER;
 	t0 = bench_now();
 	for (i = 0; i < ndeals; i++) {
 		n = bri_shuffle(seed, o, (int)i, deck, &removed);
@@ -177,22 +197,34 @@ run_base(const struct bri_seed *seed, const struct bri_options *o,
 			nhand[s] = 0;
 			points[s] = 0;
 		}
-		for (k = 0, s = leader; k < 3 * nseats; k++) {
-			hand[s] |= (uint32_t)deck[k] << (8 * nhand[s]++);
+		for (k = 0, s = leader; k < h * nseats; k++) {
+			hand[s] |= (uint64_t)deck[k] << (8 * nhand[s]++);
 			s = s + 1 == nseats ? 0 : s + 1;
 		}
-		trump = deck[3 * nseats];
-		tsuit = trump / 10;
-		next = 3 * nseats + 1;
-		nstock = n - 3 * nseats;
-		joker = -1;
+		trump = turned ? deck[h * nseats] : BRI_NOCARD;
+		tsuit = turned ? trump / 10 : BRI_NOSUIT;
+		next = h * nseats + turned;
+		nstock = n - h * nseats;
+		joker = caller = partner = -1;
+		if (vi->auction) {
+			/* the leader names a rank, the others pass */
+			caller = leader;
+			rank = ranks[pick(&x, 10)];
+			tsuit = pick(&x, 4);
+			called = (bri_card)(tsuit * 10 + rank - 1);
+			for (s = 0; s < nseats; s++)
+				for (k = 0; k < h; k++)
+					if ((bri_card)(hand[s] >> (8 * k)) ==
+					    called)
+						partner = s;
+		}
 		for (tr = 0; tr < ntricks; tr++) {
 			seat = leader;
 			led = best = w = pts = 0;
 			for (p = 0; p < nseats; p++) {
 				k = pick(&x, nhand[seat]);
 				c = (bri_card)(hand[seat] >> (8 * k));
-				keep = ((uint32_t)1 << (8 * k)) - 1;
+				keep = ((uint64_t)1 << (8 * k)) - 1;
 				hand[seat] = (hand[seat] & keep) |
 				    ((hand[seat] >> 8) & ~keep);
 				nhand[seat]--;
@@ -210,9 +242,9 @@ run_base(const struct bri_seed *seed, const struct bri_options *o,
 			points[w] += pts;
 			if (nstock > 0) {
 				for (p = 0, s = w; p < nseats; p++) {
-					c = --nstock == 0 ? trump :
+					c = --nstock == 0 && turned ? trump :
 					    deck[next++];
-					hand[s] |= (uint32_t)c <<
+					hand[s] |= (uint64_t)c <<
 					    (8 * nhand[s]++);
 					s = s + 1 == nseats ? 0 : s + 1;
 				}
@@ -231,9 +263,18 @@ run_base(const struct bri_seed *seed, const struct bri_options *o,
 				result = BRI_DEAL_VOID;
 			break;
 		case BRI_CLASSIC4:
-			pts = points[0] + points[2];
+		case BRI_CLASSIC6:
+			for (s = 0, pts = 0; s < nseats; s += 2)
+				pts += points[s];
 			winner = pts >= 61 ? 0 : pts <= 59 ? 1 : -1;
 			result = winner < 0 ? BRI_DEAL_DRAWN : BRI_DEAL_WON;
+			break;
+		case BRI_CHIAMATA5:
+			pts = points[caller] +
+			    (partner != caller ? points[partner] : 0);
+			winner = pts >= 61 ? 0 : pts <= 59 ? 1 : -1;
+			result = winner < 0 ? BRI_DEAL_DRAWN : winner == 0 ?
+			    BRI_DEAL_CALLER : BRI_DEAL_OTHERS;
 			break;
 		default:
 			best = points[0];
@@ -305,7 +346,7 @@ bench(const struct bri_seed *seed, enum bri_variant v, long ndeals, int reps)
 	}
 	ma = median(api, reps);
 	mb = median(base, reps);
-	printf("%-9s %8ld %8.3f %10.0f %8.3f %10.0f %6.2f %12llu %s\n",
+	printf("%-10s %8ld %8.3f %10.0f %8.3f %10.0f %6.2f %12llu %s\n",
 	    bri_variant_name(v), ndeals, ma, ndeals / ma, mb, ndeals / mb,
 	    ma / mb, (unsigned long long)ta.points0, bad ? "DIFFER" : "agree");
 	fflush(stdout);
@@ -387,7 +428,7 @@ main(int argc, char *argv[])
 	run_api(&seed, &o, 100000, &t);
 	run_base(&seed, &o, 100000, &t);
 
-	printf("%-9s %8s %8s %10s %8s %10s %6s %12s %s\n", "variant",
+	printf("%-10s %8s %8s %10s %8s %10s %6s %12s %s\n", "variant",
 	    "deals", "api s", "api/s", "base s", "base/s", "ratio",
 	    "checksum", "loops");
 	for (v = 0; v < BRI_NVARIANTS; v++) {

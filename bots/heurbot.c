@@ -3,14 +3,23 @@
  *
  * It follows the game from refd's notifications (refd-protocol(7)): the
  * trump, the cards played in the current trick, every card seen so far,
- * the Joker in joker3 and the partner in classic4.  When asked to move it
- * wins a trick that carries points as cheaply as it can, gives points to
- * a friend who is sure to win, keeps its trumps for tricks worth taking,
- * and otherwise throws away its least useful card.  Friends are the
- * partner in classic4 and the other ally once a Joker is known in joker3;
- * before that, a joker3 bot avoids becoming the Joker for little.
+ * the Joker in joker3, the partner in classic4, and in chiamata5 the
+ * auction, the called card and the partner once revealed.  When asked to
+ * move it wins a trick that carries points as cheaply as it can, gives
+ * points to a friend who is sure to win, keeps its trumps for tricks
+ * worth taking, and otherwise throws away its least useful card.
+ * Friends are the teammates in classic4 and classic6, the other ally
+ * once a Joker is known in joker3 (before that, a joker3 bot avoids
+ * becoming the Joker for little), and in chiamata5 the caller's side or
+ * the defenders, as far as the bot knows them.
  *
- * It uses libbriscola only for cards: notation, points and strength.
+ * In chiamata5's auction it values its hand with each suit as trump
+ * (card points, and length and strength in trump) and names weaker
+ * ranks, claiming more, the better its best suit; as caller it calls the
+ * rank in its best suit it does not hold, or, with a very strong hand,
+ * in its best suit even if it holds it, and then plays alone.
+ *
+ * It uses libbriscola only for cards and the variants' table.
  * Given the same commands it always gives the same answers.
  *
  * Run:		bots/heurbot
@@ -40,7 +49,20 @@ struct game {
 	int		 ntrick;	/* cards in the current trick */
 	int		 trickseat[BRI_MAXSEATS];	/* who played them */
 	bri_card	 trickcard[BRI_MAXSEATS];	/* and what */
+	bri_card	 hand[BRI_MAXHAND];	/* as dealt, for the auction */
+	int		 nhand;
+	int		 caller;	/* chiamata5: the caller, or BRI_NOSEAT */
+	bri_card	 called;	/* the called card, or BRI_NOCARD */
+	int		 partner_seat;	/* once revealed, or BRI_NOSEAT */
+	int		 holder;	/* we hold the called card */
 };
+
+/* Ranks from the strongest down, as the auction names them. */
+static const int ranks[10] = { 1, 3, 10, 9, 8, 7, 6, 5, 4, 2 };
+/* A hand worth less than this (see hand_value) passes at once. */
+#define BID_FLOOR	45
+#define BID_STEP	5	/* each weaker rank needs this much more */
+#define ALONE_VALUE	85	/* and this much calls in hand, alone */
 
 /* A command: its name, and the function that answers it. */
 struct command {
@@ -65,12 +87,21 @@ static int	cmd_partner_hand(struct game *, int, char **, char *,
 		    size_t);
 static int	cmd_ignore(struct game *, int, char **, char *, size_t);
 static int	cmd_genplay(struct game *, int, char **, char *, size_t);
+static int	cmd_bid(struct game *, int, char **, char *, size_t);
+static int	cmd_called(struct game *, int, char **, char *, size_t);
+static int	cmd_partner(struct game *, int, char **, char *, size_t);
+static int	cmd_genbid(struct game *, int, char **, char *, size_t);
+static int	cmd_gencall(struct game *, int, char **, char *, size_t);
 
 /* Sorted by name; quit is handled by the main loop. */
 static const struct command commands[] = {
+	{ "bid",		cmd_bid },
+	{ "called",		cmd_called },
 	{ "deal_end",		cmd_ignore },
 	{ "deal_start",		cmd_deal_start },
 	{ "draw",		cmd_ignore },
+	{ "genbid",		cmd_genbid },
+	{ "gencall",		cmd_gencall },
 	{ "genplay",		cmd_genplay },
 	{ "joker",		cmd_joker },
 	{ "known_command",	cmd_known_command },
@@ -78,6 +109,7 @@ static const struct command commands[] = {
 	{ "match_end",		cmd_ignore },
 	{ "match_start",	cmd_match_start },
 	{ "name",		cmd_name },
+	{ "partner",		cmd_partner },
 	{ "partner_hand",	cmd_partner_hand },
 	{ "play",		cmd_play },
 	{ "protocol_version",	cmd_protocol_version },
@@ -143,12 +175,25 @@ friend(const struct game *g, int s)
 {
 	if (s == g->seat)
 		return 0;
-	if (g->variant == BRI_CLASSIC4)
+	switch (bri_variant_info(g->variant)->sides) {
+	case BRI_SIDES_ALTERNATE:
 		return s % 2 == g->seat % 2;
-	if (g->variant == BRI_JOKER3)
+	case BRI_SIDES_JOKER:
 		return g->joker != BRI_NOSEAT && g->joker != g->seat &&
 		    s != g->joker;
-	return 0;
+	case BRI_SIDES_CALLER:
+		if (g->caller == BRI_NOSEAT)
+			return 0;
+		if (g->seat == g->caller)	/* alone: partner is us */
+			return s == g->partner_seat;
+		if (g->holder)
+			return s == g->caller;
+		/* a defender knows its friends once the partner shows */
+		return g->partner_seat != BRI_NOSEAT && s != g->caller &&
+		    s != g->partner_seat;
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -357,18 +402,28 @@ cmd_match_start(struct game *g, int ac, char **av, char *out, size_t len)
 	return 0;
 }
 
-/* deal_start DEAL DEALER TRUMP C1 C2 C3: forget the last deal. */
+/* deal_start DEAL DEALER TRUMP|- C1 ...: forget the last deal. */
 static int
 cmd_deal_start(struct game *g, int ac, char **av, char *out, size_t len)
 {
 	bri_card	 c;
+	int		 i;
 
-	if (ac < 4 || card(av[3], &c) == -1) {
+	/* "-": no card turned, no trump (briscolone) */
+	if (ac >= 4 && strcmp(av[3], "-") == 0)
+		c = BRI_NOCARD;
+	else if (ac < 4 || card(av[3], &c) == -1) {
 		snprintf(out, len, "bad deal_start");
 		return -1;
 	}
 	g->trump = c;
-	g->trumpsuit = BRI_CARD_SUIT(c);
+	g->trumpsuit = c == BRI_NOCARD ? BRI_NOSUIT : BRI_CARD_SUIT(c);
+	for (i = 4, g->nhand = 0; i < ac && g->nhand < BRI_MAXHAND; i++)
+		if (card(av[i], &g->hand[g->nhand]) == 0)
+			g->nhand++;
+	g->caller = g->partner_seat = BRI_NOSEAT;
+	g->called = BRI_NOCARD;
+	g->holder = 0;
 	g->joker = BRI_NOSEAT;
 	g->seen = g->partner = 0;
 	g->ntrick = 0;
@@ -443,15 +498,15 @@ cmd_ignore(struct game *g, int ac, char **av, char *out, size_t len)
 	return 0;
 }
 
-/* genplay MS C1 [C2 [C3]]: choose one card of the hand given. */
+/* genplay MS C1 [C2 ...]: choose one card of the hand given. */
 static int
 cmd_genplay(struct game *g, int ac, char **av, char *out, size_t len)
 {
-	bri_card	 hand[BRI_HANDSIZE];
+	bri_card	 hand[BRI_MAXHAND];
 	char		 buf[BRI_CARD_STRLEN];
 	int		 i, n = 0;
 
-	for (i = 2; i < ac && n < BRI_HANDSIZE; i++)
+	for (i = 2; i < ac && n < BRI_MAXHAND; i++)
 		if (card(av[i], &hand[n]) == 0)
 			n++;
 	if (n == 0) {
@@ -460,6 +515,153 @@ cmd_genplay(struct game *g, int ac, char **av, char *out, size_t len)
 	}
 	snprintf(out, len, "%s",
 	    bri_card_format(hand[choose(g, hand, n)], buf));
+	return 0;
+}
+
+/*
+ * What the dealt hand is worth with suit as trump: its card points, and
+ * for each trump its length and strength.  A typical hand is worth about
+ * 40; one with four high trumps and the aces of other suits over 80.
+ */
+static int
+hand_value(const struct game *g, int suit)
+{
+	int	 i, v = 0;
+
+	for (i = 0; i < g->nhand; i++) {
+		v += bri_card_points(g->hand[i]);
+		if (BRI_CARD_SUIT(g->hand[i]) == suit)
+			v += 4 + bri_card_strength(g->hand[i]);
+	}
+	return v;
+}
+
+/* The suit the hand is best with as trump; ties: the first. */
+static int
+best_suit(const struct game *g)
+{
+	int	 s, best = 0;
+
+	for (s = 1; s < 4; s++)
+		if (hand_value(g, s) > hand_value(g, best))
+			best = s;
+	return best;
+}
+
+/* Do we hold card c in the dealt hand? */
+static int
+holds(const struct game *g, bri_card c)
+{
+	int	 i;
+
+	for (i = 0; i < g->nhand; i++)
+		if (g->hand[i] == c)
+			return 1;
+	return 0;
+}
+
+/* bid SEAT RANK|pass: a call of the auction; nothing to keep. */
+static int
+cmd_bid(struct game *g, int ac, char **av, char *out, size_t len)
+{
+	int	 s;
+
+	if (ac < 3 || number(av[1], 0, g->nseats - 1, &s) == -1) {
+		snprintf(out, len, "bad bid");
+		return -1;
+	}
+	return 0;
+}
+
+/* called CARD CALLER: trump is the card's suit; do we hold it? */
+static int
+cmd_called(struct game *g, int ac, char **av, char *out, size_t len)
+{
+	bri_card	 c;
+	int		 s;
+
+	if (ac < 3 || card(av[1], &c) == -1 ||
+	    number(av[2], 0, g->nseats - 1, &s) == -1) {
+		snprintf(out, len, "bad called");
+		return -1;
+	}
+	g->called = c;
+	g->caller = s;
+	g->trumpsuit = BRI_CARD_SUIT(c);
+	g->holder = holds(g, c);
+	return 0;
+}
+
+/* partner SEAT: the called card was just played by the partner. */
+static int
+cmd_partner(struct game *g, int ac, char **av, char *out, size_t len)
+{
+	int	 s;
+
+	if (ac < 2 || number(av[1], 0, g->nseats - 1, &s) == -1) {
+		snprintf(out, len, "bad partner");
+		return -1;
+	}
+	g->partner_seat = s;
+	return 0;
+}
+
+/*
+ * genbid MS LAST|-: aim at the highest card of our best suit that we do
+ * not hold (our partner-to-be), going down to weaker ranks while the
+ * hand is worth it, BID_STEP more for each rank further down; a hand
+ * worth ALONE_VALUE takes the smallest step, ready to call in hand.
+ */
+static int
+cmd_genbid(struct game *g, int ac, char **av, char *out, size_t len)
+{
+	int	 i, last = -1, next, limit, want, suit, value;
+
+	if (ac >= 3 && number(av[2], 1, 10, &next) == 0)
+		for (i = 0; i < 10; i++)
+			if (ranks[i] == next)
+				last = i;
+	suit = best_suit(g);
+	value = hand_value(g, suit);
+	limit = (value - BID_FLOOR) / BID_STEP;
+	for (want = 0; want < 9 && holds(g, BRI_CARD(ranks[want], suit));
+	    want++)
+		;
+	next = last + 1;
+	if (value >= ALONE_VALUE || want < next)
+		want = next;
+	if (value < BID_FLOOR || want > 9 || want > limit)
+		snprintf(out, len, "pass");
+	else
+		snprintf(out, len, "%d", ranks[want]);
+	return 0;
+}
+
+/*
+ * gencall MS RANK: the suit of the called card.  With a very strong best
+ * suit, that suit even if we hold the card (and play alone); otherwise
+ * the best suit whose card of RANK another seat holds.
+ */
+static int
+cmd_gencall(struct game *g, int ac, char **av, char *out, size_t len)
+{
+	int	 rank, s, best = -1;
+
+	if (ac < 3 || number(av[2], 1, 10, &rank) == -1) {
+		snprintf(out, len, "bad gencall");
+		return -1;
+	}
+	s = best_suit(g);
+	if (hand_value(g, s) >= ALONE_VALUE || !holds(g, BRI_CARD(rank, s)))
+		best = s;
+	else
+		for (s = 0; s < 4; s++)
+			if (!holds(g, BRI_CARD(rank, s)) && (best < 0 ||
+			    hand_value(g, s) > hand_value(g, best)))
+				best = s;
+	if (best < 0)
+		best = best_suit(g);
+	snprintf(out, len, "%c", "CDBS"[best]);
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  * The smallest complete engine for refd-protocol(7): it answers the
  * standard GTP commands, acknowledges every game notification with an
  * empty success and answers genplay with one card of the hand it is
- * given.  It needs nothing but stdio.
+ * given; in chiamata5's auction it passes or names the next weaker rank,
+ * at random, and names a random suit.  It needs nothing but stdio.
  *
  * Run:		bots/randbot [-s seed]
  * With -s the choices depend only on the seed, so a match replays
@@ -21,9 +22,14 @@
 #define MAXARGS		64
 
 static const char *commands[] = {
-	"deal_end", "deal_start", "draw", "genplay", "joker", "known_command",
-	"list_commands", "match_end", "match_start", "name", "partner_hand",
-	"play", "protocol_version", "quit", "trick", "version", NULL
+	"bid", "called", "deal_end", "deal_start", "draw", "genbid", "gencall",
+	"genplay", "joker", "known_command", "list_commands", "match_end",
+	"match_start", "name", "partner", "partner_hand", "play",
+	"protocol_version", "quit", "trick", "version", NULL
+};
+/* The auction's ranks from the strongest down; "-" before the first. */
+static const char *ranks[] = {
+	"-", "1", "3", "10", "9", "8", "7", "6", "5", "4", "2", NULL
 };
 
 static uint64_t	rngstate;
@@ -116,6 +122,17 @@ main(int argc, char *argv[])
 				answer('?', id, "no cards in hand");
 			else
 				answer('=', id, av[2 + rng_next() % (ac - 2)]);
+		} else if (strcmp(av[0], "genbid") == 0) {
+			/* pass, or the rank just weaker than the last named */
+			for (i = 0; ranks[i] != NULL && (ac < 3 ||
+			    strcmp(ranks[i], av[2]) != 0); i++)
+				;
+			answer('=', id, ranks[i] == NULL || ranks[i + 1] ==
+			    NULL || rng_next() % 2 ? "pass" : ranks[i + 1]);
+		} else if (strcmp(av[0], "gencall") == 0) {
+			list[0] = "CDBS"[rng_next() % 4];
+			list[1] = '\0';
+			answer('=', id, list);
 		} else if (known(av[0]))
 			answer('=', id, "");
 		else

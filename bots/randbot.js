@@ -5,7 +5,8 @@
  * It speaks refd-protocol(7) on stdin and stdout using only the readline
  * module: it answers the standard GTP commands, acknowledges every game
  * notification and answers genplay with a uniformly random card of the
- * hand it is given.
+ * hand it is given; in chiamata5's auction it passes or names the next
+ * weaker rank, at random, and names a random suit.
  *
  * Run:		node bots/randbot.js [seed]
  * With a seed (an integer) its choices are the same on every run.
@@ -15,10 +16,13 @@
 const readline = require('readline');
 
 const COMMANDS = [
-	'deal_end', 'deal_start', 'draw', 'genplay', 'joker', 'known_command',
-	'list_commands', 'match_end', 'match_start', 'name', 'partner_hand',
-	'play', 'protocol_version', 'quit', 'trick', 'version',
+	'bid', 'called', 'deal_end', 'deal_start', 'draw', 'genbid', 'gencall',
+	'genplay', 'joker', 'known_command', 'list_commands', 'match_end',
+	'match_start', 'name', 'partner', 'partner_hand', 'play',
+	'protocol_version', 'quit', 'trick', 'version',
 ];
+/* The auction's ranks from the strongest down; '-' before the first. */
+const RANKS = ['-', '1', '3', '10', '9', '8', '7', '6', '5', '4', '2'];
 
 /* A seeded generator (mulberry32) when a seed is given, else Math.random. */
 function makeRandom(arg) {
@@ -73,6 +77,16 @@ function command(line, random) {
 		else
 			answer(true, id, args[2 +
 			    Math.floor(random() * (args.length - 2))]);
+		break;
+	case 'genbid': {
+		/* pass, or the rank just weaker than the last named */
+		const i = RANKS.indexOf(args.length > 2 ? args[2] : '-');
+		answer(true, id, i >= 0 && i + 1 < RANKS.length &&
+		    random() < 0.5 ? RANKS[i + 1] : 'pass');
+		break;
+	}
+	case 'gencall':
+		answer(true, id, 'CDBS'[Math.floor(random() * 4)]);
 		break;
 	default:
 		if (COMMANDS.includes(args[0]))

@@ -4,7 +4,8 @@
 It speaks refd-protocol(7) on stdin and stdout with nothing but the
 standard library: it answers the standard GTP commands, acknowledges every
 game notification and answers genplay with a uniformly random card of the
-hand it is given.
+hand it is given; in chiamata5's auction it passes or names the next
+weaker rank, at random, and names a random suit.
 
 Run:    python3 bots/randbot.py [seed]
 With a seed (an integer) its choices are the same on every run.
@@ -13,10 +14,13 @@ import random
 import sys
 
 COMMANDS = (
-    "deal_end", "deal_start", "draw", "genplay", "joker", "known_command",
-    "list_commands", "match_end", "match_start", "name", "partner_hand",
-    "play", "protocol_version", "quit", "trick", "version",
+    "bid", "called", "deal_end", "deal_start", "draw", "genbid", "gencall",
+    "genplay", "joker", "known_command", "list_commands", "match_end",
+    "match_start", "name", "partner", "partner_hand", "play",
+    "protocol_version", "quit", "trick", "version",
 )
+# The auction's ranks from the strongest down; "-" before the first.
+RANKS = ("-", "1", "3", "10", "9", "8", "7", "6", "5", "4", "2")
 
 
 def answer(ok, ident, text=""):
@@ -56,6 +60,16 @@ def main():
                 answer(False, ident, "no cards in hand")
             else:
                 answer(True, ident, rng.choice(args[2:]))
+        elif cmd == "genbid":
+            # pass, or the rank just weaker than the last named
+            last = args[2] if len(args) > 2 else "-"
+            i = RANKS.index(last) if last in RANKS else len(RANKS) - 1
+            if i + 1 < len(RANKS) and rng.random() < 0.5:
+                answer(True, ident, RANKS[i + 1])
+            else:
+                answer(True, ident, "pass")
+        elif cmd == "gencall":
+            answer(True, ident, rng.choice("CDBS"))
         elif cmd in COMMANDS:
             answer(True, ident)
         else:

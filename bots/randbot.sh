@@ -1,9 +1,9 @@
 #!/bin/sh
 # randbot.sh [seed]: a refd bot in sh and awk that plays random cards.
 case $(awk -W version 2>&1) in *mawk*) ia="-W interactive" ;; esac
-exec awk $ia -v s="$1" -v p=$$ 'BEGIN { srand(); srand(s == "" ? srand() + p : s)
-  k = " deal_end deal_start draw genplay joker known_command list_commands" \
-    " match_end match_start name partner_hand play protocol_version quit trick version " }
+exec awk $ia -v s="$1" -v p=$$ 'BEGIN { srand(); srand(s == "" ? srand() + p : s); rk = "- 1 3 10 9 8 7 6 5 4 2 -"
+  k = " bid called deal_end deal_start draw genbid gencall genplay joker known_command list_commands" \
+    " match_end match_start name partner partner_hand play protocol_version quit trick version " }
 { gsub(/\r|#.*/, ""); n = split($0, a, " "); id = ""; r = ""; e = 0
   if (a[1] ~ /^[0-9]+$/) { id = a[1]; n--; for (j = 1; j <= n; j++) a[j] = a[j+1] }
   if (n == 0) next; c = a[1]; if (c == "protocol_version") r = 2
@@ -11,5 +11,8 @@ exec awk $ia -v s="$1" -v p=$$ 'BEGIN { srand(); srand(s == "" ? srand() + p : s
   else if (c == "list_commands") { r = substr(k, 2, length(k) - 2); gsub(/ /, "\n", r) }
   else if (c == "known_command") r = n > 1 && index(k, " " a[2] " ") ? "true" : "false"
   else if (c == "genplay") { e = n < 3; r = e ? "no cards" : a[3 + int(rand() * (n-2))] }
+  else if (c == "genbid") { i = n > 2 ? index(rk, a[3] " ") : 0; split(substr(rk, i), q, " ")
+    r = i && rand() < .5 && q[2] != "-" ? q[2] : "pass" }
+  else if (c == "gencall") r = substr("CDBS", 1 + int(rand() * 4), 1)
   else if (!index(k, " " c " ")) { e = 1; r = "unknown command" }
   printf "%s%s%s%s\n\n", e ? "?" : "=", id, r == "" ? "" : " ", r; fflush(); if (c == "quit") exit }'

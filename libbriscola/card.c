@@ -1,5 +1,5 @@
 /*
- * card.c: cards, their text notation, variants, options and error text.
+ * card.c: cards, their text notation and error text.
  */
 #include <string.h>
 
@@ -12,16 +12,6 @@ static const uint8_t strength[10] = { 10, 1, 9, 2, 3, 4, 5, 6, 7, 8 };
 /* Card points by rank - 1. */
 static const uint8_t cardpoints[10] = { 11, 0, 10, 0, 0, 0, 0, 2, 3, 4 };
 static const char suitletter[4] = { 'C', 'D', 'B', 'S' };
-
-static const struct {
-	const char	*name;
-	int		 seats;
-} variants[BRI_NVARIANTS] = {
-	[BRI_JOKER3] =   { "joker3",   3 },
-	[BRI_CLASSIC2] = { "classic2", 2 },
-	[BRI_CLASSIC3] = { "classic3", 3 },
-	[BRI_CLASSIC4] = { "classic4", 4 },
-};
 
 /*
  * Initialise the library: libsodium must be ready before a seed is
@@ -49,6 +39,11 @@ bri_strerror(int e)
 	case BRI_EDECK:		return "not a deck for this variant";
 	case BRI_ESEED:		return "not a seed";
 	case BRI_ENOENTROPY:	return "no entropy from the kernel";
+	case BRI_EPHASE:	return "not now in this deal";
+	case BRI_EBID:		return "not a rank weaker than the last named";
+	case BRI_EPASSED:	return "already passed";
+	case BRI_ENOTCALLER:	return "only the caller names the suit";
+	case BRI_ESUIT:		return "not a suit";
 	}
 	return "unknown error";
 }
@@ -137,65 +132,4 @@ int
 bri_card_strength(bri_card c)
 {
 	return c < BRI_NCARDS ? strength[c % 10] : 0;
-}
-
-/* Name of a variant, or NULL for a value out of range. */
-const char *
-bri_variant_name(enum bri_variant v)
-{
-	return (unsigned)v < BRI_NVARIANTS ? variants[v].name : NULL;
-}
-
-/* Parse a variant name (exact, lowercase); BRI_OK or BRI_EINVAL. */
-int
-bri_variant_parse(const char *s, enum bri_variant *v)
-{
-	int	 i;
-
-	if (s == NULL)
-		return BRI_EINVAL;
-	for (i = 0; i < BRI_NVARIANTS; i++)
-		if (strcmp(s, variants[i].name) == 0) {
-			*v = i;
-			return BRI_OK;
-		}
-	return BRI_EINVAL;
-}
-
-/* Seats at the table of a variant, or 0 for a value out of range. */
-int
-bri_variant_seats(enum bri_variant v)
-{
-	return (unsigned)v < BRI_NVARIANTS ? variants[v].seats : 0;
-}
-
-/* Fill *o with the documented defaults of variant v. */
-void
-bri_options_default(struct bri_options *o, enum bri_variant v)
-{
-	memset(o, 0, sizeof(*o));
-	o->variant = v;
-	o->deals_to_win = 2;
-	o->match_target = 10;
-	o->deal_cap = 100;
-	o->removed_two = -1;
-}
-
-/* BRI_OK if every option is in range, BRI_EINVAL otherwise. */
-int
-bri_options_check(const struct bri_options *o)
-{
-	if ((unsigned)o->variant >= BRI_NVARIANTS)
-		return BRI_EINVAL;
-	if (o->deals_to_win < 1 || o->deals_to_win > 1000)
-		return BRI_EINVAL;
-	if (o->match_target < 1 || o->match_target > 1000)
-		return BRI_EINVAL;
-	if (o->deal_cap < 1 || o->deal_cap > 100000)
-		return BRI_EINVAL;
-	if (o->removed_two < -1 || o->removed_two > 3)
-		return BRI_EINVAL;
-	if (o->removed_two != -1 && o->variant != BRI_CLASSIC3)
-		return BRI_EINVAL;
-	return BRI_OK;
 }

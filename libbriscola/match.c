@@ -72,49 +72,47 @@ match_leaders(const struct bri_match *m, int *top)
 	return mask;
 }
 
-/* Apply a finished deal to the match points and decide the match's end. */
+/*
+ * Apply a finished deal to the match points and decide the match's end,
+ * by the variant's match rule: first to a number of won deals, first
+ * strictly ahead at a target of match points, or a fixed number of
+ * deals.  A won deal is a deal that gave the seat match points.
+ */
 static void
 match_score(struct bri_match *m)
 {
+	const struct bri_variant_info *vi = bri_variant_info(m->opt.variant);
 	struct bri_deal	*d = &m->deal;
-	unsigned	 lead;
+	unsigned	 lead, side;
 	int		 i, top, target;
 
-	switch (d->result) {
-	case BRI_DEAL_JOKER:
-		m->mpoints[d->joker] += 2;
-		m->deals_won[d->joker]++;
-		break;
-	case BRI_DEAL_ALLIES:
-		for (i = 0; i < m->nseats; i++)
-			if (i != d->joker) {
-				m->mpoints[i]++;
-				m->deals_won[i]++;
-			}
-		break;
-	case BRI_DEAL_WON:
-		for (i = 0; i < m->nseats; i++)
-			if (bri_deal_team(d, i) == d->winner) {
-				m->mpoints[i]++;
-				m->deals_won[i]++;
-			}
-		break;
-	default:
-		break;
+	for (i = 0; i < m->nseats; i++) {
+		m->mpoints[i] += d->mpoints[i];
+		m->deals_won[i] += d->mpoints[i] > 0;
 	}
 
-	target = m->opt.variant == BRI_JOKER3 ? m->opt.match_target :
-	    m->opt.deals_to_win;
 	lead = match_leaders(m, &top);
-	if (top >= target && (lead & (lead - 1)) == 0) {
+	if (vi->matchscore == BRI_MSCORE_FIXED) {
+		if (m->ndeals < m->opt.deals)
+			return;
+		if ((lead & (lead - 1)) == 0) {
+			m->result = BRI_MATCH_WON;
+			m->winner = (int8_t)__builtin_ctz(lead);
+		} else {
+			m->result = BRI_MATCH_DRAWN;
+			m->tied = (uint8_t)lead;
+		}
+		return;
+	}
+	target = vi->matchscore == BRI_MSCORE_TARGET ? m->opt.match_target :
+	    m->opt.deals_to_win;
+	/* teammates share their points: one side may be several leaders */
+	for (i = 0, side = 0; i < m->nseats; i++)
+		if (lead >> i & 1)
+			side |= 1u << bri_deal_team(d, i);
+	if (top >= target && (side & (side - 1)) == 0) {
 		m->result = BRI_MATCH_WON;
-		for (i = 0; i < m->nseats; i++)
-			if (lead >> i & 1)
-				m->winner = bri_deal_team(d, i);
-	} else if (top >= target && m->opt.variant == BRI_CLASSIC4) {
-		/* partners share their points: the pair is one leader */
-		m->result = BRI_MATCH_WON;
-		m->winner = bri_deal_team(d, __builtin_ctz(lead));
+		m->winner = (int8_t)bri_deal_team(d, __builtin_ctz(lead));
 	} else if (m->ndeals >= m->opt.deal_cap) {
 		m->result = BRI_MATCH_DRAWN;
 		m->tied = (uint8_t)lead;
@@ -148,14 +146,50 @@ bri_match_play(struct bri_match *m, int seat, bri_card c,
 }
 
 /*
+ * Seat names rank or passes in the current deal's auction, as
+ * bri_deal_bid(); a void deal (five passes) ends here, and the match
+ * with it after its last deal.  Returns what bri_deal_bid() returns, or
+ * BRI_EMATCHOVER.
+ */
+int
+bri_match_bid(struct bri_match *m, int seat, int rank, struct bri_event *ev)
+{
+	struct bri_event	 dummy;
+	int			 e;
+
+	if (m->result != BRI_MATCH_PLAYING)
+		return BRI_EMATCHOVER;
+	if (ev == NULL)
+		ev = &dummy;
+	if ((e = bri_deal_bid(&m->deal, seat, rank, ev)) != BRI_OK)
+		return e;
+	if (ev->deal_over) {
+		match_score(m);
+		ev->match_over = m->result != BRI_MATCH_PLAYING;
+	}
+	return BRI_OK;
+}
+
+/* The caller names suit in the current deal, as bri_deal_call(). */
+int
+bri_match_call(struct bri_match *m, int seat, int suit)
+{
+	if (m->result != BRI_MATCH_PLAYING)
+		return BRI_EMATCHOVER;
+	return bri_deal_call(&m->deal, seat, suit);
+}
+
+/*
  * What seat may know of deal d now, into *v: its own hand, the trump
  * card, every card played, the Joker, the scores; in classic4 its
- * partner's hand once the stock is empty; the removed 2 once the deal is
- * over.  Returns BRI_OK or BRI_EINVAL for a seat not at the table.
+ * partner's hand once the stock is empty; in chiamata5 every call of the
+ * auction, the caller, the called card once named and the partner once
+ * revealed (or to its holder); the removed 2 once the deal is over.  Returns BRI_OK or BRI_EINVAL for a seat not at the table.
  */
 int
 bri_view_of_deal(const struct bri_deal *d, int seat, struct bri_view *v)
 {
+	const struct bri_variant_info *vi = bri_variant_info(d->variant);
 	int	 p;
 
 	if (seat < 0 || seat >= d->nseats)
@@ -182,7 +216,7 @@ bri_view_of_deal(const struct bri_deal *d, int seat, struct bri_view *v)
 	memcpy(v->points, d->points, sizeof(v->points));
 	v->partner = BRI_NOSEAT;
 	memset(v->partner_hand, BRI_NOCARD, sizeof(v->partner_hand));
-	if (d->variant == BRI_CLASSIC4) {
+	if (vi->showpartner) {
 		p = (seat + 2) % 4;
 		v->partner = (int8_t)p;
 		if (d->nstock == 0) {
@@ -190,9 +224,26 @@ bri_view_of_deal(const struct bri_deal *d, int seat, struct bri_view *v)
 			memcpy(v->partner_hand, d->hand[p], d->nhand[p]);
 		}
 	}
+	v->trumpsuit = d->trumpsuit;
+	v->phase = d->phase;
+	v->ncalls = d->ncalls;
+	memcpy(v->calls, d->calls, d->ncalls);
+	memcpy(v->callseat, d->callseat, d->ncalls);
+	v->caller = d->caller;
+	v->called = d->called;
+	v->revealed = d->revealed;
+	/*
+	 * The partner: to all once the called card is played, before that
+	 * only to its holder, who sees the card in its own hand.  Nothing
+	 * else in the view depends on who holds it.
+	 */
+	if (d->partner != BRI_NOSEAT && (d->revealed || d->partner == seat))
+		v->partner = d->partner;
 	v->over = d->over;
 	v->result = d->result;
 	v->winner = d->winner;
+	if (d->over)
+		memcpy(v->dmpoints, d->mpoints, sizeof(v->dmpoints));
 	v->removed = d->over ? d->removed : BRI_NOCARD;
 	return BRI_OK;
 }

@@ -191,8 +191,9 @@ bri_seed_commit(const struct bri_seed *s, uint8_t out[BRI_COMMITLEN])
 /*
  * The deck of deal number index (0-based) of a match with seed s and
  * options o: for joker3 (and classic3 with a random 2) a draw in [0, 4)
- * picks the suit of the removed 2; the remaining cards, in ascending code
- * order, are shuffled by Fisher-Yates from the last position down.
+ * picks the suit of the removed 2; classic6 leaves out the four 2s; the
+ * remaining cards, in ascending code order, are shuffled by Fisher-Yates
+ * from the last position down.
  * Writes the order to deck and the removed card (or BRI_NOCARD) to
  * *removed; returns the number of cards, or BRI_EINVAL.
  */
@@ -200,21 +201,23 @@ int
 bri_shuffle(const struct bri_seed *s, const struct bri_options *o,
     int index, bri_card deck[BRI_NCARDS], bri_card *removed)
 {
+	const struct bri_variant_info *vi;
 	struct rng	 r;
 	bri_card	 gone = BRI_NOCARD, t;
 	unsigned	 pos = 0;
-	int		 n = 0, i, j, c;
+	int		 n = 0, i, j, c, twos;
 
 	if (bri_options_check(o) != BRI_OK || index < 0)
 		return BRI_EINVAL;
+	vi = bri_variant_info(o->variant);
 	rng_init(&r, s, "DEAL", (uint64_t)index);
-	if (o->variant == BRI_JOKER3 ||
-	    (o->variant == BRI_CLASSIC3 && o->removed_two < 0))
+	if (vi->removal == BRI_REMOVE_ONE_TWO && o->removed_two < 0)
 		gone = BRI_CARD(2, rng_uniform(&r, &pos, 4));
-	else if (o->variant == BRI_CLASSIC3)
+	else if (vi->removal == BRI_REMOVE_ONE_TWO)
 		gone = BRI_CARD(2, o->removed_two);
+	twos = vi->removal != BRI_REMOVE_ALL_TWOS;
 	for (c = 0; c < BRI_NCARDS; c++)
-		if (c != gone)
+		if (c != gone && (twos || BRI_CARD_RANK(c) != 2))
 			deck[n++] = (bri_card)c;
 	for (i = n - 1; i > 0; i--) {
 		j = (int)rng_uniform(&r, &pos, (unsigned)i + 1);

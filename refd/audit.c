@@ -996,7 +996,7 @@ static int
 au_play(struct au *a, const struct au_row *r)
 {
 	struct bri_deal	*d = &a->bm.deal;
-	char		 t[80], hand[BRI_HANDSIZE * BRI_CARD_STRLEN + 4];
+	char		 t[80], hand[BRI_MAXHAND * BRI_CARD_STRLEN + 4];
 	char		 c1[BRI_CARD_STRLEN];
 	bri_card	 c;
 	int		 e, seq = (int)r->v[0], seat = (int)r->v[2];

@@ -28,6 +28,16 @@ cardlist(const bri_card *c, int n, char *buf, size_t len)
 	return buf;
 }
 
+/* A call of the auction as a word: "pass", or the rank "1" to "10". */
+static const char *
+rankword(int rank, char *buf, size_t len)
+{
+	if (rank == BRI_PASS)
+		return "pass";
+	snprintf(buf, len, "%d", rank);
+	return buf;
+}
+
 /* Integers as "a,b,c". */
 static const char *
 intlist(const int *v, int n, char *buf, size_t len)
@@ -41,7 +51,10 @@ intlist(const int *v, int n, char *buf, size_t len)
 	return buf;
 }
 
-/* The deal result word: joker, allies, void, seatN, teamN or draw. */
+/*
+ * The deal result word: joker, allies, void, seatN, teamN, draw, caller
+ * or others.
+ */
 const char *
 botproto_deal_result(const struct bri_view *v, char *buf, size_t len)
 {
@@ -50,9 +63,11 @@ botproto_deal_result(const struct bri_view *v, char *buf, size_t len)
 	case BRI_DEAL_ALLIES:	return "allies";
 	case BRI_DEAL_VOID:	return "void";
 	case BRI_DEAL_DRAWN:	return "draw";
+	case BRI_DEAL_CALLER:	return "caller";
+	case BRI_DEAL_OTHERS:	return "others";
 	case BRI_DEAL_WON:
-		snprintf(buf, len, "%s%d", v->variant == BRI_CLASSIC4 ?
-		    "team" : "seat", v->winner);
+		snprintf(buf, len, "%s%d", bri_variant_info(v->variant)->sides ==
+		    BRI_SIDES_ALTERNATE ? "team" : "seat", v->winner);
 		return buf;
 	}
 	return "playing";
@@ -73,8 +88,10 @@ botproto_format(enum botmsg m, const struct bri_view *v, int arg, char *buf,
 
 	switch (m) {
 	case BOTMSG_DEAL_START:
+		/* "-" where no card is turned (briscolone) */
 		snprintf(buf, len, "deal_start %d %d %s %s", v->deal_no,
-		    v->dealer, bri_card_format(v->trump, c1),
+		    v->dealer, v->trump == BRI_NOCARD ? "-" :
+		    bri_card_format(v->trump, c1),
 		    cardlist(v->hand, v->nhand, l1, sizeof(l1)));
 		break;
 	case BOTMSG_PLAY:
@@ -110,6 +127,31 @@ botproto_format(enum botmsg m, const struct bri_view *v, int arg, char *buf,
 	case BOTMSG_GENPLAY:
 		snprintf(buf, len, "genplay %d %s", arg,
 		    cardlist(v->hand, v->nhand, l1, sizeof(l1)));
+		break;
+	case BOTMSG_BID:
+		/* the same line to every seat, whoever holds what */
+		i = v->ncalls - 1;
+		snprintf(buf, len, "bid %d %s", v->callseat[i],
+		    rankword(v->calls[i], l1, sizeof(l1)));
+		break;
+	case BOTMSG_CALLED:
+		snprintf(buf, len, "called %s %d",
+		    bri_card_format(v->called, c1), v->caller);
+		break;
+	case BOTMSG_PARTNER_IS:
+		snprintf(buf, len, "partner %d", v->partner);
+		break;
+	case BOTMSG_GENBID:
+		for (i = v->ncalls - 1; i >= 0 && v->calls[i] == BRI_PASS; i--)
+			;
+		snprintf(buf, len, "genbid %d %s", arg, i < 0 ? "-" :
+		    rankword(v->calls[i], l1, sizeof(l1)));
+		break;
+	case BOTMSG_GENCALL:
+		for (i = v->ncalls - 1; i >= 0 && v->calls[i] == BRI_PASS; i--)
+			;
+		snprintf(buf, len, "gencall %d %s", arg, i < 0 ? "-" :
+		    rankword(v->calls[i], l1, sizeof(l1)));
 		break;
 	}
 	return buf;
@@ -170,4 +212,68 @@ botproto_fallback(const struct bri_deal *d, int seat)
 			best = c;
 	}
 	return best;
+}
+
+/*
+ * A bot's answer to genbid, the first len bytes of s: "pass", or a rank
+ * 1 to 10 without sign or leading zero, into *rank (BRI_PASS for a
+ * pass).  Whether the rank is legal now is libbriscola's to say.
+ * Returns 0, or -1 for anything else.
+ */
+int
+botproto_parse_bid(const char *s, size_t len, int *rank)
+{
+	if (len == 4 && memcmp(s, "pass", 4) == 0) {
+		*rank = BRI_PASS;
+		return 0;
+	}
+	if (len == 1 && s[0] >= '1' && s[0] <= '9') {
+		*rank = s[0] - '0';
+		return 0;
+	}
+	if (len == 2 && s[0] == '1' && s[1] == '0') {
+		*rank = 10;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * A caller's answer to gencall: one suit letter, C, D, B or S, in either
+ * case, into *suit (0 to 3).  Returns 0, or -1 for anything else.
+ */
+int
+botproto_parse_suit(const char *s, size_t len, int *suit)
+{
+	static const char	 letters[] = "CDBS";
+	const char		*p;
+	char			 c;
+
+	if (len != 1)
+		return -1;
+	c = s[0] >= 'a' && s[0] <= 'z' ? (char)(s[0] - 'a' + 'A') : s[0];
+	if (c == '\0' || (p = strchr(letters, c)) == NULL)
+		return -1;
+	*suit = (int)(p - letters);
+	return 0;
+}
+
+/*
+ * The suit refd names for a caller under the fallback policy: the first
+ * suit, in the order C, D, B, S, whose card of the rank named the caller
+ * does not hold, so that a fault never makes him play alone; C if he
+ * holds all four.  A bid's fallback is simply a pass.
+ */
+int
+botproto_fallback_suit(const struct bri_deal *d, int seat)
+{
+	int	 suit, i, held;
+
+	for (suit = 0; suit < 4; suit++) {
+		for (i = 0, held = 0; i < d->nhand[seat]; i++)
+			held |= d->hand[seat][i] == BRI_CARD(d->bid, suit);
+		if (!held)
+			return suit;
+	}
+	return 0;
 }

@@ -19,7 +19,13 @@ enum botmsg {
 	BOTMSG_DRAW,		/* draw CARD: the seat's own last draw */
 	BOTMSG_PARTNER,		/* partner_hand CARDS (classic4) */
 	BOTMSG_DEAL_END,	/* deal_end RESULT POINTS MPOINTS REMOVED */
-	BOTMSG_GENPLAY		/* genplay MS CARDS */
+	BOTMSG_GENPLAY,		/* genplay MS CARDS */
+	/* chiamata5's auction and partner */
+	BOTMSG_BID,		/* bid SEAT RANK|pass: the last call */
+	BOTMSG_CALLED,		/* called CARD CALLER: card and trump named */
+	BOTMSG_PARTNER_IS,	/* partner SEAT: the called card was played */
+	BOTMSG_GENBID,		/* genbid MS LAST|-: this seat's call */
+	BOTMSG_GENCALL		/* gencall MS RANK: the caller's suit */
 };
 
 const char	*botproto_format(enum botmsg, const struct bri_view *, int,
@@ -31,5 +37,8 @@ const char	*botproto_match_end_text(char *, size_t, const char *,
 		    const int *, int, const char *, const char *);
 const char	*botproto_deal_result(const struct bri_view *, char *, size_t);
 bri_card	 botproto_fallback(const struct bri_deal *, int);
+int		 botproto_parse_bid(const char *, size_t, int *);
+int		 botproto_parse_suit(const char *, size_t, int *);
+int		 botproto_fallback_suit(const struct bri_deal *, int);
 
 #endif

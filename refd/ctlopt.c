@@ -102,11 +102,8 @@ ctlopt_match(struct match_conf *mc, const struct refd_conf *dflt, int argc,
 	enum bri_variant v;
 	int		 i;
 
-	if (bri_variant_parse(argv[0], &v) != BRI_OK) {
-		snprintf(r, len, "unknown variant %.40s (joker3, classic2, "
-		    "classic3, classic4)", argv[0]);
+	if (util_variant(argv[0], &v, r, len) == -1)
 		return -1;
-	}
 	memset(mc, 0, sizeof(*mc));
 	bri_options_default(&mc->opt, v);
 	mc->move_ms = dflt->move_ms;

@@ -59,6 +59,8 @@ enum ck_kind {
 	CK_HELLO,		/* name, version: any answer, startup_ms */
 	CK_NOTE,		/* a notification: any answer will do */
 	CK_GENPLAY,		/* a move: a card of the hand, in time */
+	CK_GENBID,		/* chiamata5: a legal call, in time */
+	CK_GENCALL,		/* chiamata5: a suit, in time */
 	CK_PROBE,		/* a probe: its check function judges */
 	CK_QUIT			/* quit: then the bot exits */
 };
@@ -120,6 +122,8 @@ struct ck_bot {
 	int		 quitted;	/* quit was answered */
 	int		 answered;	/* the awaited genplay was answered */
 	bri_card	 card;		/* its card, BRI_NOCARD if it failed */
+	int		 choice;	/* genbid's rank or gencall's suit,
+					   or -1 if it failed */
 	int		 problems;	/* in this run */
 	int		 nanswers;	/* answers read whole */
 };
@@ -174,6 +178,12 @@ static void	ck_answer_start(struct ck_bot *, long, int, const char *,
 static void	ck_answer_line(struct ck_bot *, const char *);
 static void	ck_answer_done(struct ck_bot *);
 static void	ck_genplay_judge(struct ck_bot *, const struct ck_answer *);
+static void	ck_choice_judge(struct ck_bot *, const struct ck_answer *);
+static int	ck_ask(struct ck_bot *, enum botmsg);
+static void	ck_auction(struct ck_bot *, int *);
+
+/* The auction's ranks, from the strongest down. */
+static const int ck_ranks[10] = { 1, 3, 10, 9, 8, 7, 6, 5, 4, 2 };
 static void	ck_pop(struct ck_bot *, struct ck_cmd *);
 static int	ck_probes(void);
 static int	ck_variant(enum bri_variant);
@@ -949,7 +959,8 @@ ck_answer_done(struct ck_bot *b)
 	us = util_now_us() - a->cmd.sent_us;
 	ck_lineref(lr, sizeof(lr), a->lineno, a->first, a->firstlen);
 	ck_cmdref(cr, sizeof(cr), &a->cmd);
-	if (a->cmd.kind == CK_GENPLAY) {
+	if (a->cmd.kind == CK_GENPLAY || a->cmd.kind == CK_GENBID ||
+	    a->cmd.kind == CK_GENCALL) {
 		ck.ngen++;
 		ck.gen_us += us;
 		if (us > ck.gen_max)
@@ -970,6 +981,10 @@ ck_answer_done(struct ck_bot *b)
 	switch (a->cmd.kind) {
 	case CK_GENPLAY:
 		ck_genplay_judge(b, a);
+		break;
+	case CK_GENBID:
+	case CK_GENCALL:
+		ck_choice_judge(b, a);
 		break;
 	case CK_PROBE:
 		if ((why = a->cmd.check(a->ok, a->text)) != NULL)
@@ -1016,6 +1031,52 @@ ck_genplay_judge(struct ck_bot *b, const struct ck_answer *a)
 		    "hand): %s, answering %s", (int)n, a->text, lr, cr);
 	else
 		b->card = c;
+}
+
+/*
+ * Judge a genbid or gencall answer as refd will: a call legal now (a
+ * rank weaker than the last one named, or pass), or a suit letter.
+ * Sets b->choice, or -1 for the fallback (a pass, or botproto's suit).
+ */
+static void
+ck_choice_judge(struct ck_bot *b, const struct ck_answer *a)
+{
+	char		 lr[400], cr[300], q[300];
+	const char	*what = a->cmd.kind == CK_GENBID ? "genbid" : "gencall";
+	size_t		 n = strcspn(a->text, " \n");
+	int		 x, e;
+
+	b->answered = 1;
+	b->choice = -1;
+	if (a->faulty)
+		return;
+	ck_lineref(lr, sizeof(lr), a->lineno, a->first, a->firstlen);
+	ck_cmdref(cr, sizeof(cr), &a->cmd);
+	if (!a->ok) {
+		ck_problem(b, &a->cmd, "%s refused ('?'): %s, answering %s",
+		    what, lr, cr);
+		return;
+	}
+	if (a->cmd.kind == CK_GENBID) {
+		if (botproto_parse_bid(a->text, n, &x) == -1)
+			ck_problem(b, &a->cmd, "genbid answered %s (not a "
+			    "rank nor pass): %s, answering %s", ck_quote(q,
+			    sizeof(q), a->text, n), lr, cr);
+		else if ((e = bri_deal_bid_check(&ck.m.deal, ck.seat, x)) !=
+		    BRI_OK)
+			ck_problem(b, &a->cmd, "genbid answered %.*s (%s): "
+			    "%s, answering %s", (int)n, a->text,
+			    bri_strerror(e), lr, cr);
+		else
+			b->choice = x;
+	} else {
+		if (botproto_parse_suit(a->text, n, &x) == -1)
+			ck_problem(b, &a->cmd, "gencall answered %s (not a "
+			    "suit: C, D, B or S): %s, answering %s", ck_quote(q,
+			    sizeof(q), a->text, n), lr, cr);
+		else
+			b->choice = x;
+	}
 }
 
 /* Take the oldest command off the queue, into *c. */
@@ -1122,6 +1183,88 @@ ck_rand(void)
 }
 
 /*
+ * Ask the bot for its call (m is BOTMSG_GENBID or BOTMSG_GENCALL) and
+ * wait for it; returns the rank or suit, or -1 for the fallback.
+ */
+static int
+ck_ask(struct ck_bot *b, enum botmsg m)
+{
+	struct bri_view	 v;
+	char		 buf[BOTPROTO_MAXLINE];
+
+	bri_view_build(&ck.m, ck.seat, &v);
+	b->answered = 0;
+	b->choice = -1;
+	ck_queue(b, m == BOTMSG_GENBID ? CK_GENBID : CK_GENCALL, NULL,
+	    ck.move_ms, botproto_format(m, &v, ck.move_ms, buf, sizeof(buf)),
+	    "\n");
+	while (!b->dead && !b->answered && (b->npend > 0 || b->in_answer))
+		ck_pump(b, 1);
+	return b->answered ? b->choice : -1;
+}
+
+/*
+ * chiamata5's auction and call, as refd will run them: the bot is asked
+ * on its turns, the random players pass or name the next weaker rank,
+ * and every call, then the called card, is told to the bot.  A five-pass
+ * deal ends here.
+ */
+static void
+ck_auction(struct ck_bot *b, int *moves)
+{
+	struct bri_event	 ev;
+	int			 t, r, suit, i;
+
+	while (!b->dead && ck.m.deal.phase == BRI_PHASE_AUCTION) {
+		t = ck.m.deal.turn;
+		if (t == ck.seat) {
+			r = ck_ask(b, BOTMSG_GENBID);
+			(*moves)++;
+			if (r < 0)
+				r = BRI_PASS;
+		} else {
+			r = BRI_PASS;
+			for (i = 0; i < 10 && ck_rand() % 8 < 3; i++)
+				if (bri_deal_bid_check(&ck.m.deal, t,
+				    ck_ranks[i]) == BRI_OK) {
+					r = ck_ranks[i];
+					break;
+				}
+		}
+		if (b->dead)
+			return;
+		if (bri_match_bid(&ck.m, t, r, &ev) != BRI_OK) {
+			fprintf(stderr, "refctl checkbot: internal error: a "
+			    "call refused\n");
+			exit(2);
+		}
+		ck_tell(b, BOTMSG_BID);
+		if (ev.deal_over)
+			ck_tell(b, BOTMSG_DEAL_END);
+		ck_pump(b, 0);
+	}
+	if (b->dead || ck.m.deal.phase != BRI_PHASE_CALL)
+		return;
+	t = ck.m.deal.caller;
+	if (t == ck.seat) {
+		suit = ck_ask(b, BOTMSG_GENCALL);
+		(*moves)++;
+		if (suit < 0)
+			suit = botproto_fallback_suit(&ck.m.deal, t);
+	} else
+		suit = (int)(ck_rand() % 4);
+	if (b->dead)
+		return;
+	if (bri_match_call(&ck.m, t, suit) != BRI_OK) {
+		fprintf(stderr, "refctl checkbot: internal error: a suit "
+		    "refused\n");
+		exit(2);
+	}
+	ck_tell(b, BOTMSG_CALLED);
+	ck_pump(b, 0);
+}
+
+/*
  * Play ck.ndeals deals of variant var, the bot in one seat (a different
  * one per variant), sending it what refd would send that seat in
  * match.c's order.  Returns -1 if the bot cannot be run.
@@ -1170,9 +1313,9 @@ ck_variant(enum bri_variant var)
 	util_hex(cm, sizeof(cm), commit);
 	snprintf(options, sizeof(options), "target=%d deals_to_win=%d "
 	    "deal_cap=%d removed_two=random move_ms=%d bank_ms=0 "
-	    "startup_ms=%d policy=fallback max_faults=%d", opt.match_target,
+	    "startup_ms=%d policy=fallback max_faults=%d%s", opt.match_target,
 	    opt.deals_to_win, opt.deal_cap, ck.move_ms, CK_STARTUP_MS,
-	    CK_MAXPROBLEMS);
+	    CK_MAXPROBLEMS, bri_variant_info(var)->auction ? " deals=5" : "");
 	ck_queue(&b, CK_NOTE, NULL, ck.note_ms, botproto_match_start_text(buf,
 	    sizeof(buf), (long long)var + 1, bri_variant_name(var), ck.seat,
 	    names, n, commit, options), "\n");
@@ -1187,6 +1330,7 @@ ck_variant(enum bri_variant var)
 		    bri_variant_name(var), deals);
 		ck_tell(&b, BOTMSG_DEAL_START);
 		ck_pump(&b, 0);
+		ck_auction(&b, &moves);
 		while (!b.dead && !ck.m.deal.over) {
 			t = ck.m.deal.turn;
 			if (t == ck.seat) {
@@ -1216,6 +1360,8 @@ ck_variant(enum bri_variant var)
 			ck_tell(&b, BOTMSG_PLAY);
 			if (ev.joker != BRI_NOSEAT)
 				ck_tell(&b, BOTMSG_JOKER);
+			if (ev.partner != BRI_NOSEAT)
+				ck_tell(&b, BOTMSG_PARTNER_IS);
 			if (ev.trick_done)
 				ck_tell(&b, BOTMSG_TRICK);
 			if (ev.ndraws > 0)
@@ -1234,7 +1380,8 @@ ck_variant(enum bri_variant var)
 		if (ck.m.result == BRI_MATCH_DRAWN)
 			snprintf(res, sizeof(res), "draw");
 		else if (ck.m.result == BRI_MATCH_WON)
-			snprintf(res, sizeof(res), "%s%d", var == BRI_CLASSIC4 ?
+			snprintf(res, sizeof(res), "%s%d",
+			    bri_variant_info(var)->sides == BRI_SIDES_ALTERNATE ?
 			    "team" : "seat", ck.m.winner);
 		else
 			snprintf(res, sizeof(res), "aborted");
@@ -1305,7 +1452,9 @@ ck_usage(FILE *f)
 	    CK_SEED ")\n"
 	    "  -t move_ms  the move limit in milliseconds (default 5000)\n"
 	    "  -V variant  joker3, classic2, classic3 or classic4 "
-	    "(default all)\n"
+	    "(default all); or\n"
+	    "              classic5, classic6, briscolone or chiamata5,\n"
+	    "              which refd does not referee yet\n"
 	    "  -v          print the whole transcript\n"
 	    "Exit status: 0 no problem, 1 problems, 2 usage or the bot "
 	    "cannot be run.\n");
@@ -1322,6 +1471,7 @@ cmd_checkbot(int argc, char **argv)
 {
 	enum bri_variant	 only = BRI_NVARIANTS, var;
 	const char		*err;
+	char			 why[256];
 	double			 mean;
 	int			 ch, i;
 
@@ -1358,10 +1508,14 @@ cmd_checkbot(int argc, char **argv)
 			break;
 		case 'V':
 			if (bri_variant_parse(optarg, &only) != BRI_OK) {
-				fprintf(stderr, "refctl checkbot: unknown "
-				    "variant %s\n", optarg);
+				util_variant(optarg, &only, why, sizeof(why));
+				fprintf(stderr, "refctl checkbot: %s\n", why);
 				return 2;
 			}
+			/* the protocol of a table refd does not play yet */
+			if (util_variant(optarg, &only, why,
+			    sizeof(why)) == -1)
+				printf("note: %s\n", why);
 			break;
 		default:
 			ck_usage(stderr);
@@ -1393,6 +1547,7 @@ cmd_checkbot(int argc, char **argv)
 		return 2;
 	for (var = 0; var < BRI_NVARIANTS; var++)
 		if ((only == BRI_NVARIANTS || only == var) &&
+		    (only == var || util_variant_refereed(var)) &&
 		    ck_variant(var) == -1)
 			return 2;
 

@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -187,13 +188,66 @@ seat_enter(struct seat *s, enum seat_state st)
 	s->state = st;
 }
 
-/* A connected, idle seat of remote bot b, taken out of its pool. */
+/*
+ * Read what the socket holds into in, the bufferevent's input, now,
+ * rather than when the loop gets to the read event: at most twice the
+ * line cap, which the framing then judges.  A bufferevent lets only
+ * itself add to its input, hence the thaw.  Returns what the last read
+ * returned: 0 at end of file, -1 with errno (EAGAIN: nothing more).
+ */
+static int
+seat_read_now(struct seat *s, struct evbuffer *in)
+{
+	int	 n, e;
+
+	evbuffer_unfreeze(in, 0);
+	do
+		n = evbuffer_read(in, s->fd, 4096);
+	while (n > 0 && evbuffer_get_length(in) <= 2 * GTP_MAXLINE);
+	e = errno;
+	evbuffer_freeze(in, 0);
+	errno = e;
+	return n;
+}
+
+/*
+ * Has the peer of an idle seat hung up, though the loop has not read
+ * its end of file yet?  What it sent before (answers to the last
+ * match's end) is read and framed first, as its read event would.
+ */
+static int
+seat_hung_up(struct seat *s)
+{
+	struct evbuffer	*in = bufferevent_get_input(s->bev);
+	int		 n, gone;
+
+	n = seat_read_now(s, in);
+	gone = n == 0 || (n == -1 && errno != EAGAIN &&
+	    errno != EWOULDBLOCK && errno != EINTR);
+	if (evbuffer_get_length(in) > 0) {
+		s->arrival_us = clock_wake();
+		seat_lines(s);
+		s->arrival_us = 0;
+	}
+	return gone || s->state != SEAT_IDLE;
+}
+
+/*
+ * A connected, idle seat of remote bot b, taken out of its pool; one
+ * whose peer has hung up meanwhile is closed, never seated.
+ */
 struct seat *
 seat_take_idle(struct bot *b)
 {
 	struct seat	*s;
 
-	if ((s = TAILQ_FIRST(&b->idle)) != NULL)
+	while ((s = TAILQ_FIRST(&b->idle)) != NULL && seat_hung_up(s)) {
+		if (s->state != SEAT_IDLE)
+			continue;	/* its lines closed it */
+		db_bot_event(logdb, 0, -1, b->name, "disconnect", s->peer);
+		seat_close(s);
+	}
+	if (s != NULL)
 		seat_enter(s, SEAT_PLAYING);
 	return s;
 }
@@ -1089,9 +1143,8 @@ seat_drain(struct seat *s, int64_t at)
 	if (s->bev == NULL || s->broken)
 		return;
 	in = bufferevent_get_input(s->bev);
-	do
-		n = evbuffer_read(in, s->fd, 4096);
-	while (n > 0 && evbuffer_get_length(in) <= 2 * GTP_MAXLINE);
+	n = seat_read_now(s, in);
+	(void)n;
 	s->arrival_us = at;
 	seat_lines(s);
 	s->arrival_us = 0;

@@ -126,11 +126,8 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 		snprintf(d->name, sizeof(d->name), "%s", argv[1]);
 	} else if (strcmp(argv[0], "variant") == 0) {
 		ARITY(2);
-		if (bri_variant_parse(argv[1], &v) != BRI_OK) {
-			snprintf(err, errlen, "unknown variant %.40s (joker3, "
-			    "classic2, classic3, classic4)", argv[1]);
+		if (util_variant(argv[1], &v, err, errlen) == -1)
 			return -1;
-		}
 		d->opt.variant = v;
 	} else if (strcmp(argv[0], "format") == 0) {
 		ARITY(2);

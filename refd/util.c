@@ -108,3 +108,60 @@ util_printable(char *dst, size_t len, const char *src, size_t srclen)
 	}
 	dst[j] = '\0';
 }
+
+/*
+ * Why refd cannot referee variant v yet, or NULL if it can.  libbriscola
+ * knows more tables than refd plays: the log's schema holds seats 0 to
+ * 3, the log and the audit expect a turned trump, and refd drives no
+ * auction yet.
+ */
+static const char *
+variant_unrefereed(enum bri_variant v)
+{
+	const struct bri_variant_info *vi = bri_variant_info(v);
+
+	if (vi->auction)
+		return "refd does not referee its auction yet";
+	if (vi->seats > 4)
+		return "refd's log holds at most 4 seats";
+	if (!vi->turned)
+		return "refd's log expects a turned trump";
+	return NULL;
+}
+
+/*
+ * Parse the name of a variant refd can referee into *v: the one place
+ * every tool (match_start, tournament files, checkbot) asks.  Returns 0,
+ * or -1 with the reason, naming the variants refd plays, in why.
+ */
+int
+util_variant(const char *s, enum bri_variant *v, char *why, size_t len)
+{
+	enum bri_variant	 i;
+	const char		*no = NULL;
+	size_t			 at;
+	int			 ok;
+
+	ok = bri_variant_parse(s, v) == BRI_OK;
+	if (ok && (no = variant_unrefereed(*v)) == NULL)
+		return 0;
+	if (ok)
+		at = (size_t)snprintf(why, len, "variant %.40s: %s (refd plays ",
+		    s, no);
+	else
+		at = (size_t)snprintf(why, len, "unknown variant %.40s (", s);
+	for (i = 0; i < BRI_NVARIANTS && at < len; i++)
+		if (variant_unrefereed(i) == NULL)
+			at += (size_t)snprintf(why + at, len - at, "%s%s",
+			    i > 0 ? ", " : "", bri_variant_name(i));
+	if (at < len)
+		snprintf(why + at, len - at, ")");
+	return -1;
+}
+
+/* Can refd referee variant v?  1 or 0. */
+int
+util_variant_refereed(enum bri_variant v)
+{
+	return (unsigned)v < BRI_NVARIANTS && variant_unrefereed(v) == NULL;
+}

@@ -14,11 +14,15 @@
 	    (var) = (tvar))
 #endif
 
+#include "briscola.h"
+
 long long	 util_num(const char *, long long, long long, const char **);
 int64_t		 util_now_ms(void);
 int64_t		 util_now_us(void);
 int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
 void		 util_printable(char *, size_t, const char *, size_t);
+int		 util_variant(const char *, enum bri_variant *, char *, size_t);
+int		 util_variant_refereed(enum bri_variant);
 
 #endif

@@ -4,8 +4,9 @@
  * usage: check-vectors FILE...
  *
  * Each line of a FILE is one deal (see tests/deals.txt for the format):
- * variant, leader, trump, hands, stock, plays, and the expected winners,
- * points, Joker and result.  Every line is rebuilt as a deck order, played
+ * variant, dealer, leader, trump, hands, stock, the auction and the
+ * called card, plays, and the expected winners, points, Joker, caller,
+ * partner, match points and result.  Every line is rebuilt as a deck order, played
  * card by card, and compared; each mismatch is reported as FILE:LINE.
  * Prints "N passed, M failed" and exits 1 if any line failed.
  */
@@ -78,9 +79,12 @@ cards(const char *s, char sep, bri_card *out, int max)
 	}
 }
 
-/* Split s on sep into small integers; returns the count or -1. */
+/*
+ * Split s on ',' into integers in [lo, 1000]; returns the count or -1.
+ * A leading '-' is read only where lo < 0 (match points).
+ */
 static int
-ints(const char *s, int *out, int max)
+ints(const char *s, int *out, int max, int lo)
 {
 	char	*end;
 	long	 l;
@@ -88,8 +92,10 @@ ints(const char *s, int *out, int max)
 
 	for (;;) {
 		errno = 0;
+		if (*s == '+' || (*s == '-' && lo >= 0))
+			return -1;
 		l = strtol(s, &end, 10);
-		if (end == s || errno || l < 0 || l > 1000 || n == max)
+		if (end == s || errno || l < lo || l > 1000 || n == max)
 			return -1;
 		out[n++] = (int)l;
 		if (*end == '\0')
@@ -100,19 +106,129 @@ ints(const char *s, int *out, int max)
 	}
 }
 
+/* An auction's calls, "1,pass,3,..."; returns the count or -1. */
+static int
+calls(const char *s, int *out, int max)
+{
+	const char	*e;
+	int		 n = 0;
+
+	if (*s == '\0')
+		return 0;
+	for (;;) {
+		e = s + strcspn(s, ",");
+		if (n == max)
+			return -1;
+		if (e - s == 4 && strncmp(s, "pass", 4) == 0)
+			out[n] = BRI_PASS;
+		else if (e - s == 1 && *s >= '1' && *s <= '9')
+			out[n] = *s - '0';
+		else if (e - s == 2 && strncmp(s, "10", 2) == 0)
+			out[n] = 10;
+		else
+			return -1;
+		n++;
+		if (*e == '\0')
+			return n;
+		s = e + 1;
+	}
+}
+
+/* The result word of a finished deal, as the vectors spell it. */
+static const char *
+result_word(const struct bri_deal *d, char *buf, size_t len)
+{
+	const struct bri_variant_info *vi = bri_variant_info(d->variant);
+
+	switch (d->result) {
+	case BRI_DEAL_JOKER:	return "joker";
+	case BRI_DEAL_ALLIES:	return "allies";
+	case BRI_DEAL_VOID:	return "void";
+	case BRI_DEAL_DRAWN:	return "draw";
+	case BRI_DEAL_CALLER:	return "caller";
+	case BRI_DEAL_OTHERS:	return "others";
+	default:
+		snprintf(buf, len, "%s%d", vi->sides == BRI_SIDES_ALTERNATE ?
+		    "team" : "seat", d->winner);
+		return buf;
+	}
+}
+
+/* Check the auction fields of a chiamata5 line; returns 0 if they agree. */
+static int
+check_auction(const struct vec *v, struct bri_deal *d)
+{
+	int		 call[BRI_MAXCALLS + 1], nc, i, e, k;
+	const char	*s;
+	bri_card	 c;
+
+	if ((s = get(v, "auction")) == NULL ||
+	    (nc = calls(s, call, BRI_MAXCALLS + 1)) < 0) {
+		fail("missing or bad auction");
+		return 1;
+	}
+	for (i = 0; i < nc; i++) {
+		if ((e = bri_deal_bid(d, d->turn, call[i], NULL)) != BRI_OK) {
+			fail("call %d (%d by seat %d): %s", i + 1, call[i],
+			    d->turn, bri_strerror(e));
+			return 1;
+		}
+	}
+	if ((s = get(v, "called")) == NULL) {
+		if (!d->over || d->result != BRI_DEAL_VOID) {
+			fail("no called card, but the auction is not void");
+			return 1;
+		}
+		return 0;
+	}
+	if (bri_card_parse(s, strlen(s), &c) != BRI_OK) {
+		fail("bad called card");
+		return 1;
+	}
+	if (d->phase != BRI_PHASE_CALL) {
+		fail("auction not over after %d calls", nc);
+		return 1;
+	}
+	if (BRI_CARD_RANK(c) != d->bid) {
+		fail("called %s, but the last rank named is %d", s, d->bid);
+		return 1;
+	}
+	if ((e = bri_deal_call(d, d->caller, BRI_CARD_SUIT(c))) != BRI_OK) {
+		fail("call of %s: %s", s, bri_strerror(e));
+		return 1;
+	}
+	if ((s = get(v, "caller")) == NULL || ints(s, &k, 1, 0) != 1 ||
+	    k != d->caller) {
+		fail("caller %s expected, libbriscola says %d",
+		    s ? s : "(missing)", d->caller);
+		return 1;
+	}
+	if ((s = get(v, "partner")) == NULL ||
+	    (strcmp(s, "alone") == 0 ? d->partner != d->caller :
+	    ints(s, &k, 1, 0) != 1 || k != d->partner || k == d->caller)) {
+		fail("partner %s expected, libbriscola says %d",
+		    s ? s : "(missing)", d->partner);
+		return 1;
+	}
+	return 0;
+}
+
 /* Check one vector line; returns 0 if it agrees with libbriscola. */
 static int
 check(char *line)
 {
+	const struct bri_variant_info *vi;
 	struct vec	 v;
 	struct bri_deal	 d;
 	enum bri_variant var;
-	bri_card	 hands[BRI_MAXSEATS][BRI_HANDSIZE], deck[BRI_NCARDS];
-	bri_card	 stock[BRI_NCARDS], plays[BRI_NCARDS], trump;
+	bri_card	 hands[BRI_MAXSEATS][BRI_MAXHAND], deck[BRI_NCARDS];
+	bri_card	 stock[BRI_NCARDS], plays[BRI_NCARDS], trump = BRI_NOCARD;
 	int		 winners[BRI_MAXTRICKS], points[BRI_MAXSEATS];
+	int		 mp[BRI_MAXSEATS];
 	const char	*s, *want, *p;
 	char		*tok, *save, *eq, buf[BRI_CARD_STRLEN], res[16];
-	int		 n, i, k, leader, nstock, nplays, nw, np, e, bad = 0;
+	int		 n, i, k, h, nh, leader, dealer, nstock, nplays, nw, np;
+	int		 e, bad = 0;
 
 	v.n = 0;
 	for (tok = strtok_r(line, " \t", &save); tok != NULL;
@@ -129,14 +245,28 @@ check(char *line)
 		fail("missing or unknown variant");
 		return 1;
 	}
-	n = bri_variant_seats(var);
-	if ((s = get(&v, "leader")) == NULL || ints(s, &leader, 1) != 1 ||
+	vi = bri_variant_info(var);
+	n = vi->seats;
+	h = vi->handsize;
+	if ((s = get(&v, "leader")) == NULL || ints(s, &leader, 1, 0) != 1 ||
 	    leader >= n) {
 		fail("missing or bad leader");
 		return 1;
 	}
+	dealer = (leader + n - 1) % n;
+	if ((s = get(&v, "dealer")) != NULL &&
+	    (ints(s, &dealer, 1, 0) != 1 || dealer >= n ||
+	    (dealer + 1) % n != leader)) {
+		fail("bad dealer");
+		return 1;
+	}
+	if (vi->auction && s == NULL) {
+		fail("missing dealer");
+		return 1;
+	}
 	if ((s = get(&v, "trump")) == NULL ||
-	    bri_card_parse(s, strlen(s), &trump)) {
+	    (vi->turned ? bri_card_parse(s, strlen(s), &trump) != BRI_OK :
+	    strcmp(s, "-") != 0)) {
 		fail("missing or bad trump");
 		return 1;
 	}
@@ -145,13 +275,18 @@ check(char *line)
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
+		char	 one[64];
+
 		p = strchr(s, '/');
 		k = p ? (int)(p - s) : (int)strlen(s);
-		char one[64];
-		if (k >= (int)sizeof(one) ||
-		    (memcpy(one, s, k), one[k] = '\0',
-		    cards(one, ',', hands[i], BRI_HANDSIZE)) != BRI_HANDSIZE ||
-		    (p == NULL) != (i == n - 1)) {
+		if (k >= (int)sizeof(one)) {
+			fail("bad hand of seat %d", i);
+			return 1;
+		}
+		memcpy(one, s, k);
+		one[k] = '\0';
+		nh = cards(one, ',', hands[i], BRI_MAXHAND);
+		if (nh != h || (p == NULL) != (i == n - 1)) {
 			fail("bad hand of seat %d", i);
 			return 1;
 		}
@@ -162,27 +297,29 @@ check(char *line)
 	    (s = get(&v, "plays")) == NULL ||
 	    (nplays = cards(s, ',', plays, BRI_NCARDS)) < 0 ||
 	    (s = get(&v, "winners")) == NULL ||
-	    (nw = ints(s, winners, BRI_MAXTRICKS)) < 0 ||
+	    (nw = (*s == '\0' ? 0 : ints(s, winners, BRI_MAXTRICKS, 0))) < 0 ||
 	    (s = get(&v, "points")) == NULL ||
-	    (np = ints(s, points, BRI_MAXSEATS)) != n) {
+	    (np = ints(s, points, BRI_MAXSEATS, 0)) != n) {
 		fail("missing or bad stock, plays, winners or points");
 		return 1;
 	}
-	if (BRI_HANDSIZE * n + 1 + nstock > BRI_NCARDS) {
+	if (h * n + vi->turned + nstock > BRI_NCARDS) {
 		fail("too many cards");
 		return 1;
 	}
-	for (k = 0; k < BRI_HANDSIZE; k++)
+	for (k = 0; k < h; k++)
 		for (i = 0; i < n; i++)
 			deck[k * n + i] = hands[(leader + i) % n][k];
-	deck[BRI_HANDSIZE * n] = trump;
-	memcpy(deck + BRI_HANDSIZE * n + 1, stock, nstock);
-	e = bri_deal_init(&d, var, deck, BRI_HANDSIZE * n + 1 + nstock,
-	    (leader + n - 1) % n);
+	if (vi->turned)
+		deck[h * n] = trump;
+	memcpy(deck + h * n + vi->turned, stock, nstock);
+	e = bri_deal_init(&d, var, deck, h * n + vi->turned + nstock, dealer);
 	if (e != BRI_OK) {
 		fail("deal refused: %s", bri_strerror(e));
 		return 1;
 	}
+	if (vi->auction && check_auction(&v, &d) != 0)
+		return 1;
 	for (i = 0; i < nplays; i++) {
 		e = bri_deal_play(&d, d.turn, plays[i], NULL);
 		if (e != BRI_OK) {
@@ -196,11 +333,11 @@ check(char *line)
 		fail("deal not over after %d plays", nplays);
 		return 1;
 	}
-	if (nw != d.ntricks) {
-		fail("%d winners listed for %d tricks", nw, d.ntricks);
+	if (nw != d.trick) {
+		fail("%d winners listed for %d tricks", nw, d.trick);
 		bad = 1;
 	}
-	for (i = 0; i < nw && i < d.ntricks; i++)
+	for (i = 0; i < nw && i < d.trick; i++)
 		if (winners[i] != d.winners[i]) {
 			fail("trick %d: winner %d expected, libbriscola says %d",
 			    i + 1, winners[i], d.winners[i]);
@@ -213,7 +350,7 @@ check(char *line)
 			bad = 1;
 		}
 	if (var == BRI_JOKER3) {
-		if ((s = get(&v, "joker")) == NULL || ints(s, &k, 1) != 1) {
+		if ((s = get(&v, "joker")) == NULL || ints(s, &k, 1, 0) != 1) {
 			fail("missing joker");
 			bad = 1;
 		} else if (k != d.joker) {
@@ -222,16 +359,21 @@ check(char *line)
 			bad = 1;
 		}
 	}
-	switch (d.result) {
-	case BRI_DEAL_JOKER:	p = "joker"; break;
-	case BRI_DEAL_ALLIES:	p = "allies"; break;
-	case BRI_DEAL_VOID:	p = "void"; break;
-	case BRI_DEAL_DRAWN:	p = "draw"; break;
-	default:
-		snprintf(res, sizeof(res), "%s%d",
-		    var == BRI_CLASSIC4 ? "team" : "seat", d.winner);
-		p = res;
+	if (vi->matchscore == BRI_MSCORE_FIXED) {
+		if ((s = get(&v, "mpoints")) == NULL ||
+		    ints(s, mp, BRI_MAXSEATS, -1000) != n) {
+			fail("missing or bad mpoints");
+			bad = 1;
+		} else
+			for (i = 0; i < n; i++)
+				if (mp[i] != d.mpoints[i]) {
+					fail("seat %d: %d match points "
+					    "expected, libbriscola says %d",
+					    i, mp[i], d.mpoints[i]);
+					bad = 1;
+				}
 	}
+	p = result_word(&d, res, sizeof(res));
 	if ((want = get(&v, "result")) == NULL || strcmp(want, p) != 0) {
 		fail("result %s expected, libbriscola says %s",
 		    want ? want : "(missing)", p);

@@ -123,6 +123,35 @@ run 2 "no command" && echo "ok: no command: exit 2"
 run 2 "bad -n" -n 0 -- "$b/randbot" && echo "ok: bad -n: exit 2"
 run 2 "bad variant" -V classic9 -- "$b/randbot" &&
     echo "ok: bad variant: exit 2"
+# The tables refd does not referee yet: every example bot plays them, and
+# in chiamata5 answers the auction; checkbot says refd does not play it.
+for v in classic5 classic6 briscolone chiamata5; do
+	for bot in "$b/randbot" "$b/heurbot" "sh $s/randbot.sh" \
+	    "python3 $s/randbot.py" "node $s/randbot.js"; do
+		command -v "${bot%% *}" >/dev/null 2>&1 || continue
+		# shellcheck disable=SC2086
+		run 0 "$v $bot" -n 3 -V $v -- $bot || continue
+		if grep -q "^note: variant $v: refd" "$tmp/out" &&
+		    grep -q "^ok    $v, the bot in seat" "$tmp/out"; then
+			echo "ok: $v $bot"
+		else
+			echo "FAIL: $v $bot: no note, or the variant not ok"
+			cat "$tmp/out"
+			status=1
+		fi
+	done
+done
+# A bot written for the other variants knows no genbid: checkbot says so.
+sed 's/ genbid gencall / /; s/c == "genbid"/c == "x"/' "$s/randbot.sh" \
+    >"$tmp/oldbot.sh"
+if run 1 "chiamata5 old bot" -n 1 -V chiamata5 -- sh "$tmp/oldbot.sh"; then
+	if grep -q "genbid refused ('?')" "$tmp/out"; then
+		echo "ok: chiamata5 old bot: exit 1, genbid refused"
+	else
+		echo "FAIL: chiamata5 old bot: genbid not named"
+		status=1
+	fi
+fi
 if run 2 "missing bot" -- "$tmp/no-such-bot"; then
 	if grep -q 'cannot run' "$tmp/err"; then
 		echo "ok: missing bot: exit 2"

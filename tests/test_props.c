@@ -3,10 +3,14 @@
  *
  * For each variant, REFD_PROP_DEALS deals (default 100000) are shuffled
  * from one seed with consecutive deal indexes and played with random
- * legal cards.  A model written here from the rules follows every play
- * (hands, tricks, draws, points, the Joker) and the library must agree
+ * legal calls and cards.  A model written here from the rules follows
+ * every call of a chiamata5 auction and every play (hands, tricks,
+ * draws, points, the Joker, the partner) and the library must agree
  * with it at each step; after each deal every invariant of the rules
  * files is checked and the deal is replayed to check it is the same.
+ * In chiamata5, before the called card is played, no view of any seat
+ * but the partner shows the partner, and moving the called card to
+ * another seat's hand leaves that view unchanged, byte for byte.
  * Then whole matches are played through the match interface and their
  * match points and ends checked against the rules.
  */
@@ -46,6 +50,18 @@ static long		 which;
 static const int rank_order[10] = { 1, 3, 10, 9, 8, 7, 6, 5, 4, 2 };
 static int	 strength[BRI_NCARDS];
 static const int points[11] = { 0, 11, 0, 10, 0, 0, 0, 0, 2, 3, 4 };
+
+/* The rules' numbers of each table: cards in play and tricks. */
+static const int rule_cards[BRI_NVARIANTS] = {
+	[BRI_JOKER3] = 39, [BRI_CLASSIC2] = 40, [BRI_CLASSIC3] = 39,
+	[BRI_CLASSIC4] = 40, [BRI_CLASSIC5] = 40, [BRI_CLASSIC6] = 36,
+	[BRI_BRISCOLONE] = 40, [BRI_CHIAMATA5] = 40,
+};
+static const int rule_tricks[BRI_NVARIANTS] = {
+	[BRI_JOKER3] = 13, [BRI_CLASSIC2] = 20, [BRI_CLASSIC3] = 13,
+	[BRI_CLASSIC4] = 10, [BRI_CLASSIC5] = 8, [BRI_CLASSIC6] = 6,
+	[BRI_BRISCOLONE] = 20, [BRI_CHIAMATA5] = 8,
+};
 
 /* Fill our own strength table from the rules, not from the library. */
 static void
@@ -93,7 +109,7 @@ seed_of(uint64_t k, struct bri_seed *s)
 
 /* The rules' own model of a deal, kept beside the library's. */
 struct model {
-	int		 n, ncards, ntricks;
+	int		 n, ncards, ntricks, h, turned;
 	uint64_t	 hand[BRI_MAXSEATS];	/* bitmask of cards */
 	int		 nhand[BRI_MAXSEATS];
 	const bri_card	*stock;			/* deck + 3n + 1 */
@@ -106,6 +122,11 @@ struct model {
 	int		 winners[BRI_MAXTRICKS];
 	uint64_t	 played;
 	int		 nplayed;
+	/* the auction (chiamata5) */
+	unsigned	 passed;		/* seats that passed */
+	int		 bid, bidder;		/* last rank named, by whom */
+	int		 ncalls, caller, partner;
+	bri_card	 called;
 };
 
 /* Deal the model from the deck order, as rule 2 and 3 describe. */
@@ -120,16 +141,91 @@ model_init(struct model *m, enum bri_variant v, const bri_card *deck,
 	m->ncards = ncards;
 	m->ntricks = ncards / m->n;
 	m->leader = m->turn = (dealer + 1) % m->n;
-	for (i = 0; i < BRI_HANDSIZE * m->n; i++) {
+	m->h = bri_variant_info(v)->handsize;
+	for (i = 0; i < m->h * m->n; i++) {
 		s = (m->leader + i) % m->n;
 		m->hand[s] |= (uint64_t)1 << deck[i];
 		m->nhand[s]++;
 	}
-	m->trump = deck[BRI_HANDSIZE * m->n];
-	m->trumpsuit = BRI_CARD_SUIT(m->trump);
-	m->stock = deck + BRI_HANDSIZE * m->n + 1;
-	m->nstock = ncards - BRI_HANDSIZE * m->n;
+	m->turned = bri_variant_info(v)->turned;
+	m->trump = m->turned ? deck[m->h * m->n] : BRI_NOCARD;
+	m->trumpsuit = m->turned ? BRI_CARD_SUIT(m->trump) : BRI_NOSUIT;
+	m->stock = deck + m->h * m->n + m->turned;
+	m->nstock = ncards - m->h * m->n;
 	m->joker = m->firsttrump = BRI_NOSEAT;
+	m->bidder = m->caller = m->partner = BRI_NOSEAT;
+	m->called = BRI_NOCARD;
+}
+
+/* The strength of a rank, 10 for the Asso down to 1 for the 2. */
+static int
+rank_strength(int rank)
+{
+	int	 i;
+
+	for (i = 0; i < 10; i++)
+		if (rank_order[i] == rank)
+			return 10 - i;
+	return 0;
+}
+
+/*
+ * The auction, written again from more-variants.md: seat makes call
+ * rank (0 a pass).  Returns 1 once the auction is over.
+ */
+static int
+model_bid(struct model *m, int seat, int rank)
+{
+	int	 left, s;
+
+	CHECK(seat == m->turn);
+	CHECK(!(m->passed >> seat & 1));
+	m->ncalls++;
+	if (rank == BRI_PASS)
+		m->passed |= 1u << seat;
+	else {
+		/* strictly weaker than the last rank named */
+		CHECK(m->bid == 0 || rank_strength(rank) <
+		    rank_strength(m->bid));
+		m->bid = rank;
+		m->bidder = seat;
+		if (rank == 2) {
+			m->caller = seat;
+			return 1;
+		}
+	}
+	for (s = 0, left = 0; s < m->n; s++)
+		left += !(m->passed >> s & 1);
+	if (left == 0) {
+		m->turn = m->leader;		/* five passes: void */
+		return 1;
+	}
+	if (left == 1 && m->bidder != BRI_NOSEAT &&
+	    !(m->passed >> m->bidder & 1)) {
+		m->caller = m->bidder;
+		return 1;
+	}
+	do
+		m->turn = (m->turn + 1) % m->n;
+	while (m->passed >> m->turn & 1);
+	return 0;
+}
+
+/* The caller names suit: trump, the called card and its holder. */
+static void
+model_call(struct model *m, int suit)
+{
+	int	 s, holders = 0;
+
+	m->called = BRI_CARD(m->bid, suit);
+	m->trumpsuit = suit;
+	for (s = 0; s < m->n; s++)
+		if (m->hand[s] >> m->called & 1) {
+			m->partner = s;
+			holders++;
+		}
+	CHECK(holders == 1);		/* in exactly one hand */
+	m->turn = m->leader;
 }
 
 /* Rule 5, written again: the index of the winning card in cur. */
@@ -182,7 +278,8 @@ model_play(struct model *m, int seat, bri_card c, int joker3)
 		return;
 	for (i = 0; i < m->n; i++) {
 		s = (w + i) % m->n;
-		c = m->nstock == 1 ? m->trump : m->stock[m->ndrawn];
+		c = m->nstock == 1 && m->turned ? m->trump :
+		    m->stock[m->ndrawn];
 		m->hand[s] |= (uint64_t)1 << c;
 		m->nhand[s]++;
 		m->nstock--;
@@ -210,11 +307,16 @@ agree(const struct bri_deal *d, const struct model *m)
 
 	CHECK(d->turn == m->turn);
 	CHECK(d->trick == m->trick);
+	CHECK(d->ncalls == m->ncalls);
+	CHECK(d->caller == m->caller);
+	CHECK(d->called == m->called);
+	CHECK(d->partner == m->partner);
+	CHECK(d->trumpsuit == m->trumpsuit);
 	CHECK(d->nplays == m->nplayed);
 	CHECK(d->nstock == m->nstock);
 	CHECK(d->joker == m->joker);
 	for (s = 0; s < m->n; s++) {
-		CHECK(d->nhand[s] <= BRI_HANDSIZE);
+		CHECK(d->nhand[s] <= m->h);
 		CHECK(d->nhand[s] == m->nhand[s]);
 		CHECK(mask_of(d->hand[s], d->nhand[s]) == m->hand[s]);
 		CHECK(d->points[s] == m->points[s]);
@@ -247,7 +349,27 @@ model_result(const struct model *m, enum bri_variant v, int *result,
 		else if (t1 >= 61)
 			*winner = 1;
 		break;
+	case BRI_CLASSIC6:
+		t0 = m->points[0] + m->points[2] + m->points[4];
+		*result = t0 == 60 ? BRI_DEAL_DRAWN : BRI_DEAL_WON;
+		if (t0 != 60)
+			*winner = t0 >= 61 ? 0 : 1;
+		break;
+	case BRI_CHIAMATA5:
+		if (m->caller == BRI_NOSEAT) {
+			*result = BRI_DEAL_VOID;
+			break;
+		}
+		t0 = m->points[m->caller];
+		if (m->partner != m->caller)
+			t0 += m->points[m->partner];
+		*result = t0 == 60 ? BRI_DEAL_DRAWN : t0 >= 61 ?
+		    BRI_DEAL_CALLER : BRI_DEAL_OTHERS;
+		if (t0 != 60)
+			*winner = t0 >= 61 ? 0 : 1;
+		break;
 	case BRI_CLASSIC2:
+	case BRI_BRISCOLONE:
 		*result = m->points[0] == 60 ? BRI_DEAL_DRAWN : BRI_DEAL_WON;
 		if (m->points[0] >= 61)
 			*winner = 0;
@@ -270,6 +392,125 @@ model_result(const struct model *m, enum bri_variant v, int *result,
 	}
 }
 
+/*
+ * A random call for the seat to speak in d's auction: a pass a little
+ * under half the time, else the next weaker rank half the time and any
+ * weaker rank otherwise, so that auctions end every way.
+ */
+static int
+pick_call(const struct bri_deal *d, uint64_t *x)
+{
+	int	 last = d->bid != BRI_PASS ? rank_strength(d->bid) : 11;
+
+	if (last == 1 || xorshift(x) % 16 < 7)
+		return BRI_PASS;
+	if (xorshift(x) % 2 == 0)
+		return rank_order[10 - (last - 1)];
+	return rank_order[10 - (int)(1 + xorshift(x) % (unsigned)(last - 1))];
+}
+
+/* The match points the rules give seat i for a finished deal. */
+static int
+model_mpoints(const struct model *m, enum bri_variant v, int result,
+    int winner, int i)
+{
+	int	 sign;
+
+	switch (result) {
+	case BRI_DEAL_JOKER:
+		return i == m->joker ? 2 : 0;
+	case BRI_DEAL_ALLIES:
+		return i == m->joker ? 0 : 1;
+	case BRI_DEAL_WON:
+		return (v == BRI_CLASSIC4 || v == BRI_CLASSIC6 ? i % 2 : i) ==
+		    winner;
+	case BRI_DEAL_CALLER:
+	case BRI_DEAL_OTHERS:
+		sign = result == BRI_DEAL_CALLER ? 1 : -1;
+		if (i == m->caller)
+			return sign * (m->partner == m->caller ? 4 : 2);
+		return i == m->partner ? sign : -sign;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The partner information invariant, checked before a chiamata5 play:
+ * until the called card is played, no seat but its holder sees the
+ * partner, and the view of seat s is the same, byte for byte, when the
+ * called card sits in another hand than s's (swapped there for one of
+ * that hand's cards).
+ */
+static void
+partner_secret(const struct bri_deal *d, uint64_t *x)
+{
+	struct bri_deal		 d2;
+	struct bri_view		 v, v2;
+	int			 s, b, i, j, p = d->partner;
+
+	if (d->revealed)
+		return;
+	for (s = 0; s < d->nseats; s++) {
+		CHECK(bri_view_of_deal(d, s, &v) == BRI_OK);
+		CHECK(v.partner == (s == p ? p : BRI_NOSEAT));
+		CHECK(v.called == d->called && !v.revealed);
+	}
+	s = (int)(xorshift(x) % d->nseats);
+	b = (int)(xorshift(x) % d->nseats);
+	if (s == p || b == s || b == p || d->nhand[b] == 0)
+		return;
+	memcpy(&d2, d, sizeof(d2));
+	for (i = 0; d2.hand[p][i] != d->called; i++)
+		;
+	j = (int)(xorshift(x) % d->nhand[b]);
+	d2.hand[p][i] = d2.hand[b][j];
+	d2.hand[b][j] = d->called;
+	d2.partner = (int8_t)b;
+	CHECK(bri_view_of_deal(d, s, &v) == BRI_OK);
+	CHECK(bri_view_of_deal(&d2, s, &v2) == BRI_OK);
+	CHECK(memcmp(&v, &v2, sizeof(v)) == 0);
+}
+
+/* Run d's auction and call with x's choices, the model following. */
+static void
+auction(struct bri_deal *d, struct model *m, uint64_t *x)
+{
+	struct bri_event	 ev;
+	struct bri_view		 v;
+	int			 seat, r, over = 0, s, suit, last = BRI_NOSEAT;
+
+	while (d->phase == BRI_PHASE_AUCTION) {
+		seat = d->turn;
+		r = pick_call(d, x);
+		CHECK(bri_deal_bid(d, seat, r, &ev) == BRI_OK);
+		if (r != BRI_PASS)
+			last = seat;
+		if (m == NULL)
+			continue;
+		over = model_bid(m, seat, r);
+		CHECK(ev.auction_over == over);
+		CHECK(ev.deal_over == (over && m->caller == BRI_NOSEAT));
+		CHECK(d->turn == (over ? (m->caller == BRI_NOSEAT ?
+		    m->leader : m->caller) : m->turn));
+		for (s = 0; s < d->nseats; s++) {
+			CHECK(bri_view_of_deal(d, s, &v) == BRI_OK);
+			CHECK(v.ncalls == m->ncalls && v.partner == BRI_NOSEAT);
+			CHECK(v.calls[v.ncalls - 1] == r);
+			CHECK(v.callseat[v.ncalls - 1] == seat);
+		}
+	}
+	if (d->phase != BRI_PHASE_CALL)
+		return;
+	suit = (int)(xorshift(x) % 4);
+	CHECK(bri_deal_call(d, d->caller, suit) == BRI_OK);
+	if (m == NULL)
+		return;
+	/* the caller is the last seat to name a rank */
+	CHECK(d->caller == last && m->caller == last);
+	model_call(m, suit);
+}
+
 /* Shuffle, deal and play deal k of variant v; returns the finished deal. */
 static void
 play_deal(enum bri_variant v, const struct bri_seed *seed, long k,
@@ -278,28 +519,30 @@ play_deal(enum bri_variant v, const struct bri_seed *seed, long k,
 	struct bri_options	 o;
 	struct bri_event	 ev;
 	bri_card		 deck[BRI_NCARDS], removed, c;
-	uint64_t		 x, seen = 0, all;
-	int			 n, i, nseats, seat, jokers = 0, sum;
+	uint64_t		 x, seen = 0, all, twos = 0;
+	int			 n, i, nseats, seat, jokers = 0, sum, reveals = 0;
 	int			 result, winner;
 
 	bri_options_default(&o, v);
 	nseats = bri_variant_seats(v);
 	n = bri_shuffle(seed, &o, (int)k, deck, &removed);
 
-	/* 39 or 40 distinct cards; the missing one a 2 */
-	CHECK(n == (v == BRI_CLASSIC2 || v == BRI_CLASSIC4 ? 40 : 39));
+	/* 36, 39 or 40 distinct cards; the missing ones 2s */
+	CHECK(n == rule_cards[v]);
 	for (i = 0; i < n; i++) {
 		CHECK(deck[i] < BRI_NCARDS);
 		CHECK(!(seen >> deck[i] & 1));
 		seen |= (uint64_t)1 << deck[i];
 	}
 	all = ((uint64_t)1 << BRI_NCARDS) - 1;
+	for (i = 0; i < 4; i++)
+		twos |= (uint64_t)1 << BRI_CARD(2, i);
 	if (n == 39) {
 		CHECK(removed < BRI_NCARDS && BRI_CARD_RANK(removed) == 2);
 		CHECK((seen | (uint64_t)1 << removed) == all);
 	} else {
 		CHECK(removed == BRI_NOCARD);
-		CHECK(seen == all);
+		CHECK(seen == (n == 36 ? all & ~twos : all));
 	}
 
 	CHECK(bri_deal_init(d, v, deck, n, (int)(k % nseats)) == BRI_OK);
@@ -307,19 +550,34 @@ play_deal(enum bri_variant v, const struct bri_seed *seed, long k,
 	if (m == NULL) {
 		/* replay: the same choices, no model */
 		x = deal_rng(v, k);
+		auction(d, NULL, &x);
 		while (!d->over) {
 			seat = d->turn;
 			c = d->hand[seat][xorshift(&x) % d->nhand[seat]];
+			if (d->called != BRI_NOCARD)
+				partner_secret(d, &x);
 			CHECK(bri_deal_play(d, seat, c, NULL) == BRI_OK);
 		}
 		return;
 	}
 	model_init(m, v, deck, n, (int)(k % nseats));
-	agree(d, m);
 	x = deal_rng(v, k);
+	auction(d, m, &x);
+	agree(d, m);
+	if (d->over) {
+		/* five passes: a void deal, nothing played, nobody scores */
+		CHECK(v == BRI_CHIAMATA5 && m->caller == BRI_NOSEAT);
+		CHECK(d->result == BRI_DEAL_VOID && d->nplays == 0);
+		CHECK(d->ncalls == 5);
+		for (i = 0; i < nseats; i++)
+			CHECK(d->points[i] == 0 && d->mpoints[i] == 0);
+		return;
+	}
 	while (!d->over) {
 		seat = d->turn;
 		c = d->hand[seat][xorshift(&x) % d->nhand[seat]];
+		if (d->called != BRI_NOCARD)
+			partner_secret(d, &x);
 		CHECK(bri_deal_play(d, seat, c, &ev) == BRI_OK);
 		model_play(m, seat, c, v == BRI_JOKER3);
 		agree(d, m);
@@ -327,19 +585,23 @@ play_deal(enum bri_variant v, const struct bri_seed *seed, long k,
 			jokers++;
 			CHECK(ev.joker == seat);
 		}
+		/* the partner is announced right after the called card */
+		CHECK(ev.partner == (c == m->called ? m->partner :
+		    BRI_NOSEAT));
+		reveals += ev.partner != BRI_NOSEAT;
 		CHECK(ev.deal_over == (m->nplayed == n));
 		if (ev.trick_done)
 			CHECK(ev.trick_winner == m->winners[m->trick - 1]);
 	}
+	CHECK(reveals == (v == BRI_CHIAMATA5));
 
 	/* every card dealt once and played once, 120 points, all tricks */
 	CHECK(d->nplays == n);
 	CHECK(m->played == seen);
 	CHECK(mask_of(d->plays, d->nplays) == seen);
 	CHECK(d->trick == n / nseats);
-	CHECK(d->trick == (v == BRI_CLASSIC2 ? 20 : v == BRI_CLASSIC4 ? 10 :
-	    13));
-	CHECK(m->nstock == 0 && m->ndrawn == n - BRI_HANDSIZE * nseats);
+	CHECK(d->trick == rule_tricks[v]);
+	CHECK(m->nstock == 0 && m->ndrawn == n - m->h * nseats);
 	for (i = 0, sum = 0; i < d->trick; i++) {
 		CHECK(d->winners[i] == m->winners[i]);
 		sum += d->trickpoints[i];
@@ -362,6 +624,13 @@ play_deal(enum bri_variant v, const struct bri_seed *seed, long k,
 	model_result(m, v, &result, &winner);
 	CHECK(d->result == result);
 	CHECK(d->winner == winner);
+	/* match points as the rules give them; chiamata5's sum to zero */
+	for (i = 0, sum = 0; i < nseats; i++) {
+		CHECK(d->mpoints[i] == model_mpoints(m, v, result, winner, i));
+		sum += d->mpoints[i];
+	}
+	if (v == BRI_CHIAMATA5)
+		CHECK(sum == 0);
 }
 
 /* Every invariant over ndeals seeded deals of variant v. */
@@ -414,7 +683,7 @@ play_match(const struct bri_options *o, const struct bri_seed *seed,
 	struct bri_match	 m, before;
 	struct bri_event	 ev;
 	int			 mp[BRI_MAXSEATS], i, n, w, target, want;
-	int			 team, d0, top;
+	int			 team, d0, top, sign, sum, ntop;
 	bri_card		 c;
 
 	CHECK(bri_match_init(&m, o, seed) == BRI_OK);
@@ -428,12 +697,19 @@ play_match(const struct bri_options *o, const struct bri_seed *seed,
 		CHECK(m.deal.dealer == (m.first_dealer + d0) % n);
 		CHECK(m.deal.joker == BRI_NOSEAT);
 		memcpy(mp, m.mpoints, sizeof(mp));
-		do {
+		memset(&ev, 0, sizeof(ev));
+		while (m.deal.phase == BRI_PHASE_AUCTION)
+			CHECK(bri_match_bid(&m, m.deal.turn,
+			    pick_call(&m.deal, &x), &ev) == BRI_OK);
+		if (m.deal.phase == BRI_PHASE_CALL)
+			CHECK(bri_match_call(&m, m.deal.caller,
+			    (int)(xorshift(&x) % 4)) == BRI_OK);
+		while (!ev.deal_over) {
 			c = m.deal.hand[m.deal.turn][xorshift(&x) %
 			    m.deal.nhand[m.deal.turn]];
 			CHECK(bri_match_play(&m, m.deal.turn, c, &ev) ==
 			    BRI_OK);
-		} while (!ev.deal_over);
+		}
 		CHECK(m.deal.over);
 
 		/* match points move only as "A match" says */
@@ -446,21 +722,60 @@ play_match(const struct bri_options *o, const struct bri_seed *seed,
 				want = i == m.deal.joker ? 0 : 1;
 				break;
 			case BRI_DEAL_WON:
-				team = o->variant == BRI_CLASSIC4 ? i % 2 : i;
+				team = o->variant == BRI_CLASSIC4 ||
+				    o->variant == BRI_CLASSIC6 ? i % 2 : i;
 				want = team == m.deal.winner;
+				break;
+			case BRI_DEAL_CALLER:
+			case BRI_DEAL_OTHERS:
+				sign = m.deal.result == BRI_DEAL_CALLER ? 1 :
+				    -1;
+				if (i == m.deal.caller)
+					want = sign * (m.deal.partner ==
+					    m.deal.caller ? 4 : 2);
+				else
+					want = i == m.deal.partner ? sign :
+					    -sign;
 				break;
 			default:
 				want = 0;
 			}
 			CHECK(m.mpoints[i] - mp[i] == want);
-			if (o->variant != BRI_JOKER3)
+			if (o->variant != BRI_JOKER3 &&
+			    o->variant != BRI_CHIAMATA5)
 				CHECK(m.deals_won[i] == m.mpoints[i]);
 		}
 
+		/* chiamata5: a fixed number of deals, the top total wins */
+		if (o->variant == BRI_CHIAMATA5) {
+			for (i = 0, sum = 0, top = -1000; i < n; i++) {
+				sum += m.mpoints[i];
+				if (m.mpoints[i] > top)
+					top = m.mpoints[i];
+			}
+			CHECK(sum == 0);
+			CHECK(ev.match_over == (m.ndeals == o->deals));
+			CHECK((m.result != BRI_MATCH_PLAYING) == ev.match_over);
+			if (!ev.match_over)
+				continue;
+			for (i = 0, ntop = 0; i < n; i++)
+				ntop += m.mpoints[i] == top;
+			if (ntop == 1) {
+				CHECK(m.result == BRI_MATCH_WON);
+				CHECK(m.mpoints[m.winner] == top);
+			} else {
+				CHECK(m.result == BRI_MATCH_DRAWN);
+				for (i = 0; i < n; i++)
+					CHECK((m.tied >> i & 1) ==
+					    (m.mpoints[i] == top));
+			}
+			continue;
+		}
+
 		/* the match ends exactly when someone is strictly ahead */
-		if (o->variant == BRI_CLASSIC4) {
-			CHECK(m.mpoints[0] == m.mpoints[2]);
-			CHECK(m.mpoints[1] == m.mpoints[3]);
+		if (o->variant == BRI_CLASSIC4 || o->variant == BRI_CLASSIC6) {
+			for (i = 2; i < n; i++)
+				CHECK(m.mpoints[i] == m.mpoints[i % 2]);
 			w = m.mpoints[0] >= target && m.mpoints[0] >
 			    m.mpoints[1] ? 0 : m.mpoints[1] >= target &&
 			    m.mpoints[1] > m.mpoints[0] ? 1 : BRI_NOSEAT;
@@ -513,6 +828,7 @@ matches(enum bri_variant v)
 				o.match_target = 1 + k % 3;
 			else
 				o.deals_to_win = 1 + k % 3;
+			o.deals = 1 + k % 5;
 		}
 		play_match(&o, &seed, deal_rng(v, k) ^ 0x5bd1e995);
 	}
@@ -550,6 +866,38 @@ test_deals_classic4(void **state)
 	deals(BRI_CLASSIC4);
 }
 
+/* The deal invariants hold for classic5. */
+static void
+test_deals_classic5(void **state)
+{
+	(void)state;
+	deals(BRI_CLASSIC5);
+}
+
+/* The deal invariants hold for classic6. */
+static void
+test_deals_classic6(void **state)
+{
+	(void)state;
+	deals(BRI_CLASSIC6);
+}
+
+/* The deal invariants hold for briscolone. */
+static void
+test_deals_briscolone(void **state)
+{
+	(void)state;
+	deals(BRI_BRISCOLONE);
+}
+
+/* The deal, auction and partner invariants hold for chiamata5. */
+static void
+test_deals_chiamata5(void **state)
+{
+	(void)state;
+	deals(BRI_CHIAMATA5);
+}
+
 /* Match points and match ends follow the rules in joker3. */
 static void
 test_matches_joker3(void **state)
@@ -582,6 +930,38 @@ test_matches_classic4(void **state)
 	matches(BRI_CLASSIC4);
 }
 
+/* Match points and match ends follow the rules in classic5. */
+static void
+test_matches_classic5(void **state)
+{
+	(void)state;
+	matches(BRI_CLASSIC5);
+}
+
+/* Match points and match ends follow the rules in classic6. */
+static void
+test_matches_classic6(void **state)
+{
+	(void)state;
+	matches(BRI_CLASSIC6);
+}
+
+/* Match points and match ends follow the rules in briscolone. */
+static void
+test_matches_briscolone(void **state)
+{
+	(void)state;
+	matches(BRI_BRISCOLONE);
+}
+
+/* Match points, summing to zero, and fixed-length matches in chiamata5. */
+static void
+test_matches_chiamata5(void **state)
+{
+	(void)state;
+	matches(BRI_CHIAMATA5);
+}
+
 int
 main(void)
 {
@@ -594,6 +974,14 @@ main(void)
 		cmocka_unit_test(test_matches_classic2),
 		cmocka_unit_test(test_matches_classic3),
 		cmocka_unit_test(test_matches_classic4),
+		cmocka_unit_test(test_deals_classic5),
+		cmocka_unit_test(test_deals_classic6),
+		cmocka_unit_test(test_deals_briscolone),
+		cmocka_unit_test(test_deals_chiamata5),
+		cmocka_unit_test(test_matches_classic5),
+		cmocka_unit_test(test_matches_classic6),
+		cmocka_unit_test(test_matches_briscolone),
+		cmocka_unit_test(test_matches_chiamata5),
 	};
 	const char	*e;
 	char		*end;

@@ -1,7 +1,7 @@
 /*
  * test_rules: one unit test per rule and per decision of the rules, as
- * settled in the project's rules repository: rules/joker-briscola.md
- * and rules/classic-briscola.md.
+ * settled in the project's rules repository: rules/joker-briscola.md,
+ * rules/classic-briscola.md and rules/more-variants.md.
  *
  * Every scenario that depends on the cards is built from an explicit
  * deck order (hands by seat, the turned trump, the stock) and played
@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -108,19 +109,20 @@ cards(const char *s, bri_card *out, int max)
 static int
 scen_deck(const struct scen *sc, bri_card deck[BRI_NCARDS])
 {
-	bri_card	 hands[BRI_MAXSEATS * BRI_HANDSIZE], gone = BRI_NOCARD;
+	const struct bri_variant_info *vi = bri_variant_info(sc->v);
+	bri_card	 hands[BRI_MAXSEATS * BRI_MAXHAND], gone = BRI_NOCARD;
 	uint64_t	 used = 0;
-	int		 n, k, i, nc, c;
+	int		 n, k, i, nc, c, h = vi->handsize;
 
 	n = bri_variant_seats(sc->v);
-	assert_int_equal(cards(sc->hands, hands, BRI_MAXSEATS * BRI_HANDSIZE),
-	    n * BRI_HANDSIZE);
-	for (k = 0; k < BRI_HANDSIZE; k++)
+	assert_int_equal(cards(sc->hands, hands, BRI_MAXSEATS * BRI_MAXHAND),
+	    n * h);
+	for (k = 0; k < h; k++)
 		for (i = 0; i < n; i++)
-			deck[k * n + i] =
-			    hands[((sc->leader + i) % n) * BRI_HANDSIZE + k];
-	nc = BRI_HANDSIZE * n;
-	deck[nc++] = card(sc->trump);
+			deck[k * n + i] = hands[((sc->leader + i) % n) * h + k];
+	nc = h * n;
+	if (vi->turned)
+		deck[nc++] = card(sc->trump);
 	if (sc->stock != NULL)
 		return nc + cards(sc->stock, deck + nc, BRI_NCARDS - nc);
 	if (sc->removed != NULL)
@@ -128,7 +130,9 @@ scen_deck(const struct scen *sc, bri_card deck[BRI_NCARDS])
 	for (i = 0; i < nc; i++)
 		used |= (uint64_t)1 << deck[i];
 	for (c = 0; c < BRI_NCARDS; c++)
-		if (!(used >> c & 1) && c != gone)
+		if (!(used >> c & 1) && c != gone &&
+		    (vi->removal != BRI_REMOVE_ALL_TWOS ||
+		    BRI_CARD_RANK(c) != 2))
 			deck[nc++] = (bri_card)c;
 	return nc;
 }
@@ -217,6 +221,35 @@ pick(const struct bri_deal *d, uint64_t *x)
 	return d->hand[d->turn][splitmix(x) % d->nhand[d->turn]];
 }
 
+/*
+ * A random legal call for the seat to speak: a pass half the time (or
+ * when nothing weaker is left), else a rank weaker than the last named.
+ */
+static int
+pick_bid(const struct bri_deal *d, uint64_t *x)
+{
+	int	 i, n = 0, ok[10];
+
+	for (i = 0; i < 10; i++)
+		if (bri_deal_bid_check(d, d->turn, rank_order[i]) == BRI_OK)
+			ok[n++] = rank_order[i];
+	if (n == 0 || splitmix(x) % 2 == 0)
+		return BRI_PASS;
+	return ok[splitmix(x) % n];
+}
+
+/* Run a chiamata5 deal's auction and suit call at random, if it has one. */
+static void
+deal_auction(struct bri_deal *d, uint64_t *x)
+{
+	while (d->phase == BRI_PHASE_AUCTION)
+		assert_int_equal(bri_deal_bid(d, d->turn, pick_bid(d, x),
+		    NULL), BRI_OK);
+	if (d->phase == BRI_PHASE_CALL)
+		assert_int_equal(bri_deal_call(d, d->caller,
+		    (int)(splitmix(x) % 4)), BRI_OK);
+}
+
 /* Play out a match's current deal at random; returns the last event. */
 static struct bri_event
 match_play_deal(struct bri_match *m, uint64_t *x)
@@ -224,6 +257,12 @@ match_play_deal(struct bri_match *m, uint64_t *x)
 	struct bri_event	 ev;
 
 	memset(&ev, 0, sizeof(ev));
+	while (m->deal.phase == BRI_PHASE_AUCTION)
+		assert_int_equal(bri_match_bid(m, m->deal.turn,
+		    pick_bid(&m->deal, x), &ev), BRI_OK);
+	if (m->deal.phase == BRI_PHASE_CALL)
+		assert_int_equal(bri_match_call(m, m->deal.caller,
+		    (int)(splitmix(x) % 4)), BRI_OK);
 	while (!m->deal.over)
 		assert_int_equal(bri_match_play(m, m->deal.turn,
 		    pick(&m->deal, x), &ev), BRI_OK);
@@ -462,9 +501,10 @@ static void
 test_variants(void **state)
 {
 	static const char *const names[] = {
-		"joker3", "classic2", "classic3", "classic4"
+		"joker3", "classic2", "classic3", "classic4", "classic5",
+		"classic6", "briscolone", "chiamata5"
 	};
-	static const int seats[] = { 3, 2, 3, 4 };
+	static const int seats[] = { 3, 2, 3, 4, 5, 6, 2, 5 };
 	enum bri_variant v, got;
 
 	(void)state;
@@ -651,14 +691,14 @@ draw_order(enum bri_variant v, const char *hands, const char *plays,
 		s = (winner + i) % n;
 		assert_int_equal(ev[n - 1].draw_seat[i], s);
 		assert_int_equal(ev[n - 1].draw_card[i],
-		    deck[BRI_HANDSIZE * n + 1 + i]);
-		assert_int_equal(d.drawn[s], deck[BRI_HANDSIZE * n + 1 + i]);
-		assert_int_equal(d.nhand[s], BRI_HANDSIZE);
-		assert_int_equal(d.hand[s][BRI_HANDSIZE - 1],
-		    deck[BRI_HANDSIZE * n + 1 + i]);
+		    deck[d.stockbase + i]);
+		assert_int_equal(d.drawn[s], deck[d.stockbase + i]);
+		assert_int_equal(d.nhand[s], d.handsize);
+		assert_int_equal(d.hand[s][d.handsize - 1],
+		    deck[d.stockbase + i]);
 	}
 	assert_int_equal(d.ndrawn, n);
-	assert_int_equal(d.nstock, d.ncards - BRI_HANDSIZE * n - n);
+	assert_int_equal(d.nstock, d.ncards - d.handsize * n - n);
 }
 
 /* Rule 6 in every table size, with a winner who did not lead. */
@@ -690,12 +730,12 @@ check_draws(struct bri_deal *d, uint64_t *x)
 	int			 nstock;
 
 	n = d->nseats;
-	nstock = d->ncards - BRI_HANDSIZE * n;
+	nstock = d->ncards - d->handsize * n;
 	while (!d->over) {
 		assert_int_equal(bri_deal_play(d, d->turn, pick(d, x), &ev),
 		    BRI_OK);
 		for (i = 0; i < n; i++)
-			assert_true(d->nhand[i] <= BRI_HANDSIZE);
+			assert_true(d->nhand[i] <= d->handsize);
 		if (!ev.trick_done) {
 			assert_int_equal(ev.ndraws, 0);
 			continue;
@@ -709,11 +749,11 @@ check_draws(struct bri_deal *d, uint64_t *x)
 		for (i = 0; i < n; i++, ndrawn++) {
 			assert_int_equal(ev.draw_seat[i],
 			    (ev.trick_winner + i) % n);
-			if (ndrawn == nstock - 1)
+			if (ndrawn == nstock - 1 && d->trump != BRI_NOCARD)
 				assert_int_equal(ev.draw_card[i], d->trump);
 			else {
 				assert_int_equal(ev.draw_card[i],
-				    d->deck[BRI_HANDSIZE * n + 1 + ndrawn]);
+				    d->deck[d->stockbase + ndrawn]);
 				assert_int_not_equal(ev.draw_card[i],
 				    d->trump);
 			}
@@ -721,7 +761,9 @@ check_draws(struct bri_deal *d, uint64_t *x)
 		if (ev.stock_empty) {
 			empties++;
 			assert_int_equal(ndrawn, nstock);
-			assert_int_equal(ev.draw_card[n - 1], d->trump);
+			if (d->trump != BRI_NOCARD)
+				assert_int_equal(ev.draw_card[n - 1],
+				    d->trump);
 		}
 	}
 	assert_int_equal(empties, 1);
@@ -736,7 +778,8 @@ check_draws(struct bri_deal *d, uint64_t *x)
 static void
 test_trump_drawn_last(void **state)
 {
-	static const int rounds[BRI_NVARIANTS] = { 10, 17, 10, 7 };
+	/* chiamata5 has no stock: nothing to draw */
+	static const int rounds[BRI_NVARIANTS] = { 10, 17, 10, 7, 5, 3, 15 };
 	struct bri_options	 o;
 	struct bri_seed		 s;
 	struct bri_deal		 d;
@@ -747,12 +790,13 @@ test_trump_drawn_last(void **state)
 
 	(void)state;
 	for (v = 0; v < BRI_NVARIANTS; v++) {
+		if (bri_variant_info(v)->auction)
+			continue;
 		bri_options_default(&o, v);
 		for (k = 0; k < 20; k++) {
 			seed_of(k, &s);
 			n = bri_shuffle(&s, &o, k, deck, &removed);
-			assert_int_equal(n, v == BRI_CLASSIC2 ||
-			    v == BRI_CLASSIC4 ? 40 : 39);
+			assert_int_equal(n, bri_variant_info(v)->ncards);
 			assert_int_equal(bri_deal_init(&d, v, deck, n,
 			    k % bri_variant_seats(v)), BRI_OK);
 			assert_int_equal(check_draws(&d, &x), rounds[v]);
@@ -1231,6 +1275,7 @@ test_match_dealer_rotation(void **state)
 		o.deal_cap = 9;
 		o.deals_to_win = 1000;
 		o.match_target = 1000;
+		o.deals = 9;		/* chiamata5: a fixed number of deals */
 		for (k = 0; k < 8; k++) {
 			seed_of(k, &s);
 			first = bri_first_dealer(&s, n);
@@ -1250,7 +1295,12 @@ test_match_dealer_rotation(void **state)
 				assert_int_equal(view.dealer, (first + i) % n);
 				match_play_deal(&m, &x);
 			}
-			assert_int_equal(m.result, BRI_MATCH_DRAWN);
+			if (bri_variant_info(v)->matchscore ==
+			    BRI_MSCORE_FIXED)
+				assert_int_not_equal(m.result,
+				    BRI_MATCH_PLAYING);
+			else
+				assert_int_equal(m.result, BRI_MATCH_DRAWN);
 		}
 	}
 }
@@ -1479,12 +1529,17 @@ check_view(const struct bri_deal *d, int seat)
 	assert_int_equal(bri_view_of_deal(d, seat, &v), BRI_OK);
 	p = d->variant == BRI_CLASSIC4 ? (seat + 2) % 4 : BRI_NOSEAT;
 	reveal = p != BRI_NOSEAT && d->nstock == 0;
+	/* chiamata5: the partner only once revealed, or to its holder */
+	if (d->variant == BRI_CHIAMATA5)
+		p = d->partner != BRI_NOSEAT &&
+		    (d->revealed || d->partner == seat) ? d->partner :
+		    BRI_NOSEAT;
 
 	/* what the seat may see, exactly */
 	assert_int_equal(v.seat, seat);
 	assert_int_equal(v.trump, d->trump);
 	assert_int_equal(v.nhand, d->nhand[seat]);
-	for (i = 0; i < BRI_HANDSIZE; i++)
+	for (i = 0; i < BRI_MAXHAND; i++)
 		assert_int_equal(v.hand[i],
 		    i < d->nhand[seat] ? d->hand[seat][i] : BRI_NOCARD);
 	assert_int_equal(v.drawn, d->drawn[seat]);
@@ -1494,11 +1549,16 @@ check_view(const struct bri_deal *d, int seat)
 		    i < d->nplays ? d->plays[i] : BRI_NOCARD);
 	assert_int_equal(v.partner, p);
 	assert_int_equal(v.npartner, reveal ? d->nhand[p] : 0);
-	for (i = 0; i < BRI_HANDSIZE; i++)
+	for (i = 0; i < BRI_MAXHAND; i++)
 		assert_int_equal(v.partner_hand[i], reveal &&
 		    i < d->nhand[p] ? d->hand[p][i] : BRI_NOCARD);
 	assert_int_equal(v.removed, d->over ? d->removed : BRI_NOCARD);
 	assert_int_equal(v.joker, d->joker);
+	assert_int_equal(v.ncalls, d->ncalls);
+	assert_memory_equal(v.calls, d->calls, d->ncalls);
+	assert_memory_equal(v.callseat, d->callseat, d->ncalls);
+	assert_int_equal(v.called, d->called);
+	assert_int_equal(v.caller, d->caller);
 
 	/* what it may not see: other hands, the stock, the removed 2 */
 	memcpy(&d2, d, sizeof(d2));
@@ -1510,8 +1570,7 @@ check_view(const struct bri_deal *d, int seat)
 			secret |= (uint64_t)1 << d->hand[s][i];
 		}
 	}
-	for (i = BRI_HANDSIZE * d->nseats + 1 + d->ndrawn; i < d->ncards;
-	    i++) {
+	for (i = d->stockbase + d->ndrawn; i < d->ncards; i++) {
 		slot[nslot++] = &d2.deck[i];
 		secret |= (uint64_t)1 << d->deck[i];
 	}
@@ -1519,8 +1578,9 @@ check_view(const struct bri_deal *d, int seat)
 		slot[nslot++] = &d2.removed;
 		secret |= (uint64_t)1 << d->removed;
 	}
-	secret &= ~((uint64_t)1 << d->trump);	/* seen by all, all deal */
-	for (i = 0; i < BRI_HANDSIZE; i++) {
+	if (d->trump != BRI_NOCARD)	/* seen by all, all deal */
+		secret &= ~((uint64_t)1 << d->trump);
+	for (i = 0; i < BRI_MAXHAND; i++) {
 		if (v.hand[i] != BRI_NOCARD)
 			assert_false(secret >> v.hand[i] & 1);
 		if (v.partner_hand[i] != BRI_NOCARD)
@@ -1575,8 +1635,18 @@ test_view_secrecy(void **state)
 					check_view(&d, seat);
 				if (d.over)
 					break;
-				assert_int_equal(bri_deal_play(&d, d.turn,
-				    pick(&d, &x), NULL), BRI_OK);
+				if (d.phase == BRI_PHASE_AUCTION)
+					assert_int_equal(bri_deal_bid(&d,
+					    d.turn, pick_bid(&d, &x), NULL),
+					    BRI_OK);
+				else if (d.phase == BRI_PHASE_CALL)
+					assert_int_equal(bri_deal_call(&d,
+					    d.caller, (int)(splitmix(&x) % 4)),
+					    BRI_OK);
+				else
+					assert_int_equal(bri_deal_play(&d,
+					    d.turn, pick(&d, &x), NULL),
+					    BRI_OK);
 			}
 			assert_int_equal(bri_view_of_deal(&d, -1, &v),
 			    BRI_EINVAL);
@@ -1619,7 +1689,7 @@ test_classic4_partner_reveal(void **state)
 				assert_int_equal(v.partner, p);
 				if (d.trick < 7) {
 					assert_int_equal(v.npartner, 0);
-					for (i = 0; i < BRI_HANDSIZE; i++)
+					for (i = 0; i < BRI_MAXHAND; i++)
 						assert_int_equal(
 						    v.partner_hand[i],
 						    BRI_NOCARD);
@@ -1741,6 +1811,12 @@ test_play_legality_exhaustive(void **state)
 		seed_of(300 + v, &s);
 		assert_int_equal(bri_deal_init(&d, v, deck,
 		    bri_shuffle(&s, &o, 0, deck, &removed), 0), BRI_OK);
+		/* until the auction is over, every card is refused */
+		while (d.phase == BRI_PHASE_AUCTION) {
+			for (c = 0; c < BRI_NCARDS; c++)
+				refused(&d, d.turn, c, BRI_EPHASE);
+			deal_auction(&d, &x);
+		}
 		while (!d.over) {
 			for (seat = -1; seat <= d.nseats; seat++)
 				for (c = 0; c <= BRI_NCARDS; c++) {
@@ -1913,13 +1989,26 @@ test_deal_from_deck(void **state)
 
 	(void)state;
 	for (v = 0; v < BRI_NVARIANTS; v++) {
+		const struct bri_variant_info *vi = bri_variant_info(v);
+		int	 h = vi->handsize;
+
 		n = bri_variant_seats(v);
-		nc = (v == BRI_JOKER3 || v == BRI_CLASSIC3) ? 39 : 40;
-		/* 40 cards ascending, or 39 descending without the 2C */
-		for (i = 0; i < nc; i++)
-			deck[i] = (bri_card)(nc == 39 ? 39 - i : i);
-		if (nc == 39)
+		nc = 0;
+		/* 40 cards ascending, 39 descending without the 2C, or 36
+		   ascending without the 2s */
+		for (i = 0; i < BRI_NCARDS; i++) {
+			if (vi->removal == BRI_REMOVE_ALL_TWOS &&
+			    BRI_CARD_RANK(i) == 2)
+				continue;
+			deck[nc++] = (bri_card)i;
+		}
+		if (vi->removal == BRI_REMOVE_ONE_TWO) {
+			nc = 39;
+			for (i = 0; i < nc; i++)
+				deck[i] = (bri_card)(39 - i);
 			deck[38] = 0;
+		}
+		assert_int_equal(nc, vi->ncards);
 		for (dealer = 0; dealer < n; dealer++) {
 			assert_int_equal(bri_deal_init(&d, v, deck, nc, dealer),
 			    BRI_OK);
@@ -1927,17 +2016,24 @@ test_deal_from_deck(void **state)
 			assert_int_equal(d.ntricks, nc / n);
 			assert_int_equal(d.dealer, dealer);
 			assert_int_equal(d.leader, (dealer + 1) % n);
-			for (i = 0; i < BRI_HANDSIZE * n; i++)
+			for (i = 0; i < h * n; i++)
 				assert_int_equal(d.hand[(dealer + 1 + i) % n]
 				    [i / n], deck[i]);
-			assert_int_equal(d.trump, deck[BRI_HANDSIZE * n]);
-			assert_int_equal(d.trumpsuit,
-			    BRI_CARD_SUIT(deck[BRI_HANDSIZE * n]));
-			assert_int_equal(d.nstock, nc - BRI_HANDSIZE * n);
+			if (vi->turned) {
+				assert_int_equal(d.trump, deck[h * n]);
+				assert_int_equal(d.trumpsuit,
+				    BRI_CARD_SUIT(deck[h * n]));
+			} else {
+				assert_int_equal(d.trump, BRI_NOCARD);
+				assert_int_equal(d.trumpsuit, BRI_NOSUIT);
+			}
+			assert_int_equal(d.nstock, nc - h * n);
 			assert_int_equal(d.removed, nc == 39 ? BRI_CARD(2,
 			    BRI_COPPE) : BRI_NOCARD);
 			assert_int_equal(d.joker, BRI_NOSEAT);
 			assert_int_equal(d.over, 0);
+			assert_int_equal(d.phase, vi->auction ?
+			    BRI_PHASE_AUCTION : BRI_PHASE_PLAY);
 		}
 	}
 }
@@ -2051,7 +2147,7 @@ test_seed_determinism(void **state)
 		assert_int_equal(bri_first_dealer(&s, n),
 		    bri_first_dealer(&s, n));
 	assert_int_equal(bri_first_dealer(&s, 1), BRI_EINVAL);
-	assert_int_equal(bri_first_dealer(&s, 5), BRI_EINVAL);
+	assert_int_equal(bri_first_dealer(&s, BRI_MAXSEATS + 1), BRI_EINVAL);
 	bri_options_default(&o, BRI_JOKER3);
 	assert_int_equal(bri_shuffle(&s, &o, -1, a, &ra), BRI_EINVAL);
 	o.deal_cap = 0;
@@ -2181,6 +2277,775 @@ test_seed_new(void **state)
 	assert_memory_not_equal(&s, &t, sizeof(s));
 }
 
+/*
+ * more-variants.md: the new tables.  Edge cases below are the
+ * hand-checked deals that open the newer block of tests/deals.txt.
+ */
+static const struct scen classic6_6060 = { BRI_CLASSIC6, 0,
+	"3S,1S,6S/4C,6B,10D/7S,8D,4S/1D,9S,1B/9B,8S,7B/3D,10C,5S", "5C",
+	"9D,3C,4B,7D,6C,10S,8B,4D,6D,9C,8C,7C,5D,1C,3B,10B,5B", NULL,
+	"3S,4C,8D,1D,7B,10C,5S,1S,6B,7S,1B,9B,6S,4B,4S,6C,10S,3D,5D,1C,"
+	"7C,8B,10D,7D,8C,9D,3C,4D,5C,9C,10B,5B,6D,9S,8S,3B" };
+static const struct scen briscolone_6060 = { BRI_BRISCOLONE, 1,
+	"5B,3B,1C,8B,1B/7B,6S,10D,10C,6B", "-",
+	"6D,3D,8C,3C,3S,7D,10S,5S,4D,5C,9D,9B,7S,4S,1D,9C,2C,6C,2S,2D,4B,"
+	"7C,10B,2B,1S,5D,8D,4C,8S,9S", NULL,
+	"6B,3B,1B,10D,8C,3C,3D,5B,3S,5S,7B,7D,9D,6D,7S,9B,10C,4S,6S,6C,"
+	"10S,9C,1D,2D,4B,8B,1C,10B,7C,4C,8S,4D,2B,2S,8D,9S,5C,5D,1S,2C" };
+static const struct scen classic5_sharedtop = { BRI_CLASSIC5, 3,
+	"3C,2C,8D/2D,6C,3S/7D,6D,7S/9D,8S,1B/3B,6B,5D", "10S",
+	"5S,5C,10D,7B,1D,3D,4B,5B,4S,10B,1C,7C,10C,9S,9B,8C,4D,6S,4C,9C,"
+	"2S,1S,2B,8B", NULL,
+	"9D,6B,2C,3S,7D,5S,5C,1B,7B,1D,3D,6D,8S,3B,3C,10D,5D,10C,2D,9B,"
+	"1C,4S,10B,4C,4B,2S,8D,9S,9C,5B,2B,7S,8C,4D,6S,8B,10S,7C,1S,6C" };
+/* chiamata5: leader is dealer + 1; the auction and suit come apart */
+static const struct scen chiamata_alone = { BRI_CHIAMATA5, 3,
+	"2S,8D,1D,9D,5S,4D,3D,1C/5C,4S,3B,3C,7D,5D,1B,8B/"
+	"3S,2D,8C,9B,6D,8S,10S,10C/6B,4B,10D,9C,2B,6C,10B,7C/"
+	"7S,7B,2C,5B,6S,1S,9S,4C", NULL, NULL, NULL,
+	"10B,7B,8D,3C,2D,5S,3B,6D,2B,6S,10C,6B,7S,9D,1B,1C,8B,9B,7C,5B,"
+	"2S,4S,10S,9C,1S,2C,1D,5C,8S,10D,3D,7D,8C,6C,4C,4D,5D,3S,4B,9S" };
+static const struct scen chiamata_pair = { BRI_CHIAMATA5, 4,
+	"2B,7D,10D,3C,9C,1S,2D,9D/4D,4B,1C,10B,7C,1D,2S,6B/"
+	"8S,6S,9S,4C,10C,4S,3B,1B/3D,2C,6C,7B,8D,7S,5C,5S/"
+	"9B,8B,3S,8C,10S,6D,5D,5B", NULL, NULL, NULL,
+	"8B,1S,1C,8S,8D,5S,8C,9D,4D,10C,2D,4B,4S,7S,10S,7D,1D,4C,3D,5D,"
+	"7C,9S,2C,3S,3C,2B,10B,3B,7B,9B,6S,6C,5B,10D,6B,9C,2S,1B,5C,6D" };
+static const struct scen chiamata_6060 = { BRI_CHIAMATA5, 3,
+	"3C,8C,4S,5B,6C,5D,6B,9D/10S,8D,7D,9C,1D,1B,4C,2S/"
+	"1C,6D,4B,8S,2D,3D,7B,3B/2B,9S,4D,10C,6S,3S,5C,2C/"
+	"10B,1S,8B,5S,7C,7S,9B,10D", NULL, NULL, NULL,
+	"5C,8B,3C,1D,2D,7D,4B,2B,1S,8C,1B,6D,9S,5S,5D,3D,6S,7C,6C,4C,7B,"
+	"4D,10B,4S,10S,10C,9B,5B,2S,3B,2C,10D,9D,8D,8S,7S,6B,9C,1C,3S" };
+static const struct scen chiamata_two = { BRI_CHIAMATA5, 4,
+	"9D,8C,5D,3B,10S,9S,2B,6C/9B,7S,4D,5S,4C,3D,8D,3S/"
+	"5B,7C,4S,1S,5C,4B,7D,8B/2D,6D,10C,2S,1D,9C,3C,2C/"
+	"10B,7B,10D,6B,1C,6S,8S,1B", NULL, NULL, NULL,
+	"6S,5D,9B,4S,2C,3D,7C,3C,10D,3B,9D,5S,1S,9C,7B,10B,2B,8D,4B,1D,"
+	"1C,8C,4C,7D,2S,6B,10S,7S,5C,2D,1B,9S,3S,5B,6D,8S,6C,4D,8B,10C" };
+static const struct scen chiamata_void = { BRI_CHIAMATA5, 1,
+	"10B,7S,2C,10D,4D,9S,8D,2B/9C,6D,6S,3D,2S,4B,7D,3S/"
+	"4C,3B,9D,4S,7C,5B,9B,10C/8B,10S,1C,6C,7B,1B,8S,8C/"
+	"5C,1D,2D,1S,5S,5D,6B,3C", NULL, NULL, NULL, NULL };
+
+/* Make a list of calls ("1,pass,3"), each by the seat whose turn it is. */
+static void
+bid_list(struct bri_deal *d, const char *list, struct bri_event *last)
+{
+	struct bri_event	 ev;
+	const char		*e;
+	int			 r;
+
+	while (list != NULL && *list != '\0') {
+		e = list + strcspn(list, ",");
+		r = strncmp(list, "pass", 4) == 0 ? BRI_PASS : atoi(list);
+		assert_int_equal(bri_deal_bid(d, d->turn, r, &ev), BRI_OK);
+		list = *e == ',' ? e + 1 : e;
+	}
+	if (last != NULL)
+		*last = ev;
+}
+
+/* A refused call or suit must leave the deal byte for byte as it was. */
+static void
+refused_bid(struct bri_deal *d, int seat, int rank, int want)
+{
+	struct bri_deal		 before;
+
+	memcpy(&before, d, sizeof(before));
+	assert_int_equal(bri_deal_bid_check(d, seat, rank), want);
+	assert_int_equal(bri_deal_bid(d, seat, rank, NULL), want);
+	assert_memory_equal(&before, d, sizeof(before));
+}
+
+static void
+refused_call(struct bri_deal *d, int seat, int suit, int want)
+{
+	struct bri_deal		 before;
+
+	memcpy(&before, d, sizeof(before));
+	assert_int_equal(bri_deal_call_check(d, seat, suit), want);
+	assert_int_equal(bri_deal_call(d, seat, suit), want);
+	assert_memory_equal(&before, d, sizeof(before));
+}
+
+/* The shape of every new table, as more-variants.md gives it. */
+static void
+test_new_tables(void **state)
+{
+	static const struct {
+		enum bri_variant v;
+		int	 seats, ncards, hand, turned, stock, tricks, rounds;
+		int	 trump, sides;
+	} t[] = {
+		{ BRI_CLASSIC5, 5, 40, 3, 1, 25, 8, 5, BRI_TRUMP_TURNED,
+		    BRI_SIDES_EACH },
+		{ BRI_CLASSIC6, 6, 36, 3, 1, 18, 6, 3, BRI_TRUMP_TURNED,
+		    BRI_SIDES_ALTERNATE },
+		{ BRI_BRISCOLONE, 2, 40, 5, 0, 30, 20, 15, BRI_TRUMP_NONE,
+		    BRI_SIDES_EACH },
+		{ BRI_CHIAMATA5, 5, 40, 8, 0, 0, 8, 0, BRI_TRUMP_CALLED,
+		    BRI_SIDES_CALLER },
+	};
+	const struct bri_variant_info *vi;
+	struct bri_options	 o;
+	struct bri_seed		 s;
+	struct bri_deal		 d;
+	bri_card		 deck[BRI_NCARDS], removed;
+	uint64_t		 x = 5;
+	size_t			 i;
+	int			 k, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		vi = bri_variant_info(t[i].v);
+		assert_non_null(vi);
+		assert_int_equal(vi->seats, t[i].seats);
+		assert_int_equal(vi->ncards, t[i].ncards);
+		assert_int_equal(vi->handsize, t[i].hand);
+		assert_int_equal(vi->turned, t[i].turned);
+		assert_int_equal(vi->trump, t[i].trump);
+		assert_int_equal(vi->sides, t[i].sides);
+		assert_int_equal(vi->auction, t[i].v == BRI_CHIAMATA5);
+		bri_options_default(&o, t[i].v);
+		for (k = 0; k < 10; k++) {
+			seed_of(700 + k, &s);
+			n = bri_shuffle(&s, &o, k, deck, &removed);
+			assert_int_equal(n, t[i].ncards);
+			assert_int_equal(removed, BRI_NOCARD);
+			assert_int_equal(bri_deal_init(&d, t[i].v, deck, n,
+			    k % t[i].seats), BRI_OK);
+			assert_int_equal(d.nstock, t[i].stock);
+			assert_int_equal(d.ntricks, t[i].tricks);
+			if (t[i].v == BRI_CLASSIC6)
+				/* the 2s are out of the deck */
+				for (k = 0; k < n; k++)
+					assert_int_not_equal(
+					    BRI_CARD_RANK(deck[k]), 2);
+			if (t[i].v == BRI_CHIAMATA5) {
+				deal_auction(&d, &x);
+				if (d.over)
+					continue;
+			}
+			if (t[i].rounds > 0)
+				assert_int_equal(check_draws(&d, &x),
+				    t[i].rounds);
+			else
+				while (!d.over) {
+					assert_int_equal(bri_deal_play(&d,
+					    d.turn, pick(&d, &x), NULL),
+					    BRI_OK);
+					assert_int_equal(d.nstock, 0);
+				}
+			assert_int_equal(d.trick, t[i].tricks);
+		}
+	}
+	assert_null(bri_variant_info(BRI_NVARIANTS));
+	/* a 36-card deck is classic6's only, and it must lack the 2s */
+	bri_options_default(&o, BRI_CLASSIC6);
+	n = bri_shuffle(&s, &o, 0, deck, &removed);
+	assert_int_equal(bri_deal_init(&d, BRI_CLASSIC2, deck, n, 0),
+	    BRI_EDECK);
+	deck[0] = BRI_CARD(2, BRI_SPADE);
+	assert_int_equal(bri_deal_init(&d, BRI_CLASSIC6, deck, n, 0),
+	    BRI_EDECK);
+}
+
+/* classic5: the single highest total wins; a shared top draws. */
+static void
+test_classic5_scoring(void **state)
+{
+	static const int shared[] = { 17, 43, 2, 43, 15 };
+	struct bri_options	 o;
+	struct bri_seed		 seed;
+	struct bri_deal		 d;
+	bri_card		 deck[BRI_NCARDS], removed;
+	uint64_t		 x = 31, k;
+	int			 i, best, nbest, w;
+
+	(void)state;
+	full_deal(&classic5_sharedtop, shared, BRI_DEAL_DRAWN, BRI_NOSEAT,
+	    BRI_NOSEAT);
+	bri_options_default(&o, BRI_CLASSIC5);
+	for (k = 0; k < 200; k++) {
+		seed_of(900 + k, &seed);
+		bri_shuffle(&seed, &o, 0, deck, &removed);
+		assert_int_equal(bri_deal_init(&d, BRI_CLASSIC5, deck, 40,
+		    (int)(k % 5)), BRI_OK);
+		while (!d.over)
+			assert_int_equal(bri_deal_play(&d, d.turn, pick(&d, &x),
+			    NULL), BRI_OK);
+		for (i = 0, best = -1, nbest = 0, w = -1; i < 5; i++) {
+			if (d.points[i] > best) {
+				best = d.points[i];
+				nbest = 0;
+				w = i;
+			}
+			nbest += d.points[i] == best;
+		}
+		assert_int_equal(d.result, nbest > 1 ? BRI_DEAL_DRAWN :
+		    BRI_DEAL_WON);
+		assert_int_equal(d.winner, nbest > 1 ? BRI_NOSEAT : w);
+		for (i = 0; i < 5; i++)
+			assert_int_equal(d.mpoints[i], nbest == 1 && i == w);
+	}
+}
+
+/*
+ * classic6: teams alternate (0, 2, 4 against 1, 3, 5), team totals
+ * count, 61 wins, 60-60 draws; and no hand is ever shown to a teammate.
+ */
+static void
+test_classic6_teams(void **state)
+{
+	static const int p6060[] = { 43, 0, 0, 14, 17, 46 };
+	struct bri_deal		 d;
+	struct bri_view		 v;
+	uint64_t		 x = 3;
+	int			 s, t0;
+
+	(void)state;
+	full_deal(&classic6_6060, p6060, BRI_DEAL_DRAWN, BRI_NOSEAT,
+	    BRI_NOSEAT);
+	scen_deal(&d, &classic6_6060);
+	for (s = 0; s < 6; s++)
+		assert_int_equal(bri_deal_team(&d, s), s % 2);
+	while (!d.over) {
+		for (s = 0; s < 6; s++) {
+			assert_int_equal(bri_view_of_deal(&d, s, &v), BRI_OK);
+			assert_int_equal(v.partner, BRI_NOSEAT);
+			assert_int_equal(v.npartner, 0);
+		}
+		assert_int_equal(bri_deal_play(&d, d.turn, pick(&d, &x), NULL),
+		    BRI_OK);
+	}
+	t0 = d.points[0] + d.points[2] + d.points[4];
+	assert_int_equal(d.result, t0 == 60 ? BRI_DEAL_DRAWN : BRI_DEAL_WON);
+	if (t0 != 60) {
+		assert_int_equal(d.winner, t0 >= 61 ? 0 : 1);
+		for (s = 0; s < 6; s++)
+			assert_int_equal(d.mpoints[s], s % 2 == d.winner);
+	}
+}
+
+/* classic5 and classic6: first (team) to N won deals wins the match. */
+static void
+test_classic56_match(void **state)
+{
+	struct bri_options	 o;
+	struct bri_match	 m;
+	struct bri_seed		 s;
+	enum bri_variant	 v;
+	uint64_t		 x = 77, k;
+	int			 i, n;
+
+	(void)state;
+	for (v = BRI_CLASSIC5; v <= BRI_CLASSIC6; v++) {
+		n = bri_variant_seats(v);
+		bri_options_default(&o, v);
+		o.deals_to_win = 3;
+		for (k = 0; k < 30; k++) {
+			seed_of(k, &s);
+			assert_int_equal(bri_match_init(&m, &o, &s), BRI_OK);
+			while (m.result == BRI_MATCH_PLAYING) {
+				assert_int_equal(bri_match_deal(&m), BRI_OK);
+				match_play_deal(&m, &x);
+				if (v == BRI_CLASSIC6)
+					for (i = 2; i < n; i++)
+						assert_int_equal(m.mpoints[i],
+						    m.mpoints[i % 2]);
+			}
+			assert_int_equal(m.result, BRI_MATCH_WON);
+			assert_int_equal(m.mpoints[m.winner], 3);
+			for (i = 0; i < n; i++)
+				if (bri_deal_team(&m.deal, i) != m.winner)
+					assert_true(m.mpoints[i] < 3);
+		}
+	}
+}
+
+/*
+ * briscolone: no card turned, no trump; a card of another suit never
+ * wins, however strong; 5 cards each, the stock drawn to its last card.
+ */
+static void
+test_briscolone(void **state)
+{
+	static const int p6060[] = { 60, 60 };
+	struct scen		 sc;
+	struct bri_deal		 d;
+	struct bri_event	 ev[2];
+
+	(void)state;
+	memset(&sc, 0, sizeof(sc));
+	sc.v = BRI_BRISCOLONE;
+	sc.leader = 0;
+	sc.hands = "2C,4C,5C,6C,7C/1D,1B,1S,3D,3B";
+	scen_deal(&d, &sc);
+	assert_int_equal(d.trump, BRI_NOCARD);
+	assert_int_equal(d.trumpsuit, BRI_NOSUIT);
+	assert_int_equal(d.nhand[0], 5);
+	assert_int_equal(d.nstock, 30);
+	/* the 2 led wins against an Asso of another suit */
+	play_cards(&d, "2C,1D", ev);
+	assert_int_equal(ev[1].trick_winner, 0);
+	assert_int_equal(ev[1].trick_points, 11);
+	assert_int_equal(ev[1].ndraws, 2);
+	assert_int_equal(d.nhand[0], 5);
+	/* a higher card of the suit led wins */
+	memset(&sc, 0, sizeof(sc));
+	sc.v = BRI_BRISCOLONE;
+	sc.leader = 1;
+	sc.hands = "2C,4C,5C,6C,1C/1D,1B,1S,3D,3C";
+	scen_deal(&d, &sc);
+	play_cards(&d, "3C,1C", ev);
+	assert_int_equal(ev[1].trick_winner, 0);
+	full_deal(&briscolone_6060, p6060, BRI_DEAL_DRAWN, BRI_NOSEAT,
+	    BRI_NOSEAT);
+}
+
+/* chiamata5: dealt 8 each from the seat after the dealer, all 40. */
+static void
+test_chiamata_deal(void **state)
+{
+	struct bri_deal		 d;
+	struct bri_view		 v;
+	int			 s;
+
+	(void)state;
+	scen_deal(&d, &chiamata_alone);
+	assert_int_equal(d.dealer, 2);
+	assert_int_equal(d.phase, BRI_PHASE_AUCTION);
+	assert_int_equal(d.turn, 3);
+	assert_int_equal(d.nstock, 0);
+	assert_int_equal(d.trump, BRI_NOCARD);
+	assert_int_equal(d.trumpsuit, BRI_NOSUIT);
+	for (s = 0; s < 5; s++) {
+		assert_int_equal(d.nhand[s], 8);
+		assert_int_equal(bri_view_of_deal(&d, s, &v), BRI_OK);
+		assert_int_equal(v.phase, BRI_PHASE_AUCTION);
+		assert_int_equal(v.called, BRI_NOCARD);
+		assert_int_equal(v.caller, BRI_NOSEAT);
+		assert_int_equal(v.partner, BRI_NOSEAT);
+	}
+	assert_int_equal(d.hand[0][0], card("2S"));
+	assert_int_equal(d.hand[3][0], card("6B"));
+	/* no card may be played before the auction and the call */
+	refused(&d, 3, card("6B"), BRI_EPHASE);
+}
+
+/*
+ * The auction: the seat after the dealer speaks first, then clockwise,
+ * skipping who passed; each rank strictly weaker than the last; a pass
+ * is final; jumps are allowed; errors for each illegal call.
+ */
+static void
+test_chiamata_auction_rules(void **state)
+{
+	struct bri_deal		 d;
+	struct bri_event	 ev;
+
+	(void)state;
+	scen_deal(&d, &chiamata_pair);	/* dealer 3 */
+	assert_int_equal(d.turn, 4);
+	refused_bid(&d, 0, 1, BRI_ETURN);
+	refused_bid(&d, 4, 0 - 1, BRI_EBID);
+	refused_bid(&d, 4, 11, BRI_EBID);
+	refused_bid(&d, 5, 1, BRI_EINVAL);
+	refused_call(&d, 4, 0, BRI_EPHASE);
+	bid_list(&d, "3", NULL);		/* seat 4: Tre */
+	refused_bid(&d, 0, 3, BRI_EBID);	/* not weaker */
+	refused_bid(&d, 0, 1, BRI_EBID);	/* stronger */
+	bid_list(&d, "pass", NULL);		/* seat 0 */
+	assert_int_equal(d.turn, 1);
+	refused_bid(&d, 0, 10, BRI_EPASSED);	/* a pass is final */
+	bid_list(&d, "7", &ev);			/* seat 1 jumps from 3 to 7 */
+	assert_int_equal(ev.auction_over, 0);
+	bid_list(&d, "pass,pass,5", NULL);	/* seats 2, 3 pass; 4 says 5 */
+	assert_int_equal(d.turn, 1);		/* 0, 2, 3 are skipped */
+	bid_list(&d, "pass", &ev);		/* seat 1: only 4 is left */
+	assert_int_equal(ev.auction_over, 1);
+	assert_int_equal(ev.caller, 4);
+	assert_int_equal(d.caller, 4);
+	assert_int_equal(d.phase, BRI_PHASE_CALL);
+	assert_int_equal(d.ncalls, 7);
+	refused_bid(&d, 4, 4, BRI_EPHASE);
+	refused_call(&d, 1, BRI_DENARI, BRI_ENOTCALLER);
+	refused_call(&d, 4, 4, BRI_ESUIT);
+	refused_call(&d, 4, -1, BRI_ESUIT);
+	refused(&d, 4, d.hand[4][0], BRI_EPHASE);
+	assert_int_equal(bri_deal_call(&d, 4, BRI_DENARI), BRI_OK);
+	assert_int_equal(d.called, card("5D"));
+	assert_int_equal(d.trumpsuit, BRI_DENARI);
+	assert_int_equal(d.partner, 4);		/* 5D is in 4's hand */
+	assert_int_equal(d.phase, BRI_PHASE_PLAY);
+	assert_int_equal(d.turn, 4);		/* dealer + 1 leads */
+	refused_call(&d, 4, BRI_DENARI, BRI_EPHASE);
+	refused_bid(&d, 4, 2, BRI_EPHASE);
+}
+
+/* The auction ends at once when a seat names the 2. */
+static void
+test_chiamata_two_ends(void **state)
+{
+	struct bri_deal		 d;
+	struct bri_event	 ev;
+
+	(void)state;
+	scen_deal(&d, &chiamata_two);		/* dealer 3, 4 speaks */
+	bid_list(&d, "2", &ev);
+	assert_int_equal(ev.auction_over, 1);
+	assert_int_equal(ev.caller, 4);
+	assert_int_equal(d.ncalls, 1);
+	assert_int_equal(bri_deal_call(&d, 4, BRI_BASTONI), BRI_OK);
+	assert_int_equal(d.partner, 0);		/* 2B is seat 0's */
+	play_cards(&d, chiamata_two.plays, NULL);
+	assert_int_equal(d.result, BRI_DEAL_CALLER);
+	assert_int_equal(d.mpoints[4], 2);
+	assert_int_equal(d.mpoints[0], 1);
+	/* a later speaker naming the 2 ends it too, others unheard */
+	scen_deal(&d, &chiamata_two);
+	bid_list(&d, "1,pass,10", NULL);
+	bid_list(&d, "2", &ev);
+	assert_int_equal(ev.caller, 2);
+	assert_int_equal(d.phase, BRI_PHASE_CALL);
+}
+
+/*
+ * Four passes then the fifth still speaks: a rank makes it the caller
+ * at once; a pass makes five passes and a void deal, nothing played,
+ * nobody scoring.
+ */
+static void
+test_chiamata_fifth_speaker(void **state)
+{
+	struct bri_deal		 d;
+	struct bri_event	 ev;
+	struct bri_view		 v;
+	int			 s;
+
+	(void)state;
+	scen_deal(&d, &chiamata_void);		/* dealer 0, 1 speaks */
+	bid_list(&d, "pass,pass,pass,pass", &ev);
+	assert_int_equal(ev.auction_over, 0);
+	assert_int_equal(d.turn, 0);
+	bid_list(&d, "1", &ev);
+	assert_int_equal(ev.auction_over, 1);
+	assert_int_equal(ev.caller, 0);
+
+	scen_deal(&d, &chiamata_void);
+	bid_list(&d, "pass,pass,pass,pass,pass", &ev);
+	assert_int_equal(ev.auction_over, 1);
+	assert_int_equal(ev.caller, BRI_NOSEAT);
+	assert_int_equal(ev.deal_over, 1);
+	assert_int_equal(d.over, 1);
+	assert_int_equal(d.phase, BRI_PHASE_OVER);
+	assert_int_equal(d.result, BRI_DEAL_VOID);
+	assert_int_equal(d.nplays, 0);
+	assert_int_equal(d.called, BRI_NOCARD);
+	for (s = 0; s < 5; s++) {
+		assert_int_equal(d.points[s], 0);
+		assert_int_equal(d.mpoints[s], 0);
+		assert_int_equal(bri_view_of_deal(&d, s, &v), BRI_OK);
+		assert_int_equal(v.ncalls, 5);
+		assert_int_equal(v.result, BRI_DEAL_VOID);
+	}
+	refused(&d, d.turn, d.hand[d.turn][0], BRI_EDEALOVER);
+	refused_bid(&d, 1, 1, BRI_EDEALOVER);
+}
+
+/*
+ * The partner: the holder of the called card, known only to itself
+ * until the card is played, then announced to all right after the play;
+ * a caller who calls his own card plays alone, +4/-1.
+ */
+static void
+test_chiamata_partner(void **state)
+{
+	static const int palone[] = { 79, 13, 10, 0, 18 };
+	struct bri_deal		 d;
+	struct bri_event	 ev;
+	struct bri_view		 v;
+	bri_card		 c[BRI_NCARDS];
+	int			 n, i, s, seen;
+
+	(void)state;
+	/* pair: seat 0 calls the 8 of coins, held by seat 3 */
+	scen_deal(&d, &chiamata_pair);
+	bid_list(&d, "1,3,9,pass,pass,pass,8,pass", &ev);
+	assert_int_equal(ev.caller, 0);
+	assert_int_equal(bri_deal_call(&d, 0, BRI_DENARI), BRI_OK);
+	assert_int_equal(d.called, card("8D"));
+	assert_int_equal(d.partner, 3);
+	/* the seat after the dealer (3) leads, not the caller (0) */
+	assert_int_equal(d.turn, 4);
+	assert_int_equal(d.leader, 4);
+	n = cards(chiamata_pair.plays, c, BRI_NCARDS);
+	for (i = 0, seen = 0; i < n; i++) {
+		for (s = 0; s < 5; s++) {
+			assert_int_equal(bri_view_of_deal(&d, s, &v), BRI_OK);
+			assert_int_equal(v.called, card("8D"));
+			assert_int_equal(v.caller, 0);
+			assert_int_equal(v.trumpsuit, BRI_DENARI);
+			assert_int_equal(v.partner, seen || s == 3 ? 3 :
+			    BRI_NOSEAT);
+			assert_int_equal(v.revealed, seen);
+		}
+		assert_int_equal(bri_deal_play(&d, d.turn, c[i], &ev), BRI_OK);
+		assert_int_equal(ev.partner, c[i] == card("8D") ? 3 :
+		    BRI_NOSEAT);
+		seen |= c[i] == card("8D");
+	}
+	assert_int_equal(bri_deal_team(&d, 0), 0);
+	assert_int_equal(bri_deal_team(&d, 3), 0);
+	assert_int_equal(bri_deal_team(&d, 1), 1);
+	assert_int_equal(d.result, BRI_DEAL_CALLER);
+	assert_int_equal(d.mpoints[0], 2);
+	assert_int_equal(d.mpoints[3], 1);
+	assert_int_equal(d.mpoints[1] + d.mpoints[2] + d.mpoints[4], -3);
+
+	/* alone: seat 0 calls the 3 of coins from its own hand */
+	scen_deal(&d, &chiamata_alone);
+	bid_list(&d, "1,pass,3,pass,pass,pass", &ev);
+	assert_int_equal(ev.caller, 0);
+	assert_int_equal(bri_deal_call(&d, 0, BRI_DENARI), BRI_OK);
+	assert_int_equal(d.partner, 0);
+	for (s = 1; s < 5; s++) {
+		assert_int_equal(bri_view_of_deal(&d, s, &v), BRI_OK);
+		assert_int_equal(v.partner, BRI_NOSEAT);
+	}
+	assert_int_equal(bri_view_of_deal(&d, 0, &v), BRI_OK);
+	assert_int_equal(v.partner, 0);		/* he knows: his own card */
+	n = cards(chiamata_alone.plays, c, BRI_NCARDS);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(bri_deal_play(&d, d.turn, c[i], &ev), BRI_OK);
+		if (c[i] == card("3D"))
+			assert_int_equal(ev.partner, 0);
+	}
+	for (s = 0; s < 5; s++)
+		assert_int_equal(d.points[s], palone[s]);
+	assert_int_equal(d.result, BRI_DEAL_CALLER);
+	assert_int_equal(d.mpoints[0], 4);
+	for (s = 1; s < 5; s++)
+		assert_int_equal(d.mpoints[s], -1);
+}
+
+/*
+ * Scoring: 61+ for the caller's side wins, 59- loses, 60 draws; match
+ * points as the table, summing to zero; losses mirror wins.
+ */
+static void
+test_chiamata_scoring(void **state)
+{
+	struct bri_options	 o;
+	struct bri_seed		 seed;
+	struct bri_deal		 d;
+	bri_card		 deck[BRI_NCARDS], removed;
+	uint64_t		 x = 61, k;
+	int			 s, side, sum, c, p, seen[4] = { 0 };
+
+	(void)state;
+	scen_deal(&d, &chiamata_6060);
+	bid_list(&d, "1,3,10,9,8,pass,7,pass,6,pass,pass", NULL);
+	assert_int_equal(d.caller, 1);
+	assert_int_equal(bri_deal_call(&d, 1, BRI_DENARI), BRI_OK);
+	play_cards(&d, chiamata_6060.plays, NULL);
+	assert_int_equal(d.partner, 2);
+	assert_int_equal(d.points[1] + d.points[2], 60);
+	assert_int_equal(d.result, BRI_DEAL_DRAWN);
+	for (s = 0; s < 5; s++)
+		assert_int_equal(d.mpoints[s], 0);
+
+	bri_options_default(&o, BRI_CHIAMATA5);
+	for (k = 0; k < 2000; k++) {
+		seed_of(1200 + k, &seed);
+		bri_shuffle(&seed, &o, 0, deck, &removed);
+		assert_int_equal(bri_deal_init(&d, BRI_CHIAMATA5, deck, 40,
+		    (int)(k % 5)), BRI_OK);
+		deal_auction(&d, &x);
+		if (d.over)
+			continue;
+		while (!d.over)
+			assert_int_equal(bri_deal_play(&d, d.turn, pick(&d, &x),
+			    NULL), BRI_OK);
+		c = d.caller;
+		p = d.partner;
+		side = d.points[c] + (p != c ? d.points[p] : 0);
+		for (s = 0, sum = 0; s < 5; s++)
+			sum += d.mpoints[s];
+		assert_int_equal(sum, 0);
+		if (side == 60) {
+			assert_int_equal(d.result, BRI_DEAL_DRAWN);
+			continue;
+		}
+		assert_int_equal(d.result, side >= 61 ? BRI_DEAL_CALLER :
+		    BRI_DEAL_OTHERS);
+		seen[(p == c) * 2 + (side >= 61)] = 1;
+		for (s = 0; s < 5; s++) {
+			if (s == c)
+				assert_int_equal(d.mpoints[s], (p == c ? 4 : 2) *
+				    (side >= 61 ? 1 : -1));
+			else if (s == p)
+				assert_int_equal(d.mpoints[s], side >= 61 ?
+				    1 : -1);
+			else
+				assert_int_equal(d.mpoints[s], side >= 61 ?
+				    -1 : 1);
+		}
+	}
+	/* every row of the table was met: pair and alone, won and lost */
+	for (s = 0; s < 4; s++)
+		assert_true(seen[s]);
+}
+
+/*
+ * The match: a fixed number of deals (option deals, default 5); every
+ * deal's match points are added; the single highest total wins, a
+ * shared top is a draw among the tied; a void deal counts as a deal.
+ */
+static void
+test_chiamata_match(void **state)
+{
+	struct bri_options	 o;
+	struct bri_match	 m;
+	struct bri_seed		 s;
+	uint64_t		 x = 88, k;
+	int			 i, top, ntop, total, deals, draws = 0, voids = 0;
+
+	(void)state;
+	bri_options_default(&o, BRI_CHIAMATA5);
+	assert_int_equal(o.deals, 5);
+	for (deals = 1; deals <= 7; deals += 3) {
+		o.deals = deals;
+		for (k = 0; k < 200; k++) {
+			seed_of(k, &s);
+			assert_int_equal(bri_match_init(&m, &o, &s), BRI_OK);
+			while (m.result == BRI_MATCH_PLAYING) {
+				assert_int_equal(bri_match_deal(&m), BRI_OK);
+				/* after a void deal too, the next dealer deals */
+				assert_int_equal(m.deal.dealer,
+				    (m.first_dealer + m.ndeals - 1) % 5);
+				match_play_deal(&m, &x);
+				voids += m.deal.result == BRI_DEAL_VOID;
+				for (i = 0, total = 0; i < 5; i++)
+					total += m.mpoints[i];
+				assert_int_equal(total, 0);
+				assert_int_equal(m.result == BRI_MATCH_PLAYING,
+				    m.ndeals < deals);
+			}
+			assert_int_equal(m.ndeals, deals);
+			for (i = 0, top = -100, ntop = 0; i < 5; i++)
+				if (m.mpoints[i] > top)
+					top = m.mpoints[i];
+			for (i = 0; i < 5; i++)
+				ntop += m.mpoints[i] == top;
+			if (ntop == 1) {
+				assert_int_equal(m.result, BRI_MATCH_WON);
+				assert_int_equal(m.mpoints[m.winner], top);
+			} else {
+				draws++;
+				assert_int_equal(m.result, BRI_MATCH_DRAWN);
+				for (i = 0; i < 5; i++)
+					assert_int_equal(m.tied >> i & 1,
+					    m.mpoints[i] == top);
+			}
+			assert_int_equal(bri_match_deal(&m), BRI_EMATCHOVER);
+			assert_int_equal(bri_match_bid(&m, 0, BRI_PASS, NULL),
+			    BRI_EMATCHOVER);
+			assert_int_equal(bri_match_call(&m, 0, 0),
+			    BRI_EMATCHOVER);
+		}
+	}
+	assert_true(draws > 0);
+	assert_true(voids > 0);
+	o.deals = 0;
+	assert_int_equal(bri_options_check(&o), BRI_EINVAL);
+	o.deals = 1001;
+	assert_int_equal(bri_options_check(&o), BRI_EINVAL);
+}
+
+/*
+ * What a seat may know in chiamata5: every call in order, the called
+ * card, the partner only once revealed or to its holder.  Moving the
+ * called card between two other seats' hands (swapping it with one of
+ * their cards) never changes a third seat's view, byte for byte.
+ */
+static void
+test_chiamata_view_secrecy(void **state)
+{
+	struct bri_options	 o;
+	struct bri_seed		 seed;
+	struct bri_deal		 d, d2;
+	struct bri_view		 v, v2;
+	bri_card		 deck[BRI_NCARDS], removed, t;
+	uint64_t		 x = 71, k;
+	int			 s, a, b, i, j, p, compared = 0;
+
+	(void)state;
+	bri_options_default(&o, BRI_CHIAMATA5);
+	for (k = 0; k < 300; k++) {
+		seed_of(1500 + k, &seed);
+		bri_shuffle(&seed, &o, 0, deck, &removed);
+		assert_int_equal(bri_deal_init(&d, BRI_CHIAMATA5, deck, 40,
+		    (int)(k % 5)), BRI_OK);
+		while (d.phase == BRI_PHASE_AUCTION) {
+			for (s = 0; s < 5; s++) {
+				check_view(&d, s);
+				assert_int_equal(bri_view_of_deal(&d, s, &v),
+				    BRI_OK);
+				assert_int_equal(v.ncalls, d.ncalls);
+				assert_int_equal(v.phase, BRI_PHASE_AUCTION);
+			}
+			assert_int_equal(bri_deal_bid(&d, d.turn,
+			    pick_bid(&d, &x), NULL), BRI_OK);
+		}
+		if (d.over)
+			continue;
+		assert_int_equal(bri_deal_call(&d, d.caller,
+		    (int)(splitmix(&x) % 4)), BRI_OK);
+		while (!d.over) {
+			p = d.partner;
+			for (s = 0; s < 5; s++) {
+				check_view(&d, s);
+				if (d.revealed || s == p)
+					continue;
+				/* another seat a (not s) holds the card: move
+				   it to b, neither s, taking b's card back */
+				for (a = 0; a < 5; a++)
+					for (b = 0; b < 5; b++) {
+					if (a != p || b == a || b == s ||
+					    a == s || d.nhand[b] == 0 ||
+					    d.nhand[a] != d.nhand[b])
+						continue;
+					memcpy(&d2, &d, sizeof(d2));
+					for (i = 0; d2.hand[a][i] != d.called;
+					    i++)
+						;
+					j = (int)(splitmix(&x) % d.nhand[b]);
+					t = d2.hand[a][i];
+					d2.hand[a][i] = d2.hand[b][j];
+					d2.hand[b][j] = t;
+					d2.partner = (int8_t)b;
+					assert_int_equal(bri_view_of_deal(&d, s,
+					    &v), BRI_OK);
+					assert_int_equal(bri_view_of_deal(&d2,
+					    s, &v2), BRI_OK);
+					assert_memory_equal(&v, &v2,
+					    sizeof(v));
+					assert_int_equal(v.partner,
+					    BRI_NOSEAT);
+					compared++;
+				}
+			}
+			assert_int_equal(bri_deal_play(&d, d.turn, pick(&d, &x),
+			    NULL), BRI_OK);
+		}
+		for (s = 0; s < 5; s++)
+			check_view(&d, s);
+	}
+	assert_true(compared > 1000);
+}
+
 int
 main(void)
 {
@@ -2237,6 +3102,19 @@ main(void)
 		cmocka_unit_test(test_seed_known_answers),
 		cmocka_unit_test(test_seed_commit),
 		cmocka_unit_test(test_seed_new),
+		cmocka_unit_test(test_new_tables),
+		cmocka_unit_test(test_classic5_scoring),
+		cmocka_unit_test(test_classic6_teams),
+		cmocka_unit_test(test_classic56_match),
+		cmocka_unit_test(test_briscolone),
+		cmocka_unit_test(test_chiamata_deal),
+		cmocka_unit_test(test_chiamata_auction_rules),
+		cmocka_unit_test(test_chiamata_two_ends),
+		cmocka_unit_test(test_chiamata_fifth_speaker),
+		cmocka_unit_test(test_chiamata_partner),
+		cmocka_unit_test(test_chiamata_scoring),
+		cmocka_unit_test(test_chiamata_match),
+		cmocka_unit_test(test_chiamata_view_secrecy),
 	};
 
 	if (bri_init() != BRI_OK) {

@@ -32,6 +32,8 @@
 #define CRIT_DF1	23.93
 #define CRIT_DF2	27.63
 #define CRIT_DF3	30.66
+#define CRIT_DF4	33.38
+#define CRIT_DF5	35.89
 #define CRIT_DF1444	1713.99		/* (39 - 1)^2 */
 #define CRIT_DF1521	1797.71		/* (40 - 1)^2 */
 #define CRIT_DF1481	1754.24		/* 39 * 38 - 1 */
@@ -243,7 +245,7 @@ static void
 test_first_dealer_uniform(void **state)
 {
 	static const double crit[BRI_MAXSEATS + 1] = {
-		0, 0, CRIT_DF1, CRIT_DF2, CRIT_DF3
+		0, 0, CRIT_DF1, CRIT_DF2, CRIT_DF3, CRIT_DF4, CRIT_DF5
 	};
 	struct bri_seed		 s;
 	long			 seats[BRI_MAXSEATS], k;

@@ -91,6 +91,8 @@ def test_bad_definitions(tmp):
         ("variant classic4\nformat gauntlet\ncandidate x\nbots a b\n",
          ":4: a classic4 gauntlet needs a pool of 3"),
         ("variant joker5\n", ":1: unknown variant"),
+        ("variant chiamata5\n", ":1: variant chiamata5: refd does not "
+         "referee its auction yet"),
         ("bots a a b\n", ":1: bot a named twice"),
         ("variant classic2\nbots a b\nsprt 0 10 0.05 0.05\n",
          "sprt needs a gauntlet"),
