@@ -174,6 +174,7 @@ struct db {
 	uint8_t		 sk[crypto_sign_SECRETKEYBYTES];
 	uint8_t		 pk[crypto_sign_PUBLICKEYBYTES];
 	uint8_t		 last_link[DB_HASHLEN]; /* of the last db_log() */
+	long long	 last_no;	/* and its number */
 	char		 last_sig[2 * crypto_sign_BYTES + 1]; /* or "" */
 };
 
@@ -522,6 +523,7 @@ db_log(struct db *db, const char *kind, int64_t match_id, int64_t tourney,
 		return db_failx(db, "log event too long");
 	t.len = (size_t)n;
 	chain_log_link(have ? prev : NULL, &t, db->last_link);
+	db->last_no = no + 1;
 	sodium_bin2hex(hex, sizeof(hex), db->last_link, DB_HASHLEN);
 	db->last_sig[0] = '\0';
 	if (sign && db->have_key) {
@@ -1618,6 +1620,7 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		rc = db_step(db, db->st[S_COMMIT], "match end commit");
 	if (rc == 0) {
 		memcpy(m->head, db->last_link, DB_HASHLEN);
+		m->head_no = db->last_no;
 		memcpy(m->sig, db->last_sig, sizeof(m->sig));
 	} else {
 		memcpy(keep, db->err, sizeof(keep));

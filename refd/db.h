@@ -88,6 +88,7 @@ struct db_match {
 	int		 links;		/* links after chain0, kept by db.c */
 	unsigned	 group;		/* the group it wrote in, by db.c */
 	uint8_t		 head[DB_HASHLEN]; /* the log's head at its end */
+	long long	 head_no;	/* its number in the log chain */
 	char		 sig[129];	/* that head signed, hex, or "" */
 };
 
