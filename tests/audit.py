@@ -684,8 +684,9 @@ def test_crash(log):
                     % t, (mid, last))
     con.close()
     line = audit_says(path, r"^log FAILED: log chain link \d+: the log "
-                      r"chain says 'abort %d links=\d+ last=\w+', the rows "
-                      r"say 'abort %d links=%d " % (mid, mid, last - 1))
+                      r"chain says 'abort %d links=\d+ last=\w+ reason=14:"
+                      r"refd restarted', the rows say 'abort %d links=%d " % (
+                          mid, mid, last - 1))
     print("#   chain cut short: " + line[:120])
 
 
