@@ -352,6 +352,11 @@ au_open(const char *path, sqlite3 **hp)
 	sqlite3_limit(*hp, SQLITE_LIMIT_LENGTH, AU_SQLMAX);
 	sqlite3_busy_timeout(*hp, 2000);
 	sqlite3_exec(*hp, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	/*
+	 * One snapshot for the whole audit: a live refd's later writes
+	 * would otherwise show half (a match without its log events).
+	 */
+	sqlite3_exec(*hp, "BEGIN", NULL, NULL, NULL);
 	return 0;
 }
 
