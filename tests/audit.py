@@ -120,9 +120,10 @@ class Log:
                 wait_file(p, " match_end ")
         # two example bots that keep their transcripts and receipts
         self.rcpt = [os.path.join(self.tmp, "rcpt%d.txt" % i) for i in (0, 1)]
-        for i in (0, 1):
-            r.add("rrec%d" % i, [os.path.join(BUILD, "bots", "randbot"),
-                                 "-s", str(20 + i), "-r", self.rcpt[i]])
+        r.add("rrec0", [os.path.join(BUILD, "bots", "randbot"), "-s", "20",
+                        "-r", self.rcpt[0]])
+        r.add("rrec1", [PY, os.path.join(SRC, "bots", "randbot.py"), "21",
+                        "-r", self.rcpt[1]])
         self.mid["receipt"] = r.start("classic2", ["rrec0", "rrec1"])
         r.wait(self.mid["receipt"])
         for p in self.rcpt:
