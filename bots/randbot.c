@@ -7,9 +7,13 @@
  * given; in chiamata5's auction it passes or names the next weaker rank,
  * at random, and names a random suit.  It needs nothing but stdio.
  *
- * Run:		bots/randbot [-s seed]
+ * Run:		bots/randbot [-s seed] [-r file]
  * With -s the choices depend only on the seed, so a match replays
  * exactly; without it the seed comes from the process id and the clock.
+ * With -r every line received is appended to file as received, and each
+ * answer after it as "> " and the answer without its id: the transcript
+ * that, with the receipt in its match_end line, refctl verify-receipt
+ * holds the log to.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@ static const char *ranks[] = {
 };
 
 static uint64_t	rngstate;
+static FILE	*record;	/* -r: the transcript, or NULL */
 
 /* Next number from splitmix64: the same sequence on every platform. */
 static uint64_t
@@ -63,6 +68,11 @@ answer(char kind, const char *id, const char *text)
 {
 	printf("%c%s%s%s\n\n", kind, id, *text != '\0' ? " " : "", text);
 	fflush(stdout);
+	if (record != NULL) {
+		fprintf(record, "> %c%.*s\n", kind, (int)strcspn(text, "\n"),
+		    text);
+		fflush(record);
+	}
 }
 
 /* Answer each command on stdin until quit or end of file. */
@@ -73,14 +83,23 @@ main(int argc, char *argv[])
 	int	 ac, c, i;
 
 	rngstate = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
-	while ((c = getopt(argc, argv, "s:")) != -1) {
-		if (c != 's') {
-			fprintf(stderr, "usage: randbot [-s seed]\n");
+	while ((c = getopt(argc, argv, "s:r:")) != -1) {
+		if (c == 's')
+			rngstate = strtoull(optarg, NULL, 10);
+		else if (c == 'r' && (record = fopen(optarg, "a")) == NULL) {
+			perror(optarg);
+			return 2;
+		} else if (c != 'r') {
+			fprintf(stderr, "usage: randbot [-s seed] [-r file]\n");
 			return 2;
 		}
-		rngstate = strtoull(optarg, NULL, 10);
 	}
 	while (fgets(line, sizeof(line), stdin) != NULL) {
+		if (record != NULL) {
+			fprintf(record, "%.*s\n", (int)strcspn(line, "\r\n"),
+			    line);
+			fflush(record);
+		}
 		if (strchr(line, '\n') == NULL && !feof(stdin))
 			while ((c = getchar()) != EOF && c != '\n')
 				continue;	/* an over-long line: truncate */

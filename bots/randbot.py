@@ -7,8 +7,11 @@ game notification and answers genplay with a uniformly random card of the
 hand it is given; in chiamata5's auction it passes or names the next
 weaker rank, at random, and names a random suit.
 
-Run:    python3 bots/randbot.py [seed]
-With a seed (an integer) its choices are the same on every run.
+Run:    python3 bots/randbot.py [seed] [-r file]
+With a seed (an integer) its choices are the same on every run.  With
+-r every line received is appended to file as received, and each answer
+after it as "> " and the answer without its id: the transcript that, with
+the receipt in its match_end line, refctl verify-receipt holds the log to.
 """
 import random
 import sys
@@ -23,17 +26,34 @@ COMMANDS = (
 RANKS = ("-", "1", "3", "10", "9", "8", "7", "6", "5", "4", "2")
 
 
+RECORD = None                   # -r: the transcript, or None
+
+
 def answer(ok, ident, text=""):
     """Write one answer with the command's id, then the blank line."""
     sys.stdout.write("%s%s%s\n\n" % ("=" if ok else "?", ident,
                                      " " + text if text else ""))
     sys.stdout.flush()
+    if RECORD:
+        RECORD.write("> %s%s\n" % ("=" if ok else "?",
+                                   text.split("\n", 1)[0]))
+        RECORD.flush()
 
 
 def main():
     """Answer each command on stdin until quit or end of file."""
-    rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else None)
+    global RECORD
+    argv = sys.argv[1:]
+    if "-r" in argv:
+        i = argv.index("-r")
+        RECORD = open(argv[i + 1], "a")
+        del argv[i:i + 2]
+    rng = random.Random(int(argv[0]) if argv else None)
     for raw in iter(sys.stdin.buffer.readline, b""):
+        if RECORD:
+            RECORD.write(raw.decode("ascii", "replace").rstrip("\r\n") +
+                         "\n")
+            RECORD.flush()
         args = raw.decode("ascii", "replace").split("#", 1)[0].split()
         ident = ""
         if args and args[0].isdigit():

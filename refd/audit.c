@@ -144,6 +144,7 @@ static int	 au_dealend(struct au *, const struct au_row *);
 static int	 au_matchend(struct au *, const struct au_row *);
 static int	 au_chain(struct au *, const struct au_row *);
 static int	 au_walk(struct au *);
+static void	 au_receipt(struct au *);
 static void	 au_header2(struct au *, struct chain_text *);
 static int	 au_seatrow(struct au *, const struct au_row *);
 static int	 au_when(struct au *, const struct au_row *, const char *,
@@ -351,6 +352,11 @@ au_open(const char *path, sqlite3 **hp)
 	sqlite3_limit(*hp, SQLITE_LIMIT_LENGTH, AU_SQLMAX);
 	sqlite3_busy_timeout(*hp, 2000);
 	sqlite3_exec(*hp, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	/*
+	 * One snapshot for the whole audit: a live refd's later writes
+	 * would otherwise show half (a match without its log events).
+	 */
+	sqlite3_exec(*hp, "BEGIN", NULL, NULL, NULL);
 	return 0;
 }
 
@@ -1528,6 +1534,41 @@ au_limits(struct au *a, const struct au_row *r)
 }
 
 /*
+ * The receipt refd sent with match_end, as the log chain has it: the
+ * signed "end" event of the match and the key in force then.  Left
+ * empty when the log has none; the log chain's audit judges the rest.
+ */
+static void
+au_receipt(struct au *a)
+{
+	sqlite3_stmt	*st;
+	const char	*link, *sig, *key;
+	long long	 no;
+
+	a->receipt[0] = '\0';
+	if (sqlite3_prepare_v2(a->h, "SELECT e.no, e.link, e.sig, (SELECT"
+	    " substr(k.text, 5) FROM log_chain AS k WHERE k.kind = 'key' AND"
+	    " k.no < e.no ORDER BY k.no DESC LIMIT 1) FROM log_chain AS e"
+	    " WHERE e.kind = 'end' AND e.match_id = ?1 ORDER BY e.no LIMIT 1",
+	    -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, a->id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		no = sqlite3_column_int64(st, 0);
+		link = (const char *)sqlite3_column_text(st, 1);
+		sig = (const char *)sqlite3_column_text(st, 2);
+		key = (const char *)sqlite3_column_text(st, 3);
+		if (link != NULL && sig != NULL && key != NULL &&
+		    au_is_hex64(link, strlen(link)) && strlen(sig) == 128 &&
+		    strspn(sig, "0123456789abcdef") == 128 &&
+		    au_is_hex64(key, strlen(key)))
+			snprintf(a->receipt, sizeof(a->receipt), "head=%lld:%s "
+			    "sig=%s key=%s", no, link, sig, key);
+	}
+	sqlite3_finalize(st);
+}
+
+/*
  * Walk the match whose header is in a: the commitment, link 0, then
  * every chained row in link order, each checked against the replay and
  * then against the chain, the output of a->mode written as it goes.
@@ -1673,6 +1714,7 @@ au_match(struct au *a, long long id)
 		return 3;
 	if (r == -1)
 		return 1;
+	au_receipt(a);
 	if (strcmp(a->state, "running") == 0 && a->mode == AU_AUDIT)
 		return 2;
 	return au_walk(a) == -1 ? 1 : 0;

@@ -103,6 +103,8 @@ struct au {
 	long long	 version;	/* chain_version: 1 or 2 */
 	char		 prev[AU_HEX + 1];	/* 2: the log's head before */
 	long long	 slot;		/* -1 for none */
+	char		 receipt[400];	/* "head=N:LINK sig=SIG key=KEY" of its
+					   end in the log chain, or "" */
 	struct au_seat	 seat[BRI_MAXSEATS];
 
 	/* what the chained options say */
@@ -158,5 +160,8 @@ void		 au_untrusted(FILE *, const char *, size_t);
 const char	*au_safe(const char *, size_t, char *, size_t);
 const char	*au_cards(const bri_card *, int, char *, size_t);
 long long	 au_id(const char *);
+
+/* refctl-show.c: the lines refd sent a seat, for each row walked. */
+void		 show_seat_row(struct au *, const struct au_row *);
 
 #endif /* REFD_AUDIT_H */

@@ -176,15 +176,21 @@ botproto_match_start_text(char *buf, size_t len, long long id,
 	return buf;
 }
 
-/* match_end: result, match points, the revealed seed, the final link. */
+/*
+ * match_end: result, match points, the revealed seed, the final link,
+ * then the receipt when there is one ("head=N:LINK sig=SIG key=KEY": the
+ * log chain's signed head at the match's end, refd-protocol(7)).
+ */
 const char *
 botproto_match_end_text(char *buf, size_t len, const char *result,
-    const int *mpoints, int n, const char *seed, const char *chain)
+    const int *mpoints, int n, const char *seed, const char *chain,
+    const char *receipt)
 {
 	char	 mp[64];
 
-	snprintf(buf, len, "match_end %s %s %s %s", result,
-	    intlist(mpoints, n, mp, sizeof(mp)), seed, chain);
+	snprintf(buf, len, "match_end %s %s %s %s%s%s", result,
+	    intlist(mpoints, n, mp, sizeof(mp)), seed, chain,
+	    receipt != NULL ? " " : "", receipt != NULL ? receipt : "");
 	return buf;
 }
 

@@ -34,7 +34,8 @@ const char	*botproto_match_start_text(char *, size_t, long long,
 		    const char *, int, const char *const *, int, const char *,
 		    const char *);
 const char	*botproto_match_end_text(char *, size_t, const char *,
-		    const int *, int, const char *, const char *);
+		    const int *, int, const char *, const char *,
+		    const char *);
 const char	*botproto_deal_result(const struct bri_view *, char *, size_t);
 bri_card	 botproto_fallback(const struct bri_deal *, int);
 int		 botproto_parse_bid(const char *, size_t, int *);

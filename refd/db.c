@@ -80,7 +80,7 @@ static const char *const db_sql[S_COUNT] = {
 	[S_SYNC_NORMAL] = "PRAGMA synchronous = NORMAL",
 	[S_ABORT_RUNNING] =
 	    "UPDATE matches SET state = 'aborted', result = 'aborted',"
-	    " reason = 'refd restarted', ended = ?2"
+	    " reason = ?3, ended = ?2"
 	    " WHERE id = ?1 AND state = 'running'",
 	[S_RUNNING] =
 	    "SELECT id FROM matches WHERE state = 'running' ORDER BY id",
@@ -175,6 +175,7 @@ struct db {
 	uint8_t		 sk[crypto_sign_SECRETKEYBYTES];
 	uint8_t		 pk[crypto_sign_PUBLICKEYBYTES];
 	uint8_t		 last_link[DB_HASHLEN]; /* of the last db_log() */
+	long long	 last_no;	/* and its number */
 	char		 last_sig[2 * crypto_sign_BYTES + 1]; /* or "" */
 };
 
@@ -524,6 +525,7 @@ db_log(struct db *db, const char *kind, int64_t match_id, int64_t tourney,
 		return db_failx(db, "log event too long");
 	t.len = (size_t)n;
 	chain_log_link(have ? prev : NULL, &t, db->last_link);
+	db->last_no = no + 1;
 	sodium_bin2hex(hex, sizeof(hex), db->last_link, DB_HASHLEN);
 	db->last_sig[0] = '\0';
 	if (sign && db->have_key) {
@@ -1105,20 +1107,28 @@ db_writable(struct db *db)
 }
 
 /*
- * At startup, mark every match still running (refd stopped under it)
- * as aborted with reason "refd restarted"; their chains end at their
+ * Mark every match still running in the log as aborted, with reason:
+ * at startup those refd stopped under ("refd restarted"), at a clean
+ * stop those whose end could not be logged.  Their chains end at their
  * last row, and the log chain says which row that is (an "abort" event,
  * signed), so a chain cut shorter later shows.  Stores how many in *n
  * (n may be NULL).
  */
 int
-db_abort_unfinished(struct db *db, int *n)
+db_abort_unfinished(struct db *db, const char *reason, int *n)
 {
 	sqlite3_stmt	*st = db->st[S_RUNNING];
 	int64_t		*ids = NULL, *nids;
 	char		 hex[2 * DB_HASHLEN + 1], ended[32], keep[sizeof(db->err)];
 	long long	 no;
+	size_t		 rlen;
 	int		 rc, i, cap = 0, count = 0;
+
+	if (!is_phrase(reason) || (rlen = strlen(reason)) > 200)
+		return db_failx(db, "abort: bad reason");
+	/* never grouped: what is grouped goes first, then this alone */
+	if (db_group_barrier(db) == -1)
+		return -1;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (count == cap) {
@@ -1144,7 +1154,9 @@ db_abort_unfinished(struct db *db, int *n)
 		free(ids);
 		return 0;
 	}
+	db->solo++;
 	if (db_durable(db, 1) == -1) {
+		db->solo--;
 		free(ids);
 		return -1;
 	}
@@ -1153,9 +1165,10 @@ db_abort_unfinished(struct db *db, int *n)
 	for (i = 0; rc == 0 && i < count; i++)
 		if (db_last_link(db, ids[i], &no, hex) == -1 ||
 		    db_run(db, S_ABORT_RUNNING, "abort unfinished matches",
-		    "Is", ids[i], ended) == -1 ||
+		    "Iss", ids[i], ended, reason) == -1 ||
 		    db_log(db, "abort", ids[i], 0, 1, "abort %lld links=%lld "
-		    "last=%s", (long long)ids[i], no, hex) == -1)
+		    "last=%s reason=%zu:%s", (long long)ids[i], no, hex, rlen,
+		    reason) == -1)
 			rc = -1;
 	if (rc == 0)
 		rc = db_step(db, db->st[S_COMMIT], "abort commit");
@@ -1167,6 +1180,7 @@ db_abort_unfinished(struct db *db, int *n)
 	free(ids);
 	if (db_durable(db, 0) == -1)
 		rc = -1;
+	db->solo--;
 	return rc;
 }
 
@@ -1626,6 +1640,7 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		rc = db_step(db, db->st[S_COMMIT], "match end commit");
 	if (rc == 0) {
 		memcpy(m->head, db->last_link, DB_HASHLEN);
+		m->head_no = db->last_no;
 		memcpy(m->sig, db->last_sig, sizeof(m->sig));
 	} else {
 		memcpy(keep, db->err, sizeof(keep));

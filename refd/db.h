@@ -13,7 +13,8 @@
  * (errlen bytes, may be 0) when it cannot.  The other functions:
  *
  *	db_writable	1 if a write transaction can start now, else 0
- *	db_abort_unfinished	marks every running match aborted
+ *	db_abort_unfinished	marks every running match aborted, with a
+ *			reason
  *	db_match_begin	inserts the match and its seats; sets m->id and
  *			starts m->chain
  *	db_seat_version	seat's GTP name and version, once it answered
@@ -90,6 +91,7 @@ struct db_match {
 					   db.c: the last deal end logged */
 	unsigned	 group;		/* the group it wrote in, by db.c */
 	uint8_t		 head[DB_HASHLEN]; /* the log's head at its end */
+	long long	 head_no;	/* its number in the log chain */
 	char		 sig[129];	/* that head signed, hex, or "" */
 };
 
@@ -106,7 +108,7 @@ struct db	*db_open(const char *, int, char *, size_t);
 void		 db_close(struct db *);
 const char	*db_error(struct db *);
 int		 db_writable(struct db *);
-int		 db_abort_unfinished(struct db *, int *);
+int		 db_abort_unfinished(struct db *, const char *, int *);
 
 void		 db_group_mode(struct db *, void (*)(void),
 		    void (*)(struct db_match *));

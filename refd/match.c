@@ -623,7 +623,8 @@ match_finish(struct match *m, enum match_state st, const char *result,
     const char *reason)
 {
 	char	 end[BOTPROTO_MAXLINE], seed[BRI_SEED_STRLEN];
-	char	 chain[2 * DB_HASHLEN + 1];
+	char	 chain[2 * DB_HASHLEN + 1], head[2 * DB_HASHLEN + 1];
+	char	 key[2 * DB_HASHLEN + 1], receipt[400];
 	int	 i;
 
 	if (match_over(m))
@@ -654,8 +655,17 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	log_info("match %lld: %s (%s)", (long long)m->id, m->result,
 	    m->reason);
 	util_hex(m->dbm.chain, DB_HASHLEN, chain);
+	/* the receipt: the log's signed head at this end, and its key */
+	receipt[0] = '\0';
+	if (m->dbm.sig[0] != '\0' && db_public_key(logdb, key,
+	    sizeof(key)) == 0) {
+		util_hex(m->dbm.head, DB_HASHLEN, head);
+		snprintf(receipt, sizeof(receipt), "head=%lld:%s sig=%s key=%s",
+		    m->dbm.head_no, head, m->dbm.sig, key);
+	}
 	botproto_match_end_text(end, sizeof(end), m->result, m->bm.mpoints,
-	    m->nseats, bri_seed_format(&m->bm.seed, seed), chain);
+	    m->nseats, bri_seed_format(&m->bm.seed, seed), chain,
+	    receipt[0] != '\0' ? receipt : NULL);
 	for (i = 0; i < m->nseats; i++) {
 		struct seat *s = m->seat[i];
 

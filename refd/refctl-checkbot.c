@@ -1390,7 +1390,8 @@ ck_variant(enum bri_variant var)
 		chain[64] = '\0';
 		ck_queue(&b, CK_NOTE, NULL, ck.note_ms,
 		    botproto_match_end_text(buf, sizeof(buf), res,
-		    ck.m.mpoints, n, bri_seed_format(&ck.m.seed, seed), chain),
+		    ck.m.mpoints, n, bri_seed_format(&ck.m.seed, seed), chain,
+		    NULL),
 		    "\n");
 		ck_queue(&b, CK_QUIT, NULL, CK_QUIT_MS, "quit", "\n");
 		ck_wait_all(&b);

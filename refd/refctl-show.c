@@ -22,7 +22,6 @@
 static void	 show_header(struct au *);
 static int	 show_wants(const struct au *, long long);
 static void	 show_row(struct au *, const struct au_row *);
-static void	 view_row(struct au *, const struct au_row *);
 static void	 view_line(struct au *, const char *);
 static void	 view_genplay(struct au *);
 static void	 view_deal(struct au *);
@@ -180,9 +179,13 @@ show_row(struct au *a, const struct au_row *r)
 	}
 }
 
-/* What the seat being viewed was sent because of a checked row. */
-static void
-view_row(struct au *a, const struct au_row *r)
+/*
+ * What the seat being viewed was sent because of a checked row (an
+ * on_row of the walker in AU_VIEW mode; refctl verify-receipt uses it
+ * too).
+ */
+void
+show_seat_row(struct au *a, const struct au_row *r)
 {
 	if (r->kind == AU_DEAL)
 		view_deal(a);
@@ -289,7 +292,8 @@ view_end(struct au *a)
 	    strcmp(a->forfeit_kind, "refused") != 0))
 		return;
 	fprintf(a->out, "%s\n", botproto_match_end_text(buf, sizeof(buf),
-	    a->result, a->bm.mpoints, a->nseats, a->seedhex, a->final));
+	    a->result, a->bm.mpoints, a->nseats, a->seedhex, a->final,
+	    a->receipt[0] != '\0' ? a->receipt : NULL));
 }
 
 /*
@@ -345,7 +349,7 @@ cmd_show(int argc, char **argv)
 	}
 	a->mode = seat >= 0 ? AU_VIEW : AU_SHOW;
 	if (seat >= 0)
-		a->on_row = view_row;
+		a->on_row = show_seat_row;
 	else {
 		a->on_start = show_header;
 		a->on_row = show_row;

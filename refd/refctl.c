@@ -290,12 +290,16 @@ usage(int status)
 	    "  bridge -p PORT -n NAME -- CMD  play a stdio bot over TCP\n"
 	    "\n"
 	    "Offline tools, which read refd's log without refd:\n"
-	    "  audit --db FILE [--all] [ID...]  verify matches from the log\n"
+	    "  audit --db FILE [--all] [--allow-running] [--key KEY] [ID...]\n"
+	    "                                verify matches from the log\n"
 	    "  show --db FILE ID [--deal N] [--seat S]\n"
 	    "                                a match's transcript, or what\n"
 	    "                                one seat was told\n"
 	    "  export --db FILE [--format json] {--all | ID...}\n"
 	    "                                matches as JSON, one a line\n"
+	    "  verify-receipt --db FILE --match ID --receipt LINE\n"
+	    "      [--transcript FILE --seat S]  a bot's receipt against the\n"
+	    "                                log\n"
 	    "\n"
 	    "  -c socket   refd's control socket (default refd.sock)\n"
 	    "See refctl(1).\n");
@@ -364,6 +368,8 @@ main(int argc, char *argv[])
 		return cmd_show(argc, argv);
 	if (strcmp(cmd, "export") == 0)
 		return cmd_export(argc, argv);
+	if (strcmp(cmd, "verify-receipt") == 0)
+		return cmd_verify_receipt(argc, argv);
 	if (strcmp(cmd, "bridge") == 0)
 		return cmd_bridge(argc, argv);
 	if (strcmp(cmd, "tournament") == 0)

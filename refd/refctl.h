@@ -11,6 +11,7 @@ int	cmd_checkbot(int, char **);	/* refctl-checkbot.c */
 int	cmd_audit(int, char **);	/* refctl-audit.c */
 int	cmd_show(int, char **);		/* refctl-show.c */
 int	cmd_export(int, char **);	/* refctl-export.c */
+int	cmd_verify_receipt(int, char **); /* refctl-receipt.c */
 int	cmd_bridge(int, char **);	/* refctl-bridge.c */
 int	cmd_tournament(int, char **);	/* refctl-tourney.c */
 

@@ -276,12 +276,11 @@ main(int argc, char *argv[])
 
 	if ((logdb = db_open(conf.db_path, 0, err, sizeof(err))) == NULL)
 		fatalx("%s: %s", conf.db_path, err);
-	/* SQLite opens a log it cannot write for reading: refd has no use
-	 * for one */
+	/* a log refd cannot write is refused now, not at the first match */
 	if (!db_writable(logdb))
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	refd_key();
-	if (db_abort_unfinished(logdb, &n) == -1)
+	if (db_abort_unfinished(logdb, "refd restarted", &n) == -1)
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	if (n > 0)
 		log_warnx("%d unfinished match%s marked aborted", n,
@@ -346,6 +345,10 @@ main(int argc, char *argv[])
 	tourney_free_all();
 	clock_stop();
 	bots_free();
+	/* a match whose end the log refused (a full disk) ends in it now */
+	if (db_abort_unfinished(logdb, "its end could not be logged", &n) ==
+	    -1)
+		log_warnx("%s: %s", conf.db_path, db_error(logdb));
 	db_close(logdb);
 	event_base_free(base);
 	return 0;

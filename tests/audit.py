@@ -118,6 +118,16 @@ class Log:
             r.wait(mid)
             for p in paths:
                 wait_file(p, " match_end ")
+        # two example bots that keep their transcripts and receipts
+        self.rcpt = [os.path.join(self.tmp, "rcpt%d.txt" % i) for i in (0, 1)]
+        r.add("rrec0", [os.path.join(BUILD, "bots", "randbot"), "-s", "20",
+                        "-r", self.rcpt[0]])
+        r.add("rrec1", [PY, os.path.join(SRC, "bots", "randbot.py"), "21",
+                        "-r", self.rcpt[1]])
+        self.mid["receipt"] = r.start("classic2", ["rrec0", "rrec1"])
+        r.wait(self.mid["receipt"])
+        for p in self.rcpt:
+            wait_file(p, " match_end ")
         tdef = os.path.join(self.tmp, "t.tour")
         with open(tdef, "w") as f:
             f.write("name cup\nvariant classic2\nbots crand crand9 heur\n"
@@ -677,8 +687,9 @@ def test_crash(log):
                     % t, (mid, last))
     con.close()
     line = audit_says(path, r"^log FAILED: log chain link \d+: the log "
-                      r"chain says 'abort %d links=\d+ last=\w+', the rows "
-                      r"say 'abort %d links=%d " % (mid, mid, last - 1))
+                      r"chain says 'abort %d links=\d+ last=\w+ reason=14:"
+                      r"refd restarted', the rows say 'abort %d links=%d " % (
+                          mid, mid, last - 1))
     print("#   chain cut short: " + line[:120])
 
 
@@ -782,7 +793,11 @@ def test_wal_damage(log):
                              % (n // 2 + 1))
     p = killed_copy(log, "wal-frames-cut")
     data, psize, n = frames(p)
-    open(p + "-wal", "wb").write(data[:32 + (n - 1) * (24 + psize)])
+    # cut at a frame's edge, below what the WAL index records: a killed
+    # writer's last commit may be in the WAL before the index knows it
+    mx = int.from_bytes(open(p + "-shm", "rb").read()[16:20], sys.byteorder)
+    assert 1 < mx <= n, (mx, n)
+    open(p + "-wal", "wb").write(data[:32 + (mx - 1) * (24 + psize)])
     cases["last frame cut"] = (p, r"log FAILED: the write-ahead log "
                                r"(holds \d+ sound frames, but its index|"
                                r"ends with \d+ frames? of a transaction)")
@@ -1291,6 +1306,128 @@ def test_migrate_v2(log):
                                r"breaks at link \d+"))
 
 
+def resign(con, keyfile):
+    """What only the key holder can do: sign every signed head again."""
+    import ctypes
+    sodium = ctypes.CDLL("libsodium.so.23")
+    assert sodium.sodium_init() >= 0
+    sk = bytes.fromhex(open(keyfile).read().strip())
+    for no, link in con.execute("SELECT no, link FROM log_chain WHERE sig "
+                                "IS NOT NULL").fetchall():
+        sig = ctypes.create_string_buffer(64)
+        m = bytes.fromhex(link)
+        sodium.crypto_sign_detached(sig, None, m, ctypes.c_ulonglong(len(m)),
+                                    sk)
+        con.execute("UPDATE log_chain SET sig = ? WHERE no = ?",
+                    (sig.raw.hex(), no))
+
+
+def test_receipts(log):
+    """A bot's receipt (the signed head in its match_end line) and its own
+    transcript (bots/randbot -r) verify against the honest log, and fail
+    against each forged one, the key holder's rewrites included."""
+    mid = log.mid["receipt"]
+    key = log.db + ".key"
+    assert oct(os.stat(key).st_mode & 0o777) == "0o600"
+    ends = [next(l for l in open(p) if " match_end " in l).strip()
+            for p in log.rcpt]
+    assert all(re.search(r" head=\d+:[0-9a-f]{64} sig=[0-9a-f]{128} "
+                         r"key=%s$" % log.key, e) for e in ends), ends
+
+    def verify(path, seat=None, receipt=None, transcript=None):
+        args = ["verify-receipt", "--db", path, "--match", mid,
+                "--receipt", receipt or ends[seat or 0]]
+        if seat is not None:
+            args += ["--transcript", transcript or log.rcpt[seat], "--seat",
+                     seat]
+        return refctl(*args)
+
+    for seat in (0, 1):
+        rc, out, err = verify(log.db, seat)
+        assert rc == 0 and out.startswith("receipt verified: match %d, "
+                                          % mid), out + err
+    print("#   honest: " + out.strip())
+
+    def forged(name, edit):
+        path = log.copy("receipt-" + name)
+        con = sqlite3.connect(path, isolation_level=None)
+        edit(con)
+        con.close()
+        return path
+
+    def rewrite_play(con):              # the key holder rewrites the match
+        con.execute("UPDATE plays SET ms = ms + 7 WHERE match_id = ? AND "
+                    "deal_no = 1 AND seq = 2", (mid,))
+        relog(con)
+        resign(con, key)
+
+    def rewrite_earlier(con):           # ... or a match before it
+        con.execute("UPDATE plays SET ms = ms + 7 WHERE match_id = ? AND "
+                    "deal_no = 1 AND seq = 2", (log.mid["joker3"],))
+        relog(con)
+        resign(con, key)
+
+    def cut(con):                       # the log rolled back before it
+        no, = con.execute("SELECT min(no) FROM log_chain WHERE match_id = ?",
+                          (mid,)).fetchone()
+        con.execute("DELETE FROM log_chain WHERE no >= ?", (no,))
+
+    def other_key(con):                 # a forger's own key throughout
+        import ctypes
+        sodium = ctypes.CDLL("libsodium.so.23")
+        pk = ctypes.create_string_buffer(32)
+        sk = ctypes.create_string_buffer(64)
+        sodium.crypto_sign_keypair(pk, sk)
+        con.execute("UPDATE log_chain SET text = ? WHERE kind = 'key'",
+                    ("key " + pk.raw.hex(),))
+        relog(con)
+        fake = os.path.join(log.tmp, "fake.key")
+        open(fake, "w").write(sk.raw.hex() + "\n")
+        resign(con, fake)
+
+    cases = [
+        ("rewritten by the key holder", rewrite_play,
+         r"^receipt FAILED: the log's head \d+ is not the signed end of "
+         r"match %d the receipt holds" % mid),
+        ("an earlier match rewritten", rewrite_earlier,
+         r"^receipt FAILED: the log's head \d+ is not the signed end|"
+         r"^receipt FAILED: the log's match %d ends on another final link"
+         % mid),
+        ("rolled back", cut,
+         r"^receipt FAILED: the log's head \d+ is not the signed end of "
+         r"match %d" % mid),
+        ("re-signed with another key", other_key,
+         r"^receipt FAILED: the log's head|^receipt FAILED: the log chain "
+         r"does not verify with the receipt's key"),
+    ]
+    for name, edit, pattern in cases:
+        path = forged(name.replace(" ", "-"), edit)
+        if edit is rewrite_play:
+            # the audit alone cannot see this one: the key signed it
+            rc, out, _ = refctl("audit", "--db", path, "--key", log.key)
+            assert rc == 0, out[-2000:]
+        rc, out, err = verify(path, 0)
+        assert rc == 1 and re.search(pattern, out), (name, out + err)
+        print("#   %-28s %s" % (name, out.strip()[:110]))
+    # a forged receipt, and a transcript the log does not hold
+    bad = ends[0][:-140] + ("0" if ends[0][-140] != "0" else "1") + \
+        ends[0][-139:]
+    rc, out, _ = verify(log.db, receipt=bad)
+    assert rc == 1 and "signature does not verify" in out, out
+    lines = open(log.rcpt[1]).read().splitlines()
+    k = next(i for i, l in enumerate(lines) if " genplay " in l)
+    lines[k] = lines[k][:-2] + ("1C" if not lines[k].endswith("1C") else
+                                "2C")
+    t = os.path.join(log.tmp, "rcpt-edited.txt")
+    open(t, "w").write("\n".join(lines) + "\n")
+    rc, out, _ = verify(log.db, 1, transcript=t)
+    assert rc == 1 and re.search(r"^receipt FAILED: line \d+ the seat "
+                                 r"received, '.*genplay", out), out
+    print("#   edited transcript: " + out.strip()[:110])
+    rc, out, _ = verify(log.db, 0, transcript=log.rcpt[1])
+    assert rc == 1 and "receipt FAILED: line" in out, out
+
+
 def test_hostile(log):
     """Corrupt logs: a message and exit 1 or 2, never a crash."""
     j = log.mid["joker3"]
@@ -1375,7 +1512,7 @@ def test_hostile(log):
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
          test_export, test_crash, test_running, test_wal_damage,
          test_missing_match, test_tamper_v3, test_key, test_migrate_v2,
-         test_hostile]
+         test_receipts, test_hostile]
 
 
 def main():

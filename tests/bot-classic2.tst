@@ -1,6 +1,7 @@
 # Every line seat 0 receives in a one-deal classic2 match with seed
 # 5e5e...5e against tests/evilbot.py good; see test_bot_transcript.
-# CHAIN stands for the final link, which covers the time of each move.
+# CHAIN stands for the final link, which covers the time of each move,
+# RECEIPT for the signed head of the log at the end and its key.
 1 name
 2 version
 3 match_start match=M variant=classic2 seat=0 seats=gold0,gold1 commit=59430ebb538d25e9378b96cd95e3348deac4b95134a8e087962bbb0d104ae06b target=10 deals_to_win=1 deal_cap=100 removed_two=random move_ms=5000 bank_ms=0 startup_ms=10000 policy=forfeit max_faults=3
@@ -103,5 +104,5 @@
 100 play 1 6D
 101 trick 1 0
 102 deal_end seat0 84,36 1,0 -
-103 match_end seat0 1,0 5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e CHAIN
+103 match_end seat0 1,0 5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e CHAIN RECEIPT
 104 quit

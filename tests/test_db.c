@@ -753,9 +753,9 @@ test_abort_unfinished(void **state)
 
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(db_abort_unfinished(db, &n), 0);
+	assert_int_equal(db_abort_unfinished(db, "refd restarted", &n), 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(db_abort_unfinished(db, &n), 0);
+	assert_int_equal(db_abort_unfinished(db, "refd restarted", &n), 0);
 	assert_int_equal(n, 0);
 	db_close(db);
 
