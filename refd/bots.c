@@ -24,6 +24,20 @@ bots_hash(const char *token, uint8_t out[32])
 	    NULL, 0);
 }
 
+/* A spawned bot's words: its sandbox options, then a command. */
+static int
+bots_opts_ok(int argc, char **argv, char *err, size_t errlen)
+{
+	struct sandbox_opts	 o;
+	char			*v[REFD_MAXARGV + 1];
+	int			 i;
+
+	for (i = 0; i < argc; i++)
+		v[i] = argv[i];
+	v[argc] = NULL;
+	return sandbox_opts_parse(v, &o, err, errlen);
+}
+
 /*
  * Register a bot.  A spawned bot takes argc words of argv; a remote one
  * takes its token in argv[0].  Returns 0, or -1 with the reason in err.
@@ -58,6 +72,8 @@ bots_add(const char *name, enum bot_kind kind, int argc, char **argv,
 		    "more characters");
 		return -1;
 	}
+	if (kind == BOT_SPAWN && bots_opts_ok(argc, argv, err, errlen) == -1)
+		return -1;
 	if ((b = calloc(1, sizeof(*b))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -108,6 +108,16 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		snprintf(c->botlog_dir, sizeof(c->botlog_dir), "%s", argv[1]);
 	else if (strcmp(argv[0], "listen") == 0)
 		return conf_listen(c, argv[1], err, errlen);
+	else if (strcmp(argv[0], "bot_user") == 0)
+		snprintf(c->bot_user, sizeof(c->bot_user), "%s", argv[1]);
+	else if (strcmp(argv[0], "sandbox") == 0) {
+		if (strcmp(argv[1], "bwrap") != 0 &&
+		    strcmp(argv[1], "none") != 0) {
+			snprintf(err, errlen, "sandbox must be bwrap or none");
+			return -1;
+		}
+		c->sandbox_none = strcmp(argv[1], "none") == 0;
+	}
 	else {
 		snprintf(err, errlen, "unknown setting %s", argv[0]);
 		return -1;

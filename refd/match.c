@@ -253,6 +253,9 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	    mc->bank_ms, mc->startup_ms,
 	    mc->policy == POLICY_FORFEIT ? "forfeit" : "fallback",
 	    mc->max_faults);
+	if (spawn_mode() == SANDBOX_NONE)	/* said in the header, forever */
+		snprintf(m->options + strlen(m->options), sizeof(m->options) -
+		    strlen(m->options), " sandbox=none");
 
 	m->dbm.variant = bri_variant_name(mc->opt.variant);
 	m->dbm.options = m->options;

@@ -533,6 +533,22 @@ au_open(const char *path, sqlite3 **hp)
 	return 0;
 }
 
+/* Did the match's bots run unsandboxed?  Its options say so. */
+static int
+au_unsandboxed(const struct au *a)
+{
+	const char	*p = a->options;
+	size_t		 n = strlen("sandbox=none");
+
+	while ((p = strstr(p, "sandbox=none")) != NULL) {
+		if ((p == a->options || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ' '))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 /*
  * Read the chained options text into a->opt and the policy in force:
  * target (or match_target), deals_to_win, deal_cap, removed_two, and the
@@ -1749,6 +1765,10 @@ cmd_audit(int argc, char **argv)
 				printf("match %lld verified: %d deal%s, %lld "
 				    "plays, chain ok\n", id, a->ndone,
 				    a->ndone == 1 ? "" : "s", a->nplays);
+			if (au_unsandboxed(a))
+				printf("match %lld ran unsandboxed (sandbox "
+				    "none): its bots could reach the log and "
+				    "each other\n", id);
 			break;
 		case 1:
 			bad++;
@@ -1791,6 +1811,8 @@ show_header(struct au *a)
 		fprintf(fp, "  result %s", a->result);
 	fprintf(fp, "\noptions     ");
 	au_untrusted(fp, a->options, strlen(a->options));
+	if (au_unsandboxed(a))
+		fprintf(fp, "\nsandbox     none: the bots ran unsandboxed");
 	fprintf(fp, "\nseed        %s\ncommitment  %s (the seed gives it)\n"
 	    "rng         %s\npolicy      %s, max_faults %lld\n"
 	    "clocks      move_ms %lld, bank_ms %lld, startup_ms %lld\n",

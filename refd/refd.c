@@ -93,6 +93,9 @@ conf_read(const char *path)
 
 	if ((fp = fopen(path, "r")) == NULL)
 		fatal("%s", path);
+	/* remote bots' tokens are in it */
+	if (spawn_hide(path, 0, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	if (conf_parse(&conf, fp, path, err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	fclose(fp);
@@ -148,6 +151,34 @@ bot_listen(void)
 	log_info("listening for bots on %s:%d", conf.listen_host,
 	    conf.listen_port);
 	return 0;
+}
+
+/*
+ * How spawned bots run: hide from them the log, the control socket, the
+ * bot logs (and, in spawn_setup, the working directory), then check that
+ * the sandbox works.  If it does not, refd still serves remote bots, and
+ * says why each spawn is refused.
+ */
+static void
+bots_setup(void)
+{
+	char	 err[PATH_MAX + 512];
+
+	if (conf.botlog_dir[0] != '\0' && mkdir(conf.botlog_dir, 0700) == -1 &&
+	    errno != EEXIST)
+		fatal("bot log directory %s", conf.botlog_dir);
+	if ((strcmp(conf.db_path, ":memory:") != 0 &&
+	    spawn_hide(conf.db_path, 0, err, sizeof(err)) == -1) ||
+	    spawn_hide(conf.ctl_path, 0, err, sizeof(err)) == -1 ||
+	    (conf.botlog_dir[0] != '\0' &&
+	    spawn_hide(conf.botlog_dir, 1, err, sizeof(err)) == -1))
+		fatalx("%s", err);
+	if (spawn_setup(conf.sandbox_none ? SANDBOX_NONE : SANDBOX_BWRAP,
+	    conf.bot_user[0] != '\0' ? conf.bot_user : NULL, err,
+	    sizeof(err)) == -1)
+		log_warnx("spawned bots refused: %s", err);
+	else if (conf.sandbox_none)
+		log_warnx("sandbox none: spawned bots run unsandboxed");
 }
 
 /* Stop gracefully: running matches end aborted, with nothing half-written. */
@@ -290,6 +321,7 @@ main(int argc, char *argv[])
 		}
 	}
 	spawn_limits(conf.bot_cpu_s, conf.bot_mem_mb);
+	bots_setup();
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);	/* no reload: a lost terminal changes nothing */
 	if ((cfg = event_config_new()) == NULL)

@@ -67,6 +67,8 @@ struct refd_conf {
 	int		 auth_ms;	/* a remote bot's time to authenticate */
 	int		 bot_cpu_s;	/* RLIMIT_CPU of spawned bots, 0: none */
 	int		 bot_mem_mb;	/* RLIMIT_AS of spawned bots, 0: none */
+	int		 sandbox_none;	/* "sandbox none": bots unsandboxed */
+	char		 bot_user[64];	/* who bots run as when refd is root */
 };
 
 extern struct refd_conf	 conf;

@@ -101,13 +101,14 @@ class Log:
             self.mid[name] = r.start(variant, seats, *opts)
         time.sleep(0.3)
         r.must("match_stop", str(self.mid["stopped"]))
+        rec, opt = r.recorder()
         for variant, n in e2e.SEATS.items():
             paths = []
             names = []
             for i in range(n):
                 name = "rec-%s-%d" % (variant, i)
-                paths.append(os.path.join(self.tmp, name + ".txt"))
-                r.add(name, EVIL + ["record", paths[-1]])
+                paths.append(os.path.join(rec, name + ".txt"))
+                r.add(name, opt + EVIL + ["record", paths[-1]])
                 names.append(name)
             self.rec[variant] = (r.start(variant, names), paths)
         results = {}

@@ -25,7 +25,9 @@ import traceback
 BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
 REFD = os.path.join(BUILD, "refd", "refd")
-PY = sys.executable or "python3"
+# bots run as an unprivileged user: an interpreter it can reach
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else \
+    (sys.executable or "python3")
 EVIL = [PY, os.path.join(SRC, "tests", "evilbot.py")]
 SEATS = {"joker3": 3, "classic2": 2, "classic3": 3, "classic4": 4}
 CARDS = set(str(r) + s for r in range(1, 11) for s in "CDBS")
@@ -97,6 +99,16 @@ class Refd:
         ok, text = self.ctl(*words, timeout=timeout)
         assert ok, "%s: %s" % (" ".join(words), text)
         return text
+
+    def recorder(self):
+        """The directory recording bots write to, and the bot option that
+        shows it to them: the sandbox shows a bot nothing of refd's
+        directory, where its bot logs are.  Bots run as an unprivileged
+        user, hence the mode.  finish() removes it with tmp."""
+        rec = self.tmp.rstrip("/") + ".rec"
+        os.makedirs(rec, exist_ok=True)
+        os.chmod(rec, 0o777)
+        return rec, ["--dir=" + rec]
 
     def add(self, name, argv):
         self.must("bot_add", name, "spawn", *argv)
@@ -408,18 +420,19 @@ def check_transcript(path, variant, seat):
 def test_information(r):
     """A recording bot never sees a card of another seat before it is
     played; in classic4 the partner's hand shows when the stock empties."""
+    rec, opt = r.recorder()
     for variant, n in SEATS.items():
         names = []
         for i in range(n):
             name = "rec-%s-%d" % (variant, i)
-            path = os.path.join(r.tmp, name + ".txt")
-            r.add(name, EVIL + ["record", path])
+            path = os.path.join(rec, name + ".txt")
+            r.add(name, opt + EVIL + ["record", path])
             names.append(name)
         mid = r.start(variant, names)
         result, _ = r.wait(mid)
         assert result.startswith(("seat", "team", "draw")), result
         for i, name in enumerate(names):
-            path = os.path.join(r.tmp, name + ".txt")
+            path = os.path.join(rec, name + ".txt")
             # the bot may still be reading its last lines
             for _ in range(250):
                 if " match_end " in open(path).read():
@@ -610,8 +623,9 @@ def bot_processes(r):
 
 def test_bot_transcript(r):
     """What a seat receives, line by line, is tests/bot-classic2.tst."""
-    path = os.path.join(r.tmp, "golden.txt")
-    r.add("gold0", EVIL + ["record", path])
+    rec, opt = r.recorder()
+    path = os.path.join(rec, "golden.txt")
+    r.add("gold0", opt + EVIL + ["record", path])
     r.add("gold1", EVIL + ["good"])
     mid = r.start("classic2", ["gold0", "gold1"], "deals_to_win=1",
                   "seed=" + "5e" * 32, "move_ms=5000")
@@ -654,7 +668,8 @@ def test_bot_hygiene(r):
     assert not bot_processes(r), bot_processes(r)
     out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True,
                          text=True).stdout
-    assert "evilbot.py forkhold" not in out, "the forked child survived"
+    # this checkout's evilbot: others may be running their tests
+    assert EVIL[1] + " forkhold" not in out, "the forked child survived"
     assert len(os.listdir("/proc/%d/fd" % r.proc.pid)) <= fds, \
         "refd holds more descriptors than before"
 
@@ -719,6 +734,7 @@ def finish(passed, failed, tmp):
     print("%d passed, %d failed" % (passed, failed))
     if failed == 0:
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp.rstrip("/") + ".rec", ignore_errors=True)
     else:
         print("# kept " + tmp)
     sys.exit(1 if failed else 0)

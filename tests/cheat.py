@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""cheat.py: bots that try to cheat, against a real refd, sandbox on.
+
+Each case adds a tests/cheatbot.py that tries one class of attack for
+real at the start of its match, while healthy matches run beside it.
+The bot reports every attempt on stderr, which refd copies to its bot
+log; the case asserts that the bot tried, that it reached nothing, and
+that every healthy match beside it finished with no fault.  refd is
+started with a config file that holds a remote bot's token, and with a
+secret in its environment, so that both are there to be stolen.  Then:
+"sandbox none" is written in the match's header and said by audit and
+show, and as root, refd refuses to run bots as root.
+Prints "N passed, M failed".
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e  # noqa: E402
+
+CHEAT = [e2e.PY, os.path.join(e2e.SRC, "tests", "cheatbot.py")]
+REFCTL = os.path.join(e2e.BUILD, "refd", "refctl")
+TOKEN = "cheat-token-0123456789"
+SECRET = "refd-environment-secret-42"
+
+
+def bot_log(r, mid, seat, name):
+    """The bot log of a cheat bot, once it says it is done."""
+    path = os.path.join(r.tmp, "match%d-seat%d-%s.log" % (mid, seat, name))
+    text = ""
+    for _ in range(250):
+        try:
+            text = open(path).read()
+        except OSError:
+            text = ""
+        if " done\n" in text:
+            break
+        time.sleep(0.02)
+    return text
+
+
+def check_blocked(text, attack):
+    """The bot tried, reached nothing, and finished its attempts."""
+    lines = text.splitlines()
+    assert any(l.startswith("cheat %s tried " % attack) for l in lines), \
+        "the %s attack was not tried: %r" % (attack, text[:300])
+    assert "cheat %s done" % attack in lines, text[-300:]
+    reached = [l for l in lines if " REACHED " in l]
+    assert not reached, reached
+    errors = [l for l in lines if l.startswith("cheat %s error" % attack)]
+    assert not errors, errors
+
+
+def healthy(r):
+    for name in ("ok0", "ok1", "ok2"):
+        r.ctl("bot_add", name, "spawn", *e2e.EVIL, "good")
+
+
+def beside(r, name, argv, healthy_matches=2):
+    """Play cheat bot name (argv) in seat 0 against ok0 while healthy
+    matches ok1 v ok2 run; returns its bot log once it is done."""
+    healthy(r)
+    r.add(name, argv)
+    mid = r.start("classic2", [name, "ok0"], "deals_to_win=1")
+    others = [r.start("classic2", ["ok1", "ok2"], "deals_to_win=1")
+              for _ in range(healthy_matches)]
+    for m in others:
+        result, reason = r.wait(m)
+        assert result.startswith(("seat", "draw")), (m, result, reason)
+        faults = r.query("SELECT kind FROM faults WHERE match_id = ?", m)
+        assert not faults, (m, faults)
+    r.wait(mid)
+    return mid, bot_log(r, mid, 0, name)
+
+
+def alive(r):
+    """refd answers and is not stopped."""
+    state = open("/proc/%d/stat" % r.proc.pid).read().rsplit(")", 1)[1]
+    assert state.split()[0] != "T", "refd is stopped"
+    assert r.must("status")
+
+
+def test_read_log_and_config(r, conf):
+    """The log, its journals, the config file and the bot logs, even
+    when the bot's own command names them."""
+    targets = [r.db, r.db + "-wal", conf, r.sock,
+               os.path.join(r.tmp, "refd.err"),
+               os.path.join(r.tmp, "match1-seat0-ok1.log")]
+    mid, text = beside(r, "ch-files", CHEAT + ["files"] + targets)
+    check_blocked(text, "files")
+    assert TOKEN not in text
+
+
+def test_procs_memory_fds(r, conf):
+    """refd's memory, descriptors and environment, and other bots'
+    pipes, through /proc."""
+    mid, text = beside(r, "ch-procs", CHEAT + ["procs", str(r.proc.pid)])
+    check_blocked(text, "procs")
+    mid, text = beside(r, "ch-fds", CHEAT + ["fds"])
+    check_blocked(text, "fds")
+    mid, text = beside(r, "ch-env", CHEAT + ["env"])
+    check_blocked(text, "env")
+    assert SECRET not in text
+
+
+def test_control_socket(r, conf):
+    """The control socket: neither reached nor able to shut refd down."""
+    mid, text = beside(r, "ch-sock", CHEAT + ["socket", r.sock])
+    check_blocked(text, "socket")
+    alive(r)
+
+
+def test_signals(r, conf):
+    """SIGSTOP to refd, to its group and to every process the bot may
+    signal: refd and the healthy matches go on."""
+    mid, text = beside(r, "ch-sig", CHEAT + ["signals", str(r.proc.pid)],
+                       healthy_matches=3)
+    check_blocked(text, "signals")
+    alive(r)
+
+
+def test_setsid_escape(r, conf):
+    """setsid and a double fork: nothing outlives the match."""
+    mark = "cheat-escape-%d" % os.getpid()
+    mid, text = beside(r, "ch-esc", CHEAT + ["escape", mark])
+    check_blocked(text, "escape")
+    for _ in range(100):
+        left = [p for p in os.listdir("/proc") if p.isdigit() and
+                mark.encode() in read_cmdline(p)]
+        if not left:
+            break
+        time.sleep(0.05)
+    assert not left, "processes outlived the match: %s" % left
+
+
+def read_cmdline(pid):
+    try:
+        with open("/proc/%s/cmdline" % pid, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def test_fork_bomb(r, conf):
+    """A fork bomb meets its own process limit; refd and the healthy
+    matches beside it do not notice."""
+    mid, text = beside(r, "ch-bomb", CHEAT + ["forkbomb", "5000"],
+                       healthy_matches=3)
+    check_blocked(text, "forkbomb")
+    forked = [int(l.split()[-1]) for l in text.splitlines()
+              if l.startswith("cheat forkbomb forked ")]
+    assert forked and 0 < forked[0] < 100, forked
+    alive(r)
+
+
+def test_remember(r, conf):
+    """Nothing written in one match is there in the next."""
+    mid, text = beside(r, "ch-mem", CHEAT + ["remember", str(os.getpid())])
+    check_blocked(text, "remember")
+    assert "cheat remember wrote /tmp/" in text, text   # it could write
+    mid2 = r.start("classic2", ["ch-mem", "ok0"], "deals_to_win=1")
+    r.wait(mid2)
+    check_blocked(bot_log(r, mid2, 0, "ch-mem"), "remember")
+
+
+def test_bots_not_root(r, conf):
+    """As root, bots run as an unprivileged user."""
+    if os.geteuid() != 0:
+        return
+    mid, text = beside(r, "ch-uid", CHEAT + ["env"])
+    uids = [l for l in text.splitlines() if l.startswith("cheat env uid ")]
+    assert uids and uids[0] != "cheat env uid 0", uids
+
+
+def test_sandbox_none_recorded(r, conf):
+    """sandbox none: said in the header, by audit and by show."""
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-none.")
+    c = os.path.join(tmp, "refd.conf")
+    with open(c, "w") as f:
+        f.write("sandbox none\n")
+    r2 = e2e.Refd(tmp, extra=["-f", c])
+    try:
+        r2.add("n0", e2e.EVIL + ["good"])
+        r2.add("n1", e2e.EVIL + ["good"])
+        mid = r2.start("classic2", ["n0", "n1"], "deals_to_win=1")
+        result, _ = r2.wait(mid)
+        assert result.startswith(("seat", "draw")), result
+        (opts,), = r2.query("SELECT options FROM matches WHERE id = ?",
+                            mid)
+        assert opts.endswith(" sandbox=none"), opts
+    finally:
+        r2.stop()
+    out = subprocess.run([REFCTL, "audit", "--db", r2.db, str(mid)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "match %d ran unsandboxed" % mid in out.stdout, out.stdout
+    out = subprocess.run([REFCTL, "show", "--db", r2.db, str(mid)],
+                         capture_output=True, text=True)
+    assert "sandbox     none: the bots ran unsandboxed" in out.stdout, \
+        out.stdout[:500]
+    # and a sandboxed match says nothing of the kind
+    out = subprocess.run([REFCTL, "audit", "--db", r.db, "1"],
+                         capture_output=True, text=True)
+    assert "unsandboxed" not in out.stdout, out.stdout
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_refuse_root(r, conf):
+    """Told to run bots as root, refd refuses to spawn them."""
+    if os.geteuid() != 0:
+        return
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-root.")
+    c = os.path.join(tmp, "refd.conf")
+    with open(c, "w") as f:
+        f.write("bot_user root\n")
+    r2 = e2e.Refd(tmp, extra=["-f", c])
+    try:
+        r2.add("n0", e2e.EVIL + ["good"])
+        r2.add("n1", e2e.EVIL + ["good"])
+        mid = r2.start("classic2", ["n0", "n1"])
+        result, reason = r2.wait(mid)
+        assert result == "aborted" and "refusing to run bots as root" in \
+            reason, (result, reason)
+    finally:
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+TESTS = [test_read_log_and_config, test_procs_memory_fds,
+         test_control_socket, test_signals, test_setsid_escape,
+         test_fork_bomb, test_remember, test_bots_not_root,
+         test_sandbox_none_recorded, test_refuse_root]
+
+
+def main():
+    passed = failed = 0
+    tmp = tempfile.mkdtemp(prefix="refd-cheat.")
+    # the config file in a directory of its own, beside the log's
+    etc = tmp.rstrip("/") + ".etc"
+    os.mkdir(etc)
+    conf = os.path.join(etc, "refd.conf")
+    with open(conf, "w") as f:
+        f.write("bot remote-victim remote %s\n" % TOKEN)
+    os.environ["REFD_CHEAT_SECRET"] = SECRET
+    r = e2e.Refd(tmp, extra=["-f", conf])
+    del os.environ["REFD_CHEAT_SECRET"]
+    try:
+        passed, failed = e2e.run_tests(TESTS, (r, conf))
+    finally:
+        rc = r.stop()
+        if rc != 0:
+            print("FAIL refd exited with status %s" % rc)
+            failed += 1
+        print("# refd's stderr:")
+        sys.stdout.write("".join("#   " + l for l in
+                                 open(os.path.join(tmp, "refd.err"))))
+    shutil.rmtree(etc, ignore_errors=True)
+    e2e.finish(passed, failed, tmp)
+
+
+if __name__ == "__main__":
+    main()
