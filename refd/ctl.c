@@ -23,6 +23,7 @@
 #include <event2/listener.h>
 
 #include "refd.h"
+#include "harden.h"
 #include "log.h"
 #include "util.h"
 
@@ -800,11 +801,18 @@ ctl_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
 {
 	struct ctl_conn	*c;
+	uid_t		 peer = (uid_t)-1;
 
 	(void)l;
 	(void)sa;
 	(void)salen;
 	(void)arg;
+	if (!harden_peer_ok(fd, &peer)) {
+		log_warnx("control: connection of uid %ld refused",
+		    (long)peer);
+		close(fd);
+		return;
+	}
 	if (nconns >= CTL_MAXCONNS || (c = calloc(1, sizeof(*c))) == NULL) {
 		log_warnx("control: connection refused (limit or memory)");
 		close(fd);
@@ -887,7 +895,11 @@ ctl_listen(const char *path)
 			return -1;
 		}
 	}
-	unlink(path);
+	if (harden_unlink_socket(path) == -1) {
+		log_warn("control socket %s: not replaced", path);
+		ctl_sockpath[0] = '\0';
+		return -1;
+	}
 	old = umask(0077);
 	listener = evconnlistener_new_bind(base, ctl_accept, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1,
@@ -910,7 +922,7 @@ ctl_close(void)
 	if (listener != NULL) {
 		evconnlistener_free(listener);
 		listener = NULL;
-		unlink(ctl_sockpath);
+		harden_unlink_socket(ctl_sockpath);
 	}
 	while ((c = TAILQ_FIRST(&conns)) != NULL) {
 		if (c->match != NULL)

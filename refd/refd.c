@@ -24,6 +24,7 @@
 #include <event2/listener.h>
 
 #include "refd.h"
+#include "harden.h"
 #include "log.h"
 #include "util.h"
 
@@ -246,6 +247,9 @@ main(int argc, char *argv[])
 	conf.max_conns = 4096;
 	conf.auth_ms = 10000;
 	log_init("refd", 1, 0);
+	/* before anything secret is in memory */
+	if (harden_self() == -1)
+		fatal("prctl PR_SET_DUMPABLE");
 	if (bri_init() != BRI_OK)
 		fatalx("cannot initialise libsodium");
 

@@ -25,6 +25,7 @@
 #include <event2/buffer.h>
 
 #include "refd.h"
+#include "harden.h"
 #include "log.h"
 #include "util.h"
 
@@ -197,9 +198,8 @@ seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 	s->pid = pid;
 	s->errfd = errfd;
 	snprintf(s->peer, sizeof(s->peer), "pid %ld", (long)pid);
-	if (logpath != NULL)
-		s->logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND |
-		    O_CLOEXEC, 0600);
+	if (logpath != NULL && (s->logfd = harden_botlog_open(logpath)) == -1)
+		log_warn("bot log %s", logpath);
 	s->errev = event_new(base, errfd, EV_READ | EV_PERSIST, seat_stderr,
 	    s);
 	if (s->errev != NULL)

@@ -230,10 +230,164 @@ def test_refuse_root(r, conf):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def as_nobody(fn):
+    """Run fn() in a child as nobody; returns what it returns (a str)."""
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            out = fn()
+        except Exception as e:
+            out = "error %r" % e
+        os.write(wr, out.encode())
+        os._exit(0)
+    os.close(wr)
+    out = b""
+    while True:
+        chunk = os.read(rd, 4096)
+        if not chunk:
+            break
+        out += chunk
+    os.close(rd)
+    os.waitpid(pid, 0)
+    return out.decode()
+
+
+def test_control_peercred(r, conf):
+    """Another user who can reach the control socket is still refused."""
+    if os.geteuid() != 0:
+        return
+    # as if the socket and its directory were shared
+    mode = os.stat(r.tmp).st_mode & 0o777
+    os.chmod(r.tmp, 0o711)
+    os.chmod(r.sock, 0o666)
+
+    def talk():
+        import socket
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(5)
+        c.connect(r.sock)
+        c.sendall(b"1 status\n2 shutdown\n")
+        return "answer %r" % c.recv(100)
+    try:
+        out = as_nobody(talk)
+    finally:
+        os.chmod(r.sock, 0o600)
+        os.chmod(r.tmp, mode)
+    # closed unanswered, whether before or after its lines arrived
+    assert out == "answer b''" or "BrokenPipe" in out or \
+        "ConnectionReset" in out, out
+    alive(r)
+
+
+def test_socket_path_not_clobbered(r, conf):
+    """refd removes what is at its control path only if it is a socket."""
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-sock.")
+    victim = os.path.join(tmp, "precious")
+    with open(victim, "w") as f:
+        f.write("keep me\n")
+    p = subprocess.run([e2e.REFD, "-D", os.path.join(tmp, "log.db"), "-c",
+                        victim], capture_output=True, text=True, timeout=20)
+    assert p.returncode != 0, p.stderr
+    assert open(victim).read() == "keep me\n"
+    assert "not replaced" in p.stderr, p.stderr
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_botlog_no_symlink(r, conf):
+    """A link planted where a bot log will be is not followed."""
+    healthy(r)
+    (last,), = r.query("SELECT coalesce(max(id), 0) FROM matches")
+    fd, victim = tempfile.mkstemp(prefix="refd-cheat-victim.")
+    os.close(fd)
+    link = os.path.join(r.tmp, "match%d-seat0-ok1.log" % (last + 1))
+    os.symlink(victim, link)
+    mid = r.start("classic2", ["ok1", "ok2"], "deals_to_win=1")
+    assert mid == last + 1, (mid, last)
+    result, _ = r.wait(mid)
+    assert result.startswith(("seat", "draw")), result
+    assert os.path.getsize(victim) == 0
+    assert os.path.islink(link)
+    os.unlink(victim)
+
+
+def test_log_replaced(r, conf):
+    """A log deleted or replaced under refd: no match starts on it."""
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-log.")
+    r2 = e2e.Refd(tmp)
+    try:
+        r2.add("n0", e2e.EVIL + ["good"])
+        r2.add("n1", e2e.EVIL + ["good"])
+        mid = r2.start("classic2", ["n0", "n1"], "deals_to_win=1")
+        assert r2.wait(mid)[0].startswith(("seat", "draw"))
+        other = os.path.join(tmp, "other.db")
+        shutil.copy(r2.db, other)
+        os.rename(other, r2.db)
+        ok, text = r2.ctl("match_start", "classic2", "n0", "n1")
+        if ok:
+            result, reason = r2.wait(int(text))
+            assert result == "aborted" and "deleted or replaced" in \
+                reason, (result, reason)
+        else:
+            assert "deleted or replaced" in text, text
+    finally:
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_not_dumpable(r, conf):
+    """A refd run as an ordinary user: a process of that user cannot
+    read its memory, descriptors or environment."""
+    if os.geteuid() != 0:
+        return
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-user.")
+    os.chown(tmp, 65534, 65534)
+
+    def drop():
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+    env = dict(os.environ, REFD_CHEAT_SECRET=SECRET)
+    err = open(os.path.join(tmp, "refd.err"), "w")
+    sock = os.path.join(tmp, "ctl.sock")
+    p = subprocess.Popen([e2e.REFD, "-D", os.path.join(tmp, "log.db"), "-c",
+                          sock], cwd=tmp, preexec_fn=drop, env=env,
+                         stderr=err, stdin=subprocess.DEVNULL)
+    try:
+        for _ in range(250):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.02)
+
+        def peek():
+            got = []
+            for what in ("environ", "mem", "fd/0", "maps"):
+                try:
+                    with open("/proc/%d/%s" % (p.pid, what), "rb") as f:
+                        f.read(16)
+                    got.append(what)
+                except OSError:
+                    pass
+            return " ".join(got)
+        out = as_nobody(peek)
+        assert out == "", "a same-user process read refd's %s" % out
+    finally:
+        p.terminate()
+        p.wait(10)
+        err.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_control_socket, test_signals, test_setsid_escape,
          test_fork_bomb, test_remember, test_bots_not_root,
-         test_sandbox_none_recorded, test_refuse_root]
+         test_sandbox_none_recorded, test_refuse_root, test_control_peercred,
+         test_socket_path_not_clobbered, test_botlog_no_symlink,
+         test_log_replaced, test_not_dumpable]
 
 
 def main():
