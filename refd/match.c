@@ -253,6 +253,9 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	    mc->bank_ms, mc->startup_ms,
 	    mc->policy == POLICY_FORFEIT ? "forfeit" : "fallback",
 	    mc->max_faults);
+	if (mc->tournament != 0)	/* its seed may serve other matches */
+		snprintf(m->options + strlen(m->options), sizeof(m->options) -
+		    strlen(m->options), " seed_reveal=tournament");
 	if (spawn_mode() == SANDBOX_NONE)	/* said in the header, forever */
 		snprintf(m->options + strlen(m->options), sizeof(m->options) -
 		    strlen(m->options), " sandbox=none");
@@ -583,7 +586,8 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	    m->reason);
 	util_hex(m->dbm.chain, DB_HASHLEN, chain);
 	botproto_match_end_text(end, sizeof(end), m->result, m->bm.mpoints,
-	    m->nseats, bri_seed_format(&m->bm.seed, seed), chain);
+	    m->nseats, m->conf.tournament != 0 ? "-" :
+	    bri_seed_format(&m->bm.seed, seed), chain);
 	for (i = 0; i < m->nseats; i++) {
 		struct seat *s = m->seat[i];
 

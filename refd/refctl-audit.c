@@ -533,20 +533,27 @@ au_open(const char *path, sqlite3 **hp)
 	return 0;
 }
 
-/* Did the match's bots run unsandboxed?  Its options say so. */
+/* Do the match's options hold the word kv? */
 static int
-au_unsandboxed(const struct au *a)
+au_option(const struct au *a, const char *kv)
 {
 	const char	*p = a->options;
-	size_t		 n = strlen("sandbox=none");
+	size_t		 n = strlen(kv);
 
-	while ((p = strstr(p, "sandbox=none")) != NULL) {
+	while ((p = strstr(p, kv)) != NULL) {
 		if ((p == a->options || p[-1] == ' ') &&
 		    (p[n] == '\0' || p[n] == ' '))
 			return 1;
 		p += n;
 	}
 	return 0;
+}
+
+/* Did the match's bots run unsandboxed?  Its options say so. */
+static int
+au_unsandboxed(const struct au *a)
+{
+	return au_option(a, "sandbox=none");
 }
 
 /*
@@ -2032,7 +2039,8 @@ view_end(struct au *a)
 	    strcmp(a->forfeit_kind, "refused") != 0))
 		return;
 	fprintf(a->out, "%s\n", botproto_match_end_text(buf, sizeof(buf),
-	    a->result, a->bm.mpoints, a->nseats, a->seedhex, a->final));
+	    a->result, a->bm.mpoints, a->nseats, au_option(a,
+	    "seed_reveal=tournament") ? "-" : a->seedhex, a->final));
 }
 
 /*

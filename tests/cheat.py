@@ -382,12 +382,96 @@ def test_not_dumpable(r, conf):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def tour(r, name, text):
+    path = os.path.join(r.tmp, name + ".tour")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def test_duplicate_seed(r, conf):
+    """A duplicate tournament: no bot is told a seed, no two matches of
+    one seed run at once with a bot in common, and the master seed is
+    committed before the first match and revealed at the end."""
+    bots = "".join("bot dup%d spawn %s listen\n" % (i, " ".join(CHEAT))
+                   for i in range(3))
+    path = tour(r, "dup", bots + "name dup\nvariant classic2\nformat "
+                "roundrobin\nduplicate yes\nbots dup0 dup1 dup2\nmatches 12"
+                "\nconcurrency 4\noption deals_to_win=1\n")
+    tid = r.must("tournament_start", path)
+    status = r.must("tournament_status", tid)
+    commit = [l.split()[1] for l in status.splitlines()
+              if l.startswith("commitment ")]
+    assert commit and len(commit[0]) == 64, status
+    assert not [l for l in status.splitlines() if l.startswith("seed ")]
+    assert r.must("tournament_wait", tid, timeout=300).startswith("done")
+    status = r.must("tournament_status", tid)
+    seed = [l.split()[1] for l in status.splitlines()
+            if l.startswith("seed ")]
+    assert seed, status
+    import hashlib
+    h = hashlib.blake2b(b"refd-seed-v1" + bytes.fromhex(seed[0]),
+                        digest_size=32).hexdigest()
+    assert h == commit[0], (h, commit)
+    # committed in the log's stream before the first match started
+    err = open(os.path.join(r.tmp, "refd.err")).read()
+    at = err.index("master seed commitment " + commit[0])
+    (first,), = r.query("SELECT min(id) FROM matches WHERE tournament = ?",
+                        int(tid))
+    assert at < err.index("match %d: classic2 started" % first)
+    rows = r.query("SELECT id, seed, started, ended, options FROM matches "
+                   "WHERE tournament = ? AND state = 'done'", int(tid))
+    assert len(rows) == 12, len(rows)
+    for mid, s, start, end, opts in rows:
+        assert "seed_reveal=tournament" in opts, opts
+        for mid2, s2, start2, end2, _ in rows:
+            if mid2 != mid and s2 == s:     # every pair shares bots
+                assert end <= start2 or end2 <= start, \
+                    "matches %d and %d of one seed overlapped" % (mid, mid2)
+    seeds = {s for _, s, _, _, _ in rows}
+    assert len(seeds) == 6, len(seeds)
+    told = 0
+    for mid, _, _, _, _ in rows:
+        for seat in range(2):
+            log = [f for f in os.listdir(r.tmp)
+                   if f.startswith("match%d-seat%d-" % (mid, seat))]
+            text = open(os.path.join(r.tmp, log[0])).read()
+            ends = [l for l in text.splitlines() if " match_end " in l]
+            assert ends, text[-300:]
+            assert ends[0].split()[-2] == "-", ends[0]
+            for s in seeds:
+                assert s not in text, "match %d seat %d was told a seed" \
+                    % (mid, seat)
+            told += 1
+    assert told == 24
+
+
+def test_duplicate_remote_refused(r, conf):
+    """Duplicate deals with a remote bot, or one that keeps a directory:
+    refused unless the definition trusts them."""
+    keep = tempfile.mkdtemp(prefix="refd-cheat-keep.")
+    base = ("bot rem0 remote token-rem0-secret\nbot dup%s spawn %s listen"
+            "\nbot keeper spawn --dir=%s %s listen\nname t\nvariant "
+            "classic2\nduplicate yes\nconcurrency 1\n" %
+            ("x", " ".join(CHEAT), keep, " ".join(CHEAT)))
+    for bots, word in (("rem0 dupx", "remote bot rem0"),
+                       ("keeper dupx", "keeps a directory")):
+        path = tour(r, "rem", base + "bots %s\n" % bots)
+        ok, text = r.ctl("tournament_start", path)
+        assert not ok and word in text and "trust_remote yes" in text, text
+    path = tour(r, "rem", base + "bots keeper dupx\ntrust_remote yes\n")
+    tid = r.must("tournament_start", path)
+    r.must("tournament_stop", tid)
+    shutil.rmtree(keep, ignore_errors=True)
+
+
 TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_control_socket, test_signals, test_setsid_escape,
          test_fork_bomb, test_remember, test_bots_not_root,
          test_sandbox_none_recorded, test_refuse_root, test_control_peercred,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
-         test_log_replaced, test_not_dumpable]
+         test_log_replaced, test_not_dumpable, test_duplicate_seed,
+         test_duplicate_remote_refused]
 
 
 def main():

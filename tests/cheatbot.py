@@ -21,6 +21,8 @@ until quit.  Attacks:
   escape MARK   setsid and a double fork: a grandchild that outlives
                 the match, its command line holding MARK
   forkbomb N    fork up to N processes that wait
+  listen        no attack: every line it receives goes to stderr too,
+                after "cheat listen got ", for the test to read
   remember TAG  leave a mark named for TAG on every writable place it
                 finds, and report the marks of an earlier match
 """
@@ -230,7 +232,7 @@ def attack_remember():
             pass
 
 
-ATTACKS = {"files": attack_files, "procs": attack_procs, "fds": attack_fds,
+ATTACKS = {"listen": lambda: None, "files": attack_files, "procs": attack_procs, "fds": attack_fds,
            "env": attack_env, "socket": attack_socket,
            "signals": attack_signals, "escape": attack_escape,
            "forkbomb": attack_forkbomb, "remember": attack_remember}
@@ -245,6 +247,8 @@ def main():
     rng = random.Random()
     out = sys.stdout.buffer
     for raw in iter(sys.stdin.buffer.readline, b""):
+        if ATTACK == "listen":
+            say("got " + raw.decode("ascii", "replace").rstrip("\r\n"))
         args = raw.decode("ascii", "replace").split("#", 1)[0].split()
         ident = args.pop(0) if args and args[0].isdigit() else ""
         if not args:
