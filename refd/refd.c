@@ -33,6 +33,7 @@ struct event_base	*base;
 struct db		*logdb;
 
 static struct evconnlistener *bot_listener;
+static int64_t		 unauth_warned_ms;	/* refusals logged once a second */
 static int		 shutting_down;
 
 #define LAG_TICK_MS	10	/* the loop's heartbeat */
@@ -109,7 +110,7 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 {
 	struct sockaddr_in	*sin = (struct sockaddr_in *)sa;
 	char			 peer[64], addr[INET_ADDRSTRLEN];
-	int			 one = 1;
+	int			 one = 1, same, idle = 30, intvl = 10, cnt = 3;
 
 	(void)l;
 	(void)salen;
@@ -120,10 +121,27 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		close(fd);
 		return;
 	}
-	/* a move is a few bytes each way: never wait to batch them */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
 	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
+	/* strangers get a smaller share, and no address all of it */
+	if (seat_unauth(peer, &same) >= conf.max_unauth ||
+	    same >= conf.max_per_addr) {
+		if (util_now_ms() - unauth_warned_ms > 1000) {
+			log_warnx("bot listener: %s refused: %d unauthenticated "
+			    "connections from it, limit %d, %d in all", addr,
+			    same, conf.max_per_addr, conf.max_unauth);
+			unauth_warned_ms = util_now_ms();
+		}
+		close(fd);
+		return;
+	}
+	/* a move is a few bytes each way: never wait to batch them */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a peer gone without a word is found out while its seat idles */
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	if (seat_accept(fd, peer) == NULL)
 		close(fd);
 }
@@ -246,6 +264,9 @@ main(int argc, char *argv[])
 	conf.startup_ms = 10000;
 	conf.max_conns = 4096;
 	conf.auth_ms = 10000;
+	conf.max_unauth = 256;
+	conf.max_per_addr = 32;
+	conf.ctl_idle_ms = 60000;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
 	if (harden_self() == -1)

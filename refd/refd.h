@@ -68,6 +68,9 @@ struct refd_conf {
 	int		 bot_cpu_s;	/* RLIMIT_CPU of spawned bots, 0: none */
 	int		 bot_mem_mb;	/* RLIMIT_AS of spawned bots, 0: none */
 	int		 sandbox_none;	/* "sandbox none": bots unsandboxed */
+	int		 max_unauth;	/* remote connections not yet authed */
+	int		 max_per_addr;	/* of those, from one address */
+	int		 ctl_idle_ms;	/* a silent control client goes */
 	char		 bot_user[64];	/* who bots run as when refd is root */
 };
 
@@ -151,6 +154,7 @@ int		 seat_send(struct seat *, enum pend_kind, int, const char *,
 void		 seat_release(struct seat *);
 void		 seat_reap(pid_t, int);
 int		 seat_count(void);
+int		 seat_unauth(const char *, int *);
 void		 seat_shutdown_all(void);
 void		 seat_flush_soon(void);
 void		 seat_drop_unsent(struct seat *);

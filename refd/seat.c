@@ -86,6 +86,27 @@ seat_enter(struct seat *s, enum seat_state st)
 	s->state = st;
 }
 
+/*
+ * Remote connections not yet authenticated, in all and from the address
+ * of peer ("address:port"), for the listener's limits.
+ */
+int
+seat_unauth(const char *peer, int *same)
+{
+	struct seat	*s;
+	size_t		 n = strcspn(peer, ":");
+	int		 all = 0;
+
+	*same = 0;
+	TAILQ_FOREACH(s, &seats, entry)
+		if (s->state == SEAT_AUTH) {
+			all++;
+			if (strncmp(s->peer, peer, n) == 0 && s->peer[n] == ':')
+				(*same)++;
+		}
+	return all;
+}
+
 /* Connections alive now (for status and limits). */
 int
 seat_count(void)

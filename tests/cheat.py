@@ -465,13 +465,117 @@ def test_duplicate_remote_refused(r, conf):
     shutil.rmtree(keep, ignore_errors=True)
 
 
+def closed_soon(s, wait=0.5):
+    """Did refd close s (EOF or reset) within wait seconds?"""
+    import socket
+    s.settimeout(wait)
+    try:
+        return s.recv(100) == b""
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def net_refd(extra_conf):
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-net.")
+    c = os.path.join(tmp, "refd.conf")
+    with open(c, "w") as f:
+        f.write(extra_conf)
+    return e2e.Refd(tmp, extra=["-f", c]), tmp
+
+
+def test_net_unauthenticated_caps(r, conf):
+    """Strangers: a cap per address and a smaller cap in all; a bot with
+    its token still gets in once they are gone; keepalive is on."""
+    import socket
+    r2, tmp = net_refd("max_unauthenticated 6\nmax_per_address 3\n"
+                       "auth_ms 30000\nbot far remote far-token-123\n")
+    socks = []
+    try:
+        def conn(src):
+            s = socket.socket()
+            s.bind((src, 0))
+            s.connect(("127.0.0.1", r2.port))
+            socks.append(s)
+            return s
+        first = [conn("127.0.0.1") for _ in range(3)]
+        assert closed_soon(conn("127.0.0.1")), "a 4th from one address"
+        assert not any(closed_soon(s, 0.1) for s in first)
+        more = [conn("127.0.0.2") for _ in range(3)]
+        assert not any(closed_soon(s, 0.1) for s in more)
+        assert closed_soon(conn("127.0.0.3")), "a 7th in all"
+        # refd's side of a stranger's connection has keepalive on
+        port = "%04X" % r2.port
+        timers = [l.split()[5].split(":")[0] for l in
+                  open("/proc/net/tcp").read().splitlines()[1:]
+                  if l.split()[1].endswith(":" + port) and
+                  l.split()[3] == "01"]
+        assert timers and all(t == "02" for t in timers), timers
+        for s in socks:
+            s.close()
+        time.sleep(0.2)
+        bot = e2e.RemoteBot(r2.port, "far", "far-token-123", "silent")
+        bot.start()
+        for _ in range(100):
+            if bot.auth is not None:
+                break
+            time.sleep(0.02)
+        assert bot.auth and bot.auth.startswith("="), bot.auth
+        assert r2.must("status")
+    finally:
+        for s in socks:
+            s.close()
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_net_control_limits(r, conf):
+    """Control clients: a silent one times out, one that never reads is
+    dropped, and with every slot taken the operator still gets in."""
+    import socket
+    r2, tmp = net_refd("control_idle_ms 500\n")
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(r2.sock)
+        assert closed_soon(s, 3), "an idle client stays"
+        s.close()
+        # one that never reads what it asked for
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(r2.sock)
+        s.settimeout(10)
+        dropped = False
+        try:
+            for _ in range(2000):
+                s.sendall(b"1 help\n" * 50)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            dropped = True
+        s.close()
+        assert dropped, "a client that never reads was kept"
+        err = open(os.path.join(tmp, "refd.err")).read()
+        assert "bytes unread: dropped" in err, err[-500:]
+        # every slot taken by idle clients: the operator gets in
+        idle = []
+        for _ in range(70):
+            c = socket.socket(socket.AF_UNIX)
+            c.connect(r2.sock)
+            idle.append(c)
+        assert r2.must("status")
+        for c in idle:
+            c.close()
+    finally:
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_control_socket, test_signals, test_setsid_escape,
          test_fork_bomb, test_remember, test_bots_not_root,
          test_sandbox_none_recorded, test_refuse_root, test_control_peercred,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
          test_log_replaced, test_not_dumpable, test_duplicate_seed,
-         test_duplicate_remote_refused]
+         test_duplicate_remote_refused, test_net_unauthenticated_caps,
+         test_net_control_limits]
 
 
 def main():
