@@ -24,6 +24,7 @@
 #include <event2/listener.h>
 
 #include "refd.h"
+#include "guard.h"
 #include "harden.h"
 #include "log.h"
 #include "util.h"
@@ -394,6 +395,7 @@ main(int argc, char *argv[])
 	if (lag_ev != NULL)
 		event_free(lag_ev);
 	bots_free();
+	guard_free();
 	db_close(logdb);
 	event_base_free(base);
 	return 0;

@@ -25,6 +25,7 @@
 #include <event2/buffer.h>
 
 #include "refd.h"
+#include "guard.h"
 #include "harden.h"
 #include "log.h"
 #include "util.h"
@@ -588,15 +589,20 @@ static void
 seat_auth_refuse(struct seat *s, const char *who)
 {
 	struct timeval	 tv = { 0, AUTH_FAIL_MS * 1000 };
-	char		 name[160];
-	int		 throttled;
+	char		 name[160], peer[96];
+	int		 throttled, more;
 
 	throttled = seat_auth_throttled(s->peer, who, 1);
+	throttled |= guard_name(who, 1);
 	util_printable(name, sizeof(name), who, strlen(who));
-	log_warnx("remote bot %s (%s): authentication failed%s", s->peer,
-	    name, throttled ? ", address throttled" : "");
-	db_bot_event(logdb, 0, -1, name, throttled ? "auth-throttled" :
-	    "auth-failed", s->peer);
+	if (guard_log(&more)) {		/* a flood cannot fill the log */
+		snprintf(peer, sizeof(peer), more ? "%s (+%d not logged)" :
+		    "%s", s->peer, more);
+		log_warnx("remote bot %s (%s): authentication failed%s", peer,
+		    name, throttled ? ", throttled" : "");
+		db_bot_event(logdb, 0, -1, name, throttled ? "auth-throttled" :
+		    "auth-failed", peer);
+	}
 	s->broken = 1;
 	s->auth_refused = 1;
 	bufferevent_disable(s->bev, EV_READ);
@@ -619,7 +625,8 @@ seat_auth(struct seat *s, char *line)
 		seat_auth_refuse(s, c.argc >= 1 ? c.argv[0] : "");
 		return;
 	}
-	if (seat_auth_throttled(s->peer, c.argv[0], 0)) {
+	if (seat_auth_throttled(s->peer, c.argv[0], 0) ||
+	    guard_name(c.argv[0], 0)) {
 		/* even the right token waits out the throttle */
 		seat_auth_refuse(s, c.argv[0]);
 		return;

@@ -568,6 +568,62 @@ def test_net_control_limits(r, conf):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def auth_from(port, src, name, token):
+    """One auth attempt from source address src; returns the answer."""
+    import socket
+    s = socket.socket()
+    s.settimeout(10)
+    try:
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(("auth %s %s\n" % (name, token)).encode())
+        data = b""
+        while not data.endswith(b"\n\n"):
+            chunk = s.recv(100)
+            if not chunk:
+                break
+            data += chunk
+        return data.decode()
+    finally:
+        s.close()
+
+
+def test_net_token_guessing(r, conf):
+    """Guesses at one bot from many addresses, each under its per-address
+    throttle and among a flood of made-up names: the bot's own throttle
+    holds, and the refusals are logged at a bounded rate."""
+    import threading
+    r2, tmp = net_refd("bot vault remote vault-right-token\n")
+    answers = []
+
+    def guess(i, name, token):
+        answers.append(auth_from(r2.port, "127.0.%d.%d" % (i // 250 + 1,
+                                 i % 250 + 1), name, token))
+    try:
+        threads = [threading.Thread(target=guess, args=(i, "vault",
+                                    "wrong-%d" % i)) for i in range(21)]
+        threads += [threading.Thread(target=guess, args=(100 + i,
+                                     "made-up-%d" % i, "x" * 12))
+                    for i in range(40)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(answers) == 61 and all(a.startswith("?")
+                                          for a in answers), answers[:3]
+        # a new address, the right token: still refused for the minute
+        ans = auth_from(r2.port, "127.0.9.9", "vault", "vault-right-token")
+        assert ans.startswith("?"), ans
+        rows = r2.query("SELECT kind FROM bot_events WHERE kind LIKE "
+                        "'auth-%'")
+        # 62 refusals in well under 10 seconds: 10 of them logged
+        assert len(rows) == 10, len(rows)
+        assert r2.must("status")
+    finally:
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_control_socket, test_signals, test_setsid_escape,
          test_fork_bomb, test_remember, test_bots_not_root,
@@ -575,7 +631,7 @@ TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
          test_log_replaced, test_not_dumpable, test_duplicate_seed,
          test_duplicate_remote_refused, test_net_unauthenticated_caps,
-         test_net_control_limits]
+         test_net_control_limits, test_net_token_guessing]
 
 
 def main():
