@@ -209,6 +209,29 @@ def test_sandbox_none_recorded(r, conf):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_no_bwrap_refused(r, conf):
+    """Where bwrap cannot be run, no bot is spawned, and refd says why."""
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-nobwrap.")
+    path = os.environ["PATH"]
+    os.environ["PATH"] = "/nonexistent"     # no bwrap to be found
+    try:
+        r2 = e2e.Refd(tmp)
+    finally:
+        os.environ["PATH"] = path
+    try:
+        r2.add("n0", e2e.EVIL + ["good"])
+        r2.add("n1", e2e.EVIL + ["good"])
+        mid = r2.start("classic2", ["n0", "n1"])
+        result, reason = r2.wait(mid)
+        assert result == "aborted" and "sandbox" in reason and \
+            "sandbox none" in reason, (result, reason)
+    finally:
+        r2.stop()
+    err = open(os.path.join(tmp, "refd.err")).read()
+    assert "spawned bots refused" in err, err[-300:]
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_refuse_root(r, conf):
     """Told to run bots as root, refd refuses to spawn them."""
     if os.geteuid() != 0:
@@ -336,6 +359,43 @@ def test_log_replaced(r, conf):
             assert "deleted or replaced" in text, text
     finally:
         r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def drop_to_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def test_ordinary_user(r, conf):
+    """refd run as an ordinary user: its bots run as that same user, and
+    only the sandbox keeps them from its log, its socket and itself."""
+    if os.geteuid() != 0:
+        return      # then the whole suite already runs so
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-user.")
+    os.chown(tmp, 65534, 65534)
+    r3 = e2e.Refd(tmp, preexec_fn=drop_to_nobody)
+    try:
+        assert os.stat("/proc/%d" % r3.proc.pid).st_uid == 65534
+        for i in range(3):
+            r3.add("u%d" % i, e2e.EVIL + ["good"])
+        for attack, args in (("files", [r3.db, r3.db + "-wal", r3.sock,
+                                        os.path.join(tmp, "refd.err")]),
+                             ("procs", [str(r3.proc.pid)]),
+                             ("signals", [str(r3.proc.pid)]),
+                             ("socket", [r3.sock])):
+            name = "uc-" + attack
+            r3.add(name, CHEAT + [attack] + args)
+            mid = r3.start("classic2", [name, "u0"], "deals_to_win=1")
+            other = r3.start("classic2", ["u1", "u2"], "deals_to_win=1")
+            result, reason = r3.wait(other)
+            assert result.startswith(("seat", "draw")), (result, reason)
+            r3.wait(mid)
+            check_blocked(bot_log(r3, mid, 0, name), attack)
+        assert r3.must("status")
+    finally:
+        r3.stop()
     shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -627,9 +687,10 @@ def test_net_token_guessing(r, conf):
 TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_control_socket, test_signals, test_setsid_escape,
          test_fork_bomb, test_remember, test_bots_not_root,
-         test_sandbox_none_recorded, test_refuse_root, test_control_peercred,
+         test_sandbox_none_recorded, test_no_bwrap_refused, test_refuse_root, test_control_peercred,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
-         test_log_replaced, test_not_dumpable, test_duplicate_seed,
+         test_log_replaced, test_not_dumpable, test_ordinary_user,
+         test_duplicate_seed,
          test_duplicate_remote_refused, test_net_unauthenticated_caps,
          test_net_control_limits, test_net_token_guessing]
 

@@ -51,7 +51,7 @@ def example_bots():
 class Refd:
     """A refd on loopback in its own directory."""
 
-    def __init__(self, tmp, move_ms=1500, extra=()):
+    def __init__(self, tmp, move_ms=1500, extra=(), preexec_fn=None):
         self.tmp = tmp
         self.db = os.path.join(tmp, "log.db")
         self.sock = os.path.join(tmp, "ctl.sock")
@@ -64,7 +64,7 @@ class Refd:
             [REFD, "-D", self.db, "-c", self.sock, "-L", tmp, "-v",
              "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms),
              "-s", "5000"] + list(extra), stderr=self.err,
-            stdin=subprocess.DEVNULL)
+            stdin=subprocess.DEVNULL, preexec_fn=preexec_fn)
         # a stale socket of a killed refd may still be there: wait until
         # this one answers
         for _ in range(250):
