@@ -1730,3 +1730,19 @@ au_id(const char *s)
 	v = util_num(s, 1, LLONG_MAX, &errstr);
 	return errstr != NULL ? -1 : v;
 }
+
+/* Do the match's options hold the word kv ("sandbox=none")? */
+int
+au_option(const struct au *a, const char *kv)
+{
+	const char	*p = a->options;
+	size_t		 n = strlen(kv);
+
+	while ((p = strstr(p, kv)) != NULL) {
+		if ((p == a->options || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ' '))
+			return 1;
+		p += n;
+	}
+	return 0;
+}

@@ -156,6 +156,7 @@ int		 au_row_read(struct au *, sqlite3_stmt *, struct au_row *);
 int		 au_text(const struct au_row *, int, struct chain_text *);
 const char	*au_kind_word(long long);
 int		 au_deal_active(const struct au *);
+int		 au_option(const struct au *, const char *);
 void		 au_untrusted(FILE *, const char *, size_t);
 const char	*au_safe(const char *, size_t, char *, size_t);
 const char	*au_cards(const bri_card *, int, char *, size_t);

@@ -12,6 +12,7 @@
 #include <sodium.h>
 
 #include "bots.h"
+#include "sandbox.h"
 #include "util.h"
 
 static TAILQ_HEAD(, bot) bots = TAILQ_HEAD_INITIALIZER(bots);
@@ -22,6 +23,20 @@ bots_hash(const char *token, uint8_t out[32])
 {
 	crypto_generichash(out, 32, (const uint8_t *)token, strlen(token),
 	    NULL, 0);
+}
+
+/* A spawned bot's words: its sandbox options, then a command. */
+static int
+bots_opts_ok(int argc, char **argv, char *err, size_t errlen)
+{
+	struct sandbox_opts	 o;
+	char			*v[REFD_MAXARGV + 1];
+	int			 i;
+
+	for (i = 0; i < argc; i++)
+		v[i] = argv[i];
+	v[argc] = NULL;
+	return sandbox_opts_parse(v, &o, err, errlen);
 }
 
 /*
@@ -58,6 +73,8 @@ bots_add(const char *name, enum bot_kind kind, int argc, char **argv,
 		    "more characters");
 		return -1;
 	}
+	if (kind == BOT_SPAWN && bots_opts_ok(argc, argv, err, errlen) == -1)
+		return -1;
 	if ((b = calloc(1, sizeof(*b))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -58,6 +58,12 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		{ "max_connections", offsetof(struct refd_conf, max_conns), 1,
 		    100000 },
 		{ "auth_ms", offsetof(struct refd_conf, auth_ms), 1, 600000 },
+		{ "max_unauthenticated", offsetof(struct refd_conf, max_unauth),
+		    1, 100000 },
+		{ "max_per_address", offsetof(struct refd_conf, max_per_addr),
+		    1, 100000 },
+		{ "control_idle_ms", offsetof(struct refd_conf, ctl_idle_ms),
+		    100, 86400000 },
 		{ "bot_cpu_seconds", offsetof(struct refd_conf, bot_cpu_s), 0,
 		    86400 },
 		{ "bot_memory_mb", offsetof(struct refd_conf, bot_mem_mb), 0,
@@ -98,6 +104,16 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		snprintf(c->botlog_dir, sizeof(c->botlog_dir), "%s", argv[1]);
 	else if (strcmp(argv[0], "listen") == 0)
 		return conf_listen(c, argv[1], err, errlen);
+	else if (strcmp(argv[0], "bot_user") == 0)
+		snprintf(c->bot_user, sizeof(c->bot_user), "%s", argv[1]);
+	else if (strcmp(argv[0], "sandbox") == 0) {
+		if (strcmp(argv[1], "bwrap") != 0 &&
+		    strcmp(argv[1], "none") != 0) {
+			snprintf(err, errlen, "sandbox must be bwrap or none");
+			return -1;
+		}
+		c->sandbox_none = strcmp(argv[1], "none") == 0;
+	}
 	else {
 		snprintf(err, errlen, "unknown setting %s", argv[0]);
 		return -1;

@@ -23,6 +23,11 @@ struct refd_conf {
 	int		 auth_ms;	/* a remote bot's time to authenticate */
 	int		 bot_cpu_s;	/* RLIMIT_CPU of spawned bots, 0: none */
 	int		 bot_mem_mb;	/* RLIMIT_AS of spawned bots, 0: none */
+	int		 sandbox_none;	/* "sandbox none": bots unsandboxed */
+	int		 max_unauth;	/* remote connections not yet authed */
+	int		 max_per_addr;	/* of those, from one address */
+	int		 ctl_idle_ms;	/* a silent control client goes */
+	char		 bot_user[64];	/* who bots run as when refd is root */
 };
 
 int		 conf_parse(struct refd_conf *, FILE *, const char *, char *,

@@ -30,6 +30,7 @@
 #include "ctl.h"
 #include "ctlopt.h"
 #include "gtp.h"
+#include "harden.h"
 #include "log.h"
 #include "match.h"
 #include "seat.h"
@@ -37,6 +38,7 @@
 #include "util.h"
 
 #define CTL_MAXCONNS	64
+#define CTL_MAXOUT	(1024 * 1024)	/* a client's unread output */
 
 struct ctl_conn {
 	TAILQ_ENTRY(ctl_conn) entry;	/* all connections */
@@ -48,6 +50,7 @@ struct ctl_conn {
 	int		 lingering;	/* write side shut: waiting for EOF */
 	int		 watching;	/* following as a watcher, not a waiter */
 	int64_t		 twait;		/* tournament awaited, or 0 */
+	int64_t		 last_ms;	/* when it last sent a line */
 };
 
 struct ctl_command {
@@ -727,6 +730,48 @@ ctl_drop(struct ctl_conn *c)
 }
 
 /*
+ * A client that does not read what it is sent would make refd hold it
+ * all: past CTL_MAXOUT it is dropped (and 1 is returned).
+ */
+static int
+ctl_overfull(struct ctl_conn *c)
+{
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) <= CTL_MAXOUT)
+		return 0;
+	log_warnx("control: a client left %d bytes unread: dropped",
+	    (int)evbuffer_get_length(bufferevent_get_output(c->bev)));
+	ctl_drop(c);
+	return 1;
+}
+
+/* A client silent for control_idle_ms goes, unless it watches or waits. */
+static void
+ctl_idle_timeout(struct ctl_conn *c)
+{
+	struct timeval	 tv = { conf.ctl_idle_ms / 1000,
+			    (conf.ctl_idle_ms % 1000) * 1000 };
+
+	bufferevent_set_timeouts(c->bev, &tv, NULL);
+}
+
+/* All slots taken: free the one idle the longest, if any is idle. */
+static void
+ctl_evict_idle(void)
+{
+	struct ctl_conn	*c, *old = NULL;
+
+	TAILQ_FOREACH(c, &conns, entry)
+		if (c->match == NULL && c->twait == 0 &&
+		    (old == NULL || c->last_ms < old->last_ms))
+			old = c;
+	if (old != NULL) {
+		log_warnx("control: all %d connections taken: the one idle "
+		    "longest is closed", CTL_MAXCONNS);
+		ctl_drop(old);
+	}
+}
+
+/*
  * The last answer is out: shut our side and wait (two seconds at most)
  * for the peer to close.  Closing at once, with its unread input still
  * queued, would make the kernel reset the connection and could destroy
@@ -757,8 +802,13 @@ ctl_read(struct bufferevent *bev, void *arg)
 		evbuffer_drain(in, evbuffer_get_length(in));
 		return;
 	}
+	c->last_ms = util_now_ms();
 	while (!c->closing &&
 	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
+		if (ctl_overfull(c)) {
+			free(line);
+			return;
+		}
 		if (len > GTP_MAXLINE || memchr(line, '\0', len) != NULL)
 			ctl_error(c, -1, "line too long or not text");
 		else
@@ -790,9 +840,17 @@ ctl_write(struct bufferevent *bev, void *arg)
 static void
 ctl_event(struct bufferevent *bev, short what, void *arg)
 {
-	(void)bev;
+	struct ctl_conn	*c = arg;
+
+	/* silent while it watches or waits is what it should be */
+	if ((what & BEV_EVENT_TIMEOUT) && !(what & (BEV_EVENT_EOF |
+	    BEV_EVENT_ERROR)) && !c->lingering && !c->closing &&
+	    (c->match != NULL || c->twait != 0)) {
+		bufferevent_enable(bev, EV_READ);
+		return;
+	}
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
-		ctl_drop(arg);
+		ctl_drop(c);
 }
 
 /* A new operator connection. */
@@ -801,11 +859,20 @@ ctl_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
 {
 	struct ctl_conn	*c;
+	uid_t		 peer = (uid_t)-1;
 
 	(void)l;
 	(void)sa;
 	(void)salen;
 	(void)arg;
+	if (!harden_peer_ok(fd, &peer)) {
+		log_warnx("control: connection of uid %ld refused",
+		    (long)peer);
+		close(fd);
+		return;
+	}
+	if (nconns >= CTL_MAXCONNS)
+		ctl_evict_idle();	/* the operator always gets in */
 	if (nconns >= CTL_MAXCONNS || (c = calloc(1, sizeof(*c))) == NULL) {
 		log_warnx("control: connection refused (limit or memory)");
 		close(fd);
@@ -819,6 +886,8 @@ ctl_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	}
 	bufferevent_setcb(c->bev, ctl_read, ctl_write, ctl_event, c);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	ctl_idle_timeout(c);
+	c->last_ms = util_now_ms();
 	TAILQ_INSERT_TAIL(&conns, c, entry);
 	nconns++;
 }
@@ -827,11 +896,13 @@ ctl_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 void
 ctl_match_event(struct match *m, const char *line)
 {
-	struct ctl_conn	*c;
+	struct ctl_conn	*c, *t;
 
-	TAILQ_FOREACH(c, &m->watchers, mentry)
+	TAILQ_FOREACH_SAFE(c, &m->watchers, mentry, t) {
 		evbuffer_add_printf(bufferevent_get_output(c->bev), "%s\n",
 		    line);
+		ctl_overfull(c);
+	}
 }
 
 /* A match ended: end the watchers' streams and answer the waiters. */
@@ -881,7 +952,11 @@ ctl_listen(const char *path)
 			return -1;
 		}
 	}
-	unlink(path);
+	if (harden_unlink_socket(path) == -1) {
+		log_warn("control socket %s: not replaced", path);
+		ctl_sockpath[0] = '\0';
+		return -1;
+	}
 	old = umask(0077);
 	listener = evconnlistener_new_bind(base, ctl_accept, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1,
@@ -904,7 +979,7 @@ ctl_close(void)
 	if (listener != NULL) {
 		evconnlistener_free(listener);
 		listener = NULL;
-		unlink(ctl_sockpath);
+		harden_unlink_socket(ctl_sockpath);
 	}
 	while ((c = TAILQ_FIRST(&conns)) != NULL) {
 		if (c->match != NULL)

@@ -5,6 +5,7 @@
  * in refd-log(5).
  */
 #include <sys/time.h>
+#include <sys/stat.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,6 +157,9 @@ struct db {
 	sqlite3_stmt	*st[S_COUNT];	/* prepared once, by db_open() */
 	int		 readonly;	/* opened for reading only */
 	char		 err[256];	/* why the last call failed */
+	char		 path[4096];	/* the log file, "" for none */
+	dev_t		 dev;		/* and which file it was at open */
+	ino_t		 ino;
 	int		 tx_open;	/* db_begin() opened a transaction */
 	int		 tx_durable;	/* its commit syncs the log */
 	struct db_match	*tx_m;		/* the match writing in it */
@@ -755,6 +759,24 @@ db_group_pending(struct db *db)
 }
 
 /*
+ * Is the log file still at its path, the file that was opened?  Deleted
+ * or replaced, what refd writes would reach nobody: such a write fails.
+ */
+static int
+db_intact(struct db *db)
+{
+	struct stat	 sb;
+
+	if (db->path[0] == '\0')
+		return 1;
+	if (stat(db->path, &sb) == 0 && sb.st_dev == db->dev &&
+	    sb.st_ino == db->ino)
+		return 1;
+	db_failx(db, "the log file %.200s was deleted or replaced", db->path);
+	return 0;
+}
+
+/*
  * Commit the open group, and sync the log if a durable row is in it.
  * Returns 0, or -1 when the group's rows are lost (rolled back: each
  * match's chain goes back, then lost() hears of it) or could not be
@@ -770,7 +792,7 @@ db_group_commit(struct db *db)
 
 	if (!db->group_open)
 		return 0;
-	if (!db->group_gone &&
+	if (!db->group_gone && db_intact(db) &&
 	    db_step(db, db->st[S_COMMIT], "group commit") == 0)
 		committed = 1;
 	else if (sqlite3_get_autocommit(db->h) == 0) {
@@ -815,6 +837,8 @@ db_group_barrier(struct db *db)
 {
 	char	 keep[sizeof(db->err)];
 
+	if (!db_intact(db))
+		return -1;
 	if (db->group_open && db_group_commit(db) == -1) {
 		memcpy(keep, db->err, sizeof(keep));
 		return db_failx(db, "an earlier write was lost: %s", keep);
@@ -1041,6 +1065,17 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 		goto fail;
 	if (!readonly && db_legacy(db) == -1)
 		goto fail;
+	if (!readonly && strcmp(path, ":memory:") != 0) {
+		struct stat	 sb;
+
+		if (stat(path, &sb) == -1 || strlen(path) >= sizeof(db->path)) {
+			db_failx(db, "cannot stat the log");
+			goto fail;
+		}
+		snprintf(db->path, sizeof(db->path), "%s", path);
+		db->dev = sb.st_dev;
+		db->ino = sb.st_ino;
+	}
 	return db;
 fail:
 	if (err != NULL && errlen > 0)

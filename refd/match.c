@@ -22,6 +22,7 @@
 #include "chain.h"
 #include "log.h"
 #include "match.h"
+#include "spawn.h"
 #include "util.h"
 
 struct matchlist	 matches = TAILQ_HEAD_INITIALIZER(matches);
@@ -316,6 +317,12 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	    mc->opt.deals_to_win, mc->opt.deal_cap, rm, mc->move_ms,
 	    mc->bank_ms, mc->startup_ms, policy_name(mc->policy),
 	    mc->max_faults);
+	if (mc->tournament != 0)	/* its seed may serve other matches */
+		snprintf(m->options + strlen(m->options), sizeof(m->options) -
+		    strlen(m->options), " seed_reveal=tournament");
+	if (spawn_mode() == SANDBOX_NONE)	/* said in the header, forever */
+		snprintf(m->options + strlen(m->options), sizeof(m->options) -
+		    strlen(m->options), " sandbox=none");
 
 	m->dbm.variant = bri_variant_name(mc->opt.variant);
 	m->dbm.options = m->options;
@@ -664,7 +671,8 @@ match_finish(struct match *m, enum match_state st, const char *result,
 		    m->dbm.head_no, head, m->dbm.sig, key);
 	}
 	botproto_match_end_text(end, sizeof(end), m->result, m->bm.mpoints,
-	    m->nseats, bri_seed_format(&m->bm.seed, seed), chain,
+	    m->nseats, m->conf.tournament != 0 ? "-" :
+	    bri_seed_format(&m->bm.seed, seed), chain,
 	    receipt[0] != '\0' ? receipt : NULL);
 	for (i = 0; i < m->nseats; i++) {
 		struct seat *s = m->seat[i];

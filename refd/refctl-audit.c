@@ -199,6 +199,10 @@ cmd_audit(int argc, char **argv)
 				printf("match %lld verified: %d deal%s, %lld "
 				    "plays, chain ok\n", id, a->ndone,
 				    a->ndone == 1 ? "" : "s", a->nplays);
+			if (au_option(a, "sandbox=none"))
+				printf("match %lld ran unsandboxed (sandbox "
+				    "none): its bots could reach the log and "
+				    "each other\n", id);
 			break;
 		case 1:
 			bad++;

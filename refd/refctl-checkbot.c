@@ -736,9 +736,9 @@ ck_eof(struct ck_bot *b)
 	ck_how(b, how, sizeof(how));
 	if (!b->said && b->reaped && WIFEXITED(b->status) &&
 	    WEXITSTATUS(b->status) == 127 &&
-	    strncmp(b->errtail, "refd: cannot run ", 17) == 0) {
-		/* spawn_child could not exec it and said why on stderr */
-		fprintf(stderr, "refctl checkbot: %s", b->errtail + 6);
+	    spawn_cannot_run(b->errtail, how, sizeof(how)) != NULL) {
+		/* it could not be executed, and said why on stderr */
+		fprintf(stderr, "refctl checkbot: %s\n", how);
 		ck.spawnfail = 1;
 		return;
 	}
@@ -1442,16 +1442,20 @@ ck_parse_seed(const char *s, struct bri_seed *seed)
 static void
 ck_usage(FILE *f)
 {
-	fprintf(f, "usage: refctl checkbot [-hv] [-n deals] [-s seed] "
-	    "[-t move_ms] [-V variant]\n"
-	    "                       -- command [arg ...]\n"
+	fprintf(f, "usage: refctl checkbot [-hv] [-n deals] [-S sandbox] "
+	    "[-s seed] [-t move_ms]\n"
+	    "                       [-u bot_user] [-V variant] -- [bot "
+	    "option ...] command [arg ...]\n"
 	    "Start the bot, probe its protocol, play a few deals of every "
 	    "variant with it\nagainst random players, and report every "
 	    "problem.\n"
 	    "  -n deals    deals per variant (default 2)\n"
+	    "  -S sandbox  bwrap (default), as refd runs bots, or none\n"
 	    "  -s seed     the seed: a number or 64 hex digits (default "
 	    CK_SEED ")\n"
 	    "  -t move_ms  the move limit in milliseconds (default 5000)\n"
+	    "  -u user     who the bot runs as when refctl is root (default "
+	    "nobody)\n"
 	    "  -V variant  joker3, classic2, classic3 or classic4 "
 	    "(default all); or\n"
 	    "              classic5, classic6, briscolone or chiamata5,\n"
@@ -1471,8 +1475,9 @@ int
 cmd_checkbot(int argc, char **argv)
 {
 	enum bri_variant	 only = BRI_NVARIANTS, var;
-	const char		*err;
-	char			 why[256];
+	const char		*err, *bot_user = NULL;
+	enum sandbox_mode	 mode = SANDBOX_BWRAP;
+	char			 why[1024];
 	double			 mean;
 	int			 ch, i;
 
@@ -1480,7 +1485,7 @@ cmd_checkbot(int argc, char **argv)
 	ck.ndeals = 2;
 	ck.seedarg = CK_SEED;
 	optind = 1;
-	while ((ch = getopt(argc, argv, "+hn:s:t:vV:")) != -1) {
+	while ((ch = getopt(argc, argv, "+hn:S:s:t:u:vV:")) != -1) {
 		switch (ch) {
 		case 'h':
 			ck_usage(stdout);
@@ -1493,8 +1498,21 @@ cmd_checkbot(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'S':
+			if (strcmp(optarg, "bwrap") != 0 &&
+			    strcmp(optarg, "none") != 0) {
+				fprintf(stderr, "refctl checkbot: -S: bwrap or "
+				    "none\n");
+				return 2;
+			}
+			mode = strcmp(optarg, "none") == 0 ? SANDBOX_NONE :
+			    SANDBOX_BWRAP;
+			break;
 		case 's':
 			ck.seedarg = optarg;
+			break;
+		case 'u':
+			bot_user = optarg;
 			break;
 		case 't':
 			ck.move_ms = (int)util_num(optarg, 1, 3600000, &err);
@@ -1535,6 +1553,11 @@ cmd_checkbot(int argc, char **argv)
 	ck.argv = argv + optind;
 	ck.note_ms = ck.move_ms > 1000 ? ck.move_ms : 1000;
 	log_init("refctl", 1, 0);
+	/* the bot finds here what it will find under refd */
+	if (spawn_setup(mode, bot_user, why, sizeof(why)) == -1) {
+		fprintf(stderr, "refctl checkbot: %s\n", why);
+		return 2;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 

@@ -40,6 +40,8 @@ show_header(struct au *a)
 		fprintf(fp, "  result %s", a->result);
 	fprintf(fp, "\noptions     ");
 	au_untrusted(fp, a->options, strlen(a->options));
+	if (au_option(a, "sandbox=none"))
+		fprintf(fp, "\nsandbox     none: the bots ran unsandboxed");
 	fprintf(fp, "\nseed        %s\ncommitment  %s (the seed gives it)\n"
 	    "rng         %s\npolicy      %s, max_faults %lld\n"
 	    "clocks      move_ms %lld, bank_ms %lld, startup_ms %lld\n",
@@ -292,7 +294,8 @@ view_end(struct au *a)
 	    strcmp(a->forfeit_kind, "refused") != 0))
 		return;
 	fprintf(a->out, "%s\n", botproto_match_end_text(buf, sizeof(buf),
-	    a->result, a->bm.mpoints, a->nseats, a->seedhex, a->final,
+	    a->result, a->bm.mpoints, a->nseats, au_option(a,
+	    "seed_reveal=tournament") ? "-" : a->seedhex, a->final,
 	    a->receipt[0] != '\0' ? a->receipt : NULL));
 }
 

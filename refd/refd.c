@@ -32,6 +32,8 @@
 #include "ctl.h"
 #include "db.h"
 #include "key.h"
+#include "guard.h"
+#include "harden.h"
 #include "log.h"
 #include "match.h"
 #include "seat.h"
@@ -44,6 +46,7 @@ struct event_base	*base;
 struct db		*logdb;
 
 static struct evconnlistener *bot_listener;
+static int64_t		 unauth_warned_ms;	/* refusals logged once a second */
 static int		 shutting_down;
 
 /* Usage, on a bad command line. */
@@ -75,6 +78,9 @@ conf_read(const char *path)
 
 	if ((fp = fopen(path, "r")) == NULL)
 		fatal("%s", path);
+	/* remote bots' tokens are in it */
+	if (spawn_hide(path, 0, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	if (conf_parse(&conf, fp, path, err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	fclose(fp);
@@ -87,7 +93,7 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 {
 	struct sockaddr_in	*sin = (struct sockaddr_in *)sa;
 	char			 peer[64], addr[INET_ADDRSTRLEN];
-	int			 one = 1;
+	int			 one = 1, same, idle = 30, intvl = 10, cnt = 3;
 
 	(void)l;
 	(void)salen;
@@ -98,10 +104,27 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		close(fd);
 		return;
 	}
-	/* a move is a few bytes each way: never wait to batch them */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
 	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
+	/* strangers get a smaller share, and no address all of it */
+	if (seat_unauth(peer, &same) >= conf.max_unauth ||
+	    same >= conf.max_per_addr) {
+		if (util_now_ms() - unauth_warned_ms > 1000) {
+			log_warnx("bot listener: %s refused: %d unauthenticated "
+			    "connections from it, limit %d, %d in all", addr,
+			    same, conf.max_per_addr, conf.max_unauth);
+			unauth_warned_ms = util_now_ms();
+		}
+		close(fd);
+		return;
+	}
+	/* a move is a few bytes each way: never wait to batch them */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a peer gone without a word is found out while its seat idles */
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	if (seat_accept(fd, peer) == NULL)
 		close(fd);
 }
@@ -130,6 +153,34 @@ bot_listen(void)
 	log_info("listening for bots on %s:%d", conf.listen_host,
 	    conf.listen_port);
 	return 0;
+}
+
+/*
+ * How spawned bots run: hide from them the log, the control socket, the
+ * bot logs (and, in spawn_setup, the working directory), then check that
+ * the sandbox works.  If it does not, refd still serves remote bots, and
+ * says why each spawn is refused.
+ */
+static void
+bots_setup(void)
+{
+	char	 err[PATH_MAX + 512];
+
+	if (conf.botlog_dir[0] != '\0' && mkdir(conf.botlog_dir, 0700) == -1 &&
+	    errno != EEXIST)
+		fatal("bot log directory %s", conf.botlog_dir);
+	if ((strcmp(conf.db_path, ":memory:") != 0 &&
+	    spawn_hide(conf.db_path, 0, err, sizeof(err)) == -1) ||
+	    spawn_hide(conf.ctl_path, 0, err, sizeof(err)) == -1 ||
+	    (conf.botlog_dir[0] != '\0' &&
+	    spawn_hide(conf.botlog_dir, 1, err, sizeof(err)) == -1))
+		fatalx("%s", err);
+	if (spawn_setup(conf.sandbox_none ? SANDBOX_NONE : SANDBOX_BWRAP,
+	    conf.bot_user[0] != '\0' ? conf.bot_user : NULL, err,
+	    sizeof(err)) == -1)
+		log_warnx("spawned bots refused: %s", err);
+	else if (conf.sandbox_none)
+		log_warnx("sandbox none: spawned bots run unsandboxed");
 }
 
 /* Stop gracefully: running matches end aborted, with nothing half-written. */
@@ -219,7 +270,13 @@ main(int argc, char *argv[])
 	conf.startup_ms = 10000;
 	conf.max_conns = 4096;
 	conf.auth_ms = 10000;
+	conf.max_unauth = 256;
+	conf.max_per_addr = 32;
+	conf.ctl_idle_ms = 60000;
 	log_init("refd", 1, 0);
+	/* before anything secret is in memory */
+	if (harden_self() == -1)
+		fatal("prctl PR_SET_DUMPABLE");
 	if (bri_init() != BRI_OK)
 		fatalx("cannot initialise libsodium");
 
@@ -299,6 +356,7 @@ main(int argc, char *argv[])
 		}
 	}
 	spawn_limits(conf.bot_cpu_s, conf.bot_mem_mb);
+	bots_setup();
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);	/* no reload: a lost terminal changes nothing */
 	if ((cfg = event_config_new()) == NULL)
@@ -349,6 +407,7 @@ main(int argc, char *argv[])
 	if (db_abort_unfinished(logdb, "its end could not be logged", &n) ==
 	    -1)
 		log_warnx("%s: %s", conf.db_path, db_error(logdb));
+	guard_free();
 	db_close(logdb);
 	event_base_free(base);
 	return 0;

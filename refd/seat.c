@@ -45,6 +45,8 @@
 #include "db.h"
 #include "frame.h"
 #include "gtp.h"
+#include "guard.h"
+#include "harden.h"
 #include "log.h"
 #include "seat.h"
 #include "spawn.h"
@@ -332,6 +334,27 @@ seat_version(const struct seat *s)
 	return s->version;
 }
 
+/*
+ * Remote connections not yet authenticated, in all and from the address
+ * of peer ("address:port"), for the listener's limits.
+ */
+int
+seat_unauth(const char *peer, int *same)
+{
+	struct seat	*s;
+	size_t		 n = strcspn(peer, ":");
+	int		 all = 0;
+
+	*same = 0;
+	TAILQ_FOREACH(s, &seats, entry)
+		if (s->state == SEAT_AUTH) {
+			all++;
+			if (strncmp(s->peer, peer, n) == 0 && s->peer[n] == ':')
+				(*same)++;
+		}
+	return all;
+}
+
 /* Connections alive now (for status and limits). */
 int
 seat_count(void)
@@ -448,9 +471,8 @@ seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 	s->pid = pid;
 	s->errfd = errfd;
 	snprintf(s->peer, sizeof(s->peer), "pid %ld", (long)pid);
-	if (logpath != NULL)
-		s->logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND |
-		    O_CLOEXEC, 0600);
+	if (logpath != NULL && (s->logfd = harden_botlog_open(logpath)) == -1)
+		log_warn("bot log %s", logpath);
 	s->errev = event_new(base, errfd, EV_READ | EV_PERSIST, seat_stderr,
 	    s);
 	if (s->errev != NULL)
@@ -890,15 +912,20 @@ static void
 seat_auth_refuse(struct seat *s, const char *who)
 {
 	struct timeval	 tv = { 0, AUTH_FAIL_MS * 1000 };
-	char		 name[160];
-	int		 throttled;
+	char		 name[160], peer[96];
+	int		 throttled, more;
 
 	throttled = seat_auth_throttled(s->peer, who, 1);
+	throttled |= guard_name(who, 1);
 	util_printable(name, sizeof(name), who, strlen(who));
-	log_warnx("remote bot %s (%s): authentication failed%s", s->peer,
-	    name, throttled ? ", address throttled" : "");
-	db_bot_event(logdb, 0, -1, name, throttled ? "auth-throttled" :
-	    "auth-failed", s->peer);
+	if (guard_log(&more)) {		/* a flood cannot fill the log */
+		snprintf(peer, sizeof(peer), more ? "%s (+%d not logged)" :
+		    "%s", s->peer, more);
+		log_warnx("remote bot %s (%s): authentication failed%s", peer,
+		    name, throttled ? ", throttled" : "");
+		db_bot_event(logdb, 0, -1, name, throttled ? "auth-throttled" :
+		    "auth-failed", peer);
+	}
 	s->broken = 1;
 	s->auth_refused = 1;
 	bufferevent_disable(s->bev, EV_READ);
@@ -921,7 +948,8 @@ seat_auth(struct seat *s, char *line)
 		seat_auth_refuse(s, c.argc >= 1 ? c.argv[0] : "");
 		return;
 	}
-	if (seat_auth_throttled(s->peer, c.argv[0], 0)) {
+	if (seat_auth_throttled(s->peer, c.argv[0], 0) ||
+	    guard_name(c.argv[0], 0)) {
 		/* even the right token waits out the throttle */
 		seat_auth_refuse(s, c.argv[0]);
 		return;

@@ -55,6 +55,7 @@ const char	*seat_version(const struct seat *);
 
 void		 seat_reap(pid_t, int);
 int		 seat_count(void);
+int		 seat_unauth(const char *, int *);
 void		 seat_shutdown_all(void);
 void		 seat_flush_soon(void);
 

@@ -7,8 +7,14 @@
 
 #include <sys/types.h>
 
+#include "sandbox.h"
+
 pid_t	spawn_bot(char **, int *, int *, char *, size_t);
 void	spawn_signal(pid_t, int);
 void	spawn_limits(int, int);
+int	spawn_hide(const char *, int, char *, size_t);
+int	spawn_setup(enum sandbox_mode, const char *, char *, size_t);
+enum sandbox_mode spawn_mode(void);
+const char *spawn_cannot_run(const char *, char *, size_t);
 
 #endif

@@ -147,6 +147,13 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 			return -1;
 		}
 		d->duplicate = strcmp(argv[1], "yes") == 0;
+	} else if (strcmp(argv[0], "trust_remote") == 0) {
+		ARITY(2);
+		if (strcmp(argv[1], "yes") != 0 && strcmp(argv[1], "no") != 0) {
+			snprintf(err, errlen, "trust_remote: yes or no");
+			return -1;
+		}
+		d->trust_remote = strcmp(argv[1], "yes") == 0;
 	} else if (strcmp(argv[0], "bots") == 0) {
 		if (argc < 2) {
 			snprintf(err, errlen, "bots takes one or more names");

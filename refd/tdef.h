@@ -22,6 +22,7 @@ struct tdef {
 	struct bri_options opt;		/* variant and match options */
 	enum tdef_format format;
 	int		 duplicate;	/* every seat permutation per seed */
+	int		 trust_remote;	/* duplicate deals with remote bots */
 	int		 nbots;		/* participants; gauntlet: [0] is
 					   the candidate, the rest the pool */
 	char		 bots[TDEF_MAXBOTS][TDEF_NAMELEN + 1];

@@ -7,6 +7,15 @@
  * Nothing else is kept, so after a crash the tournament resumes from the
  * log alone: done slots stay done, interrupted ones are played again
  * from their seeds.
+ *
+ * A seed is worth nothing once a bot knows it, so a tournament's bots
+ * never hear one: their match_end says "-", the master seed is only
+ * committed (its hash logged and shown) until the tournament ends, and
+ * matches that share a seed (a duplicate set's arrangements) never run
+ * at once with a bot in common.  Bots that could carry what they saw
+ * from one arrangement to the next (remote ones, spawned ones with a
+ * directory of their own) play duplicate deals only if the definition
+ * says they are trusted.
  */
 #include "config.h"
 
@@ -27,6 +36,7 @@
 #include "gtp.h"
 #include "log.h"
 #include "match.h"
+#include "sandbox.h"
 #include "tourney.h"
 #include "tstand.h"
 #include "util.h"
@@ -49,6 +59,7 @@ struct tourney {
 	int		 done_here;	/* slots finished since this refd started */
 	int64_t		 started_ms;	/* when this refd took it up */
 	int		 over;		/* done or stopped */
+	char		 commit[2 * BRI_COMMITLEN + 1]; /* of the master seed */
 	char		 state_name[16];
 	char		 reason[256];
 };
@@ -99,6 +110,45 @@ tourney_bots(const struct tdef *d, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Duplicate deals: every arrangement of a table plays one seed, so a bot
+ * that remembers one arrangement knows the next one's cards.  A spawned
+ * bot forgets (a fresh sandbox each match) unless it has a directory of
+ * its own; a remote bot is out of refd's reach.  Either is refused
+ * unless the definition trusts them.
+ */
+static int
+tourney_trust(const struct tdef *d, char *err, size_t errlen)
+{
+	struct sandbox_opts	 o;
+	struct bot		*b;
+	char			 why[128];
+	int			 i;
+
+	if (!d->duplicate || d->trust_remote)
+		return 0;
+	for (i = 0; i < d->nbots; i++) {
+		if ((b = bots_find(d->bots[i])) == NULL)
+			continue;
+		if (b->kind == BOT_REMOTE) {
+			snprintf(err, errlen, "line %d: duplicate deals with "
+			    "remote bot %s, which refd cannot stop from "
+			    "remembering them: say \"trust_remote yes\" if it "
+			    "is trusted", d->botline[i], b->name);
+			return -1;
+		}
+		if (sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == 0 &&
+		    o.dir != NULL) {
+			snprintf(err, errlen, "line %d: duplicate deals with "
+			    "bot %s, which keeps a directory (--dir) from match "
+			    "to match: say \"trust_remote yes\" if it is "
+			    "trusted", d->botline[i], b->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Take a parsed definition up: schedule it and mark what the log has. */
 static struct tourney *
 tourney_new(int64_t id, struct tdef *d, char *err, size_t errlen)
@@ -113,6 +163,12 @@ tourney_new(int64_t id, struct tdef *d, char *err, size_t errlen)
 	}
 	t->id = id;
 	t->def = *d;
+	{
+		uint8_t	 c[BRI_COMMITLEN];
+
+		bri_seed_commit(&d->seed, c);
+		util_hex(c, sizeof(c), t->commit);
+	}
 	if (tdef_schedule(d, &t->slots, &t->nslots, err, errlen) == -1) {
 		free(t);
 		return NULL;
@@ -151,6 +207,8 @@ tourney_new(int64_t id, struct tdef *d, char *err, size_t errlen)
 static void
 tourney_end(struct tourney *t, const char *state, const char *reason)
 {
+	char	 seed[BRI_SEED_STRLEN];
+
 	if (t->over)
 		return;
 	t->over = 1;
@@ -160,6 +218,8 @@ tourney_end(struct tourney *t, const char *state, const char *reason)
 		log_warnx("tournament %lld: state not logged: %s",
 		    (long long)t->id, db_error(logdb));
 	log_info("tournament %lld: %s (%s)", (long long)t->id, state, reason);
+	log_info("tournament %lld: master seed %s revealed (commitment %s)",
+	    (long long)t->id, bri_seed_format(&t->def.seed, seed), t->commit);
 	if (end_cb != NULL)
 		end_cb(t->id, t->state_name, t->reason);
 }
@@ -256,6 +316,35 @@ tourney_match_done(struct match *m)
 		tourney_end(t, "stopped", "out of memory");
 }
 
+/*
+ * Would slot j share a seed and a bot with a running match?  Then one
+ * bot would play the same cards in two seats at once, and could tell
+ * itself the hands.
+ */
+static int
+tourney_clash(const struct tourney *t, int j)
+{
+	const struct tslot	*a = &t->slots[j], *b;
+	const struct match	*m;
+	int			 k, x, y, n = bri_variant_seats(t->def.opt.variant);
+
+	/* the running ones are few: at most the concurrency */
+	TAILQ_FOREACH(m, &matches, entry) {
+		k = m->conf.slot;
+		if (m->conf.tournament != t->id || k < 0 || k >= t->nslots ||
+		    t->state[k] != SLOT_RUNNING)
+			continue;
+		b = &t->slots[k];
+		if (memcmp(&a->seed, &b->seed, sizeof(a->seed)) != 0)
+			continue;
+		for (x = 0; x < n; x++)
+			for (y = 0; y < n; y++)
+				if (a->bot[x] == b->bot[y])
+					return 1;
+	}
+	return 0;
+}
+
 /* Start matches until the concurrency is reached or nothing is left. */
 static void
 tourney_fill(struct tourney *t)
@@ -264,15 +353,18 @@ tourney_fill(struct tourney *t)
 	struct tslot	*sl;
 	struct match	*m;
 	char		 err[256], why[400];
-	int		 i;
+	int		 i, j;
 
 	while (!t->over && !refd_stopping() &&
 	    t->nrunning < t->def.concurrency) {
 		while (t->next < t->nslots && t->state[t->next] != SLOT_TODO)
 			t->next++;
-		if (t->next == t->nslots)
-			return;
-		sl = &t->slots[t->next];
+		for (j = t->next; j < t->nslots; j++)
+			if (t->state[j] == SLOT_TODO && !tourney_clash(t, j))
+				break;
+		if (j == t->nslots)
+			return;		/* the next match to end calls again */
+		sl = &t->slots[j];
 		memset(&mc, 0, sizeof(mc));
 		mc.opt = t->def.opt;
 		mc.seed = sl->seed;
@@ -290,14 +382,14 @@ tourney_fill(struct tourney *t)
 		    t->def.policy;
 		mc.max_faults = t->def.max_faults > 0 ? t->def.max_faults : 3;
 		mc.tournament = t->id;
-		mc.slot = t->next;
-		t->state[t->next] = SLOT_RUNNING;
+		mc.slot = j;
+		t->state[j] = SLOT_RUNNING;
 		t->nrunning++;
 		if ((m = match_start(&mc, err, sizeof(err))) == NULL) {
-			t->state[t->next] = SLOT_TODO;
+			t->state[j] = SLOT_TODO;
 			t->nrunning--;
 			snprintf(why, sizeof(why), "cannot start slot %d: %s",
-			    t->next, err);
+			    j, err);
 			tourney_end(t, "stopped", why);
 			return;
 		}
@@ -370,6 +462,10 @@ tourney_start(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s:%s", path, why);
 		goto fail;
 	}
+	if (tourney_trust(&d, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s:%s", path, why);
+		goto fail;
+	}
 	if (!d.have_seed && bri_seed_new(&d.seed) != BRI_OK) {
 		snprintf(err, errlen, "no entropy for a seed");
 		goto fail;
@@ -388,8 +484,8 @@ tourney_start(const char *path, char *err, size_t errlen)
 		tdef_free(&d);
 		return -1;
 	}
-	log_info("tournament %lld: %s, %d matches", (long long)id, d.name,
-	    t->nslots);
+	log_info("tournament %lld: %s, %d matches, master seed commitment "
+	    "%s", (long long)id, d.name, t->nslots, t->commit);
 	tourney_fill(t);
 	return id;
 fail:
@@ -540,6 +636,7 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 	struct tstand	 ts;
 	struct st_table	*tab;
 	struct match	*m;
+	char		 seed[BRI_SEED_STRLEN];
 	int64_t		 el, eta = -1;
 
 	if (t == NULL) {
@@ -560,6 +657,9 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 			    (long long)m->id, m->conf.slot, m->bm.ndeals);
 	if (t->reason[0])
 		fprintf(f, "reason %s\n", t->reason);
+	fprintf(f, "commitment %s\n", t->commit);
+	if (t->over)
+		fprintf(f, "seed %s\n", bri_seed_format(&t->def.seed, seed));
 	if (tstand_load(db_handle(logdb), id, &t->def, &ts, err, errlen) == -1)
 		return -1;
 	if ((tab = malloc(sizeof(*tab))) == NULL) {

@@ -396,7 +396,10 @@ def main():
     passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="refd-adv.")
     conf = os.path.join(tmp, "refd.conf")
-    open(conf, "w").write("auth_ms 500\nmax_connections 1500\n")
+    # 1,000 strangers from one address are held (the per-address and
+    # unauthenticated caps have their own case in tests/cheat.py)
+    open(conf, "w").write("auth_ms 500\nmax_connections 1500\n"
+                          "max_unauthenticated 1500\nmax_per_address 1500\n")
     r = harness.Refd(tmp, move_ms=1000, extra=["-f", conf])
     def lag():
         us = re.search(r"loop_lag_max_us (\d+)", r.must("status")).group(1)

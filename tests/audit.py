@@ -102,13 +102,14 @@ class Log:
             self.mid[name] = r.start(variant, seats, *opts)
         time.sleep(0.3)
         r.must("match_stop", str(self.mid["stopped"]))
+        rec, opt = r.recorder()
         for variant, n in harness.SEATS.items():
             paths = []
             names = []
             for i in range(n):
                 name = "rec-%s-%d" % (variant, i)
-                paths.append(os.path.join(self.tmp, name + ".txt"))
-                r.add(name, EVIL + ["record", paths[-1]])
+                paths.append(os.path.join(rec, name + ".txt"))
+                r.add(name, opt + EVIL + ["record", paths[-1]])
                 names.append(name)
             self.rec[variant] = (r.start(variant, names), paths)
         results = {}
@@ -119,11 +120,11 @@ class Log:
             for p in paths:
                 wait_file(p, " match_end ")
         # two example bots that keep their transcripts and receipts
-        self.rcpt = [os.path.join(self.tmp, "rcpt%d.txt" % i) for i in (0, 1)]
-        r.add("rrec0", [os.path.join(BUILD, "bots", "randbot"), "-s", "20",
-                        "-r", self.rcpt[0]])
-        r.add("rrec1", [PY, os.path.join(SRC, "bots", "randbot.py"), "21",
-                        "-r", self.rcpt[1]])
+        self.rcpt = [os.path.join(rec, "rcpt%d.txt" % i) for i in (0, 1)]
+        r.add("rrec0", opt + [os.path.join(BUILD, "bots", "randbot"), "-s",
+                              "20", "-r", self.rcpt[0]])
+        r.add("rrec1", opt + [PY, os.path.join(SRC, "bots", "randbot.py"),
+                              "21", "-r", self.rcpt[1]])
         self.mid["receipt"] = r.start("classic2", ["rrec0", "rrec1"])
         r.wait(self.mid["receipt"])
         for p in self.rcpt:

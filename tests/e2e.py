@@ -10,18 +10,16 @@ Prints "N passed, M failed"; exits 1 if anything failed.
 Environment: top_builddir, top_srcdir (default: the current directory).
 """
 import os
-import random
 import re
 import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-from harness import (EVIL, REFCTL, SEATS, SRC, Refd, check_transcript,
-                     example_bots, finish, run_tests)
+from harness import (EVIL, REFCTL, SEATS, SRC, Refd, RemoteBot,
+                     check_transcript, example_bots, finish, run_tests)
 
 
 def check_log(r, mid):
@@ -94,58 +92,6 @@ def test_variants_every_bot(r):
         assert not result.startswith(("forfeit", "aborted")), \
             "%s %s: %s %s" % (variant, seats, result, reason)
         assert check_log(r, mid) == result
-
-
-class RemoteBot(threading.Thread):
-    """A random bot that plays over TCP, as a remote program would."""
-
-    def __init__(self, port, name, token, mode="good"):
-        super().__init__(daemon=True)
-        self.port, self.name, self.token, self.mode = port, name, token, mode
-        self.auth = None
-        self.error = None
-        self.rng = random.Random(name)
-
-    def run(self):
-        try:
-            self.play()
-        except OSError as e:
-            self.error = e
-
-    def play(self):
-        s = socket.create_connection(("127.0.0.1", self.port))
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        f = s.makefile("rwb")
-        f.write(("auth %s %s\n" % (self.name, self.token)).encode())
-        f.flush()
-        self.auth = f.readline().decode().strip()
-        f.readline()
-        if not self.auth.startswith("="):
-            s.close()
-            return
-        if self.mode == "silent":
-            time.sleep(30)
-            return
-        for raw in f:
-            words = raw.decode().split()
-            if not words:
-                continue
-            ident, cmd = words[0], words[1]
-            if cmd == "genplay":
-                if self.mode == "vanish":
-                    s.shutdown(socket.SHUT_RDWR)
-                    s.close()
-                    return
-                text = " " + self.rng.choice(words[3:])
-            elif cmd == "name":
-                text = " " + self.name
-            else:
-                text = ""
-            f.write(("=%s%s\n\n" % (ident, text)).encode())
-            f.flush()
-            if cmd in ("quit", "match_end"):
-                break
-        s.close()
 
 
 def test_tcp_matches(r):
@@ -267,18 +213,19 @@ def test_fallback_policy(r):
 def test_information(r):
     """A recording bot never sees a card of another seat before it is
     played; in classic4 the partner's hand shows when the stock empties."""
+    rec, opt = r.recorder()
     for variant, n in SEATS.items():
         names = []
         for i in range(n):
             name = "rec-%s-%d" % (variant, i)
-            path = os.path.join(r.tmp, name + ".txt")
-            r.add(name, EVIL + ["record", path])
+            path = os.path.join(rec, name + ".txt")
+            r.add(name, opt + EVIL + ["record", path])
             names.append(name)
         mid = r.start(variant, names)
         result, _ = r.wait(mid)
         assert result.startswith(("seat", "team", "draw")), result
         for i, name in enumerate(names):
-            path = os.path.join(r.tmp, name + ".txt")
+            path = os.path.join(rec, name + ".txt")
             # the bot may still be reading its last lines
             for _ in range(250):
                 if " match_end " in open(path).read():
@@ -469,8 +416,9 @@ def bot_processes(r):
 
 def test_bot_transcript(r):
     """What a seat receives, line by line, is tests/bot-classic2.tst."""
-    path = os.path.join(r.tmp, "golden.txt")
-    r.add("gold0", EVIL + ["record", path])
+    rec, opt = r.recorder()
+    path = os.path.join(rec, "golden.txt")
+    r.add("gold0", opt + EVIL + ["record", path])
     r.add("gold1", EVIL + ["good"])
     mid = r.start("classic2", ["gold0", "gold1"], "deals_to_win=1",
                   "seed=" + "5e" * 32, "move_ms=5000")
@@ -514,7 +462,8 @@ def test_bot_hygiene(r):
     assert not bot_processes(r), bot_processes(r)
     out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True,
                          text=True).stdout
-    assert "evilbot.py forkhold" not in out, "the forked child survived"
+    # this checkout's evilbot: others may be running their tests
+    assert EVIL[1] + " forkhold" not in out, "the forked child survived"
     assert len(os.listdir("/proc/%d/fd" % r.proc.pid)) <= fds, \
         "refd holds more descriptors than before"
 

@@ -7,11 +7,13 @@ information checker for a seat's transcript, and the runner that prints
 Environment: top_builddir, top_srcdir (default: the current directory).
 """
 import os
+import random
 import shutil
 import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -19,7 +21,9 @@ BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
 REFD = os.path.join(BUILD, "refd", "refd")
 REFCTL = os.path.join(BUILD, "refd", "refctl")
-PY = sys.executable or "python3"
+# bots run as an unprivileged user: an interpreter it can reach
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else \
+    (sys.executable or "python3")
 EVIL = [PY, os.path.join(SRC, "tests", "evilbot.py")]
 SEATS = {"joker3": 3, "classic2": 2, "classic3": 3, "classic4": 4}
 CARDS = set(str(r) + s for r in range(1, 11) for s in "CDBS")
@@ -43,7 +47,7 @@ def example_bots():
 class Refd:
     """A refd on loopback in its own directory."""
 
-    def __init__(self, tmp, move_ms=1500, extra=()):
+    def __init__(self, tmp, move_ms=1500, extra=(), preexec_fn=None):
         self.tmp = tmp
         self.db = os.path.join(tmp, "log.db")
         self.sock = os.path.join(tmp, "ctl.sock")
@@ -57,7 +61,8 @@ class Refd:
         self.proc = subprocess.Popen(
             [REFD, "-D", self.db, "-c", self.sock, "-L", tmp, "-v",
              "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms)] +
-            list(extra), stderr=self.err, stdin=subprocess.DEVNULL)
+            list(extra), stderr=self.err, stdin=subprocess.DEVNULL,
+            preexec_fn=preexec_fn)
         # a stale socket of a killed refd may still be there: wait until
         # this one answers
         for _ in range(250):
@@ -93,6 +98,16 @@ class Refd:
         assert ok, "%s: %s" % (" ".join(words), text)
         return text
 
+    def recorder(self):
+        """The directory recording bots write to, and the bot option that
+        shows it to them: the sandbox shows a bot nothing of refd's
+        directory, where its bot logs are.  Bots run as an unprivileged
+        user, hence the mode.  finish() removes it with tmp."""
+        rec = self.tmp.rstrip("/") + ".rec"
+        os.makedirs(rec, exist_ok=True)
+        os.chmod(rec, 0o777)
+        return rec, ["--dir=" + rec]
+
     def add(self, name, argv):
         self.must("bot_add", name, "spawn", *argv)
 
@@ -122,6 +137,58 @@ class Refd:
                 self.proc.wait()
         self.err.close()
         return self.proc.returncode
+
+
+class RemoteBot(threading.Thread):
+    """A random bot that plays over TCP, as a remote program would."""
+
+    def __init__(self, port, name, token, mode="good"):
+        super().__init__(daemon=True)
+        self.port, self.name, self.token, self.mode = port, name, token, mode
+        self.auth = None
+        self.error = None
+        self.rng = random.Random(name)
+
+    def run(self):
+        try:
+            self.play()
+        except OSError as e:
+            self.error = e
+
+    def play(self):
+        s = socket.create_connection(("127.0.0.1", self.port))
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        f = s.makefile("rwb")
+        f.write(("auth %s %s\n" % (self.name, self.token)).encode())
+        f.flush()
+        self.auth = f.readline().decode().strip()
+        f.readline()
+        if not self.auth.startswith("="):
+            s.close()
+            return
+        if self.mode == "silent":
+            time.sleep(30)
+            return
+        for raw in f:
+            words = raw.decode().split()
+            if not words:
+                continue
+            ident, cmd = words[0], words[1]
+            if cmd == "genplay":
+                if self.mode == "vanish":
+                    s.shutdown(socket.SHUT_RDWR)
+                    s.close()
+                    return
+                text = " " + self.rng.choice(words[3:])
+            elif cmd == "name":
+                text = " " + self.name
+            else:
+                text = ""
+            f.write(("=%s%s\n\n" % (ident, text)).encode())
+            f.flush()
+            if cmd in ("quit", "match_end"):
+                break
+        s.close()
 
 
 def check_transcript(path, variant, seat):
@@ -186,6 +253,7 @@ def finish(passed, failed, tmp):
     print("%d passed, %d failed" % (passed, failed))
     if failed == 0:
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp.rstrip("/") + ".rec", ignore_errors=True)
     else:
         print("# kept " + tmp)
     sys.exit(1 if failed else 0)

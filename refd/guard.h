@@ -1,0 +1,12 @@
+/*
+ * guard.h: limits on token guessing that no flood can push aside
+ * (guard.c).
+ */
+#ifndef REFD_GUARD_H
+#define REFD_GUARD_H
+
+int	guard_name(const char *, int);
+int	guard_log(int *);
+void	guard_free(void);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * sandbox.h: the bubblewrap command line every spawned bot runs under,
+ * shared by refd and by refctl checkbot.  Building it touches nothing:
+ * the caller says which words name files (a callback), so that the
+ * whole command line can be checked by a unit test.
+ */
+#ifndef REFD_SANDBOX_H
+#define REFD_SANDBOX_H
+
+#include <stddef.h>
+
+#define SANDBOX_MAXENV		8	/* --env= options of one bot */
+#define SANDBOX_MAXHIDE		8	/* directories hidden from bots */
+#define SANDBOX_MAXARGV		192	/* words of the whole command */
+#define SANDBOX_BUFLEN		32768	/* bytes of them */
+#define SANDBOX_HOME		"/home/bot"
+#define SANDBOX_TMP_MB		64	/* size of a bot's /tmp and HOME */
+#define SANDBOX_NPROC		64	/* processes of one bot */
+
+enum sandbox_mode { SANDBOX_BWRAP, SANDBOX_NONE };
+
+/* A bot's own options, the words before its command (refd.conf(5)). */
+struct sandbox_opts {
+	int		 net;		/* --net: keep the host's network */
+	int		 nenv;
+	const char	*env[SANDBOX_MAXENV];	/* --env=NAME: passed in */
+	const char	*dir;		/* --dir=PATH: kept across matches */
+	char	* const	*cmd;		/* the command itself */
+};
+
+/* Daemon-wide: what every bot is kept from. */
+struct sandbox_conf {
+	enum sandbox_mode mode;
+	char		 bwrap[256];	/* the bwrap program */
+	char		 cwd[4096];	/* the spawner's directory */
+	int		 nhide;
+	char		 hide[SANDBOX_MAXHIDE][4096];	/* absolute, real */
+	int		 whole[SANDBOX_MAXHIDE];	/* all of it secret */
+	int		 nsecret;
+	char		 secret[SANDBOX_MAXHIDE * 4][4096]; /* never bound */
+	int		 nproc;		/* process limit, 0: none */
+	int		 tmp_mb;	/* size of /tmp and HOME */
+};
+
+/* A command line built: argv and envp point into buf. */
+struct sandbox_cmd {
+	char		*argv[SANDBOX_MAXARGV];
+	char		*envp[SANDBOX_MAXENV + 4];
+	char		 buf[SANDBOX_BUFLEN];
+	size_t		 used;
+};
+
+/* Does word name a file?  Then its real absolute path goes in out. */
+typedef int	(*sandbox_resolve)(const char *, char *, size_t, void *);
+/* The value of an environment variable of the spawner, or NULL. */
+typedef const char *(*sandbox_getenv)(const char *, void *);
+
+int	 sandbox_opts_parse(char * const *, struct sandbox_opts *, char *,
+	    size_t);
+int	 sandbox_hide(struct sandbox_conf *, const char *, int, char *,
+	    size_t);
+int	 sandbox_secret(struct sandbox_conf *, const char *, char *, size_t);
+int	 sandbox_build(const struct sandbox_conf *, const struct sandbox_opts *,
+	    sandbox_resolve, sandbox_getenv, void *, struct sandbox_cmd *,
+	    char *, size_t);
+const char *sandbox_mode_name(enum sandbox_mode);
+
+#endif

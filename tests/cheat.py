@@ -1,0 +1,727 @@
+#!/usr/bin/env python3
+"""cheat.py: bots that try to cheat, against a real refd, sandbox on.
+
+Each case adds a tests/cheatbot.py that tries one class of attack for
+real at the start of its match, while healthy matches run beside it.
+The bot reports every attempt on stderr, which refd copies to its bot
+log; the case asserts that the bot tried, that it reached nothing, and
+that every healthy match beside it finished with no fault.  refd is
+started with a config file that holds a remote bot's token, and with a
+secret in its environment, so that both are there to be stolen.  Then:
+"sandbox none" is written in the match's header and said by audit and
+show, and as root, refd refuses to run bots as root.
+Prints "N passed, M failed".
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+CHEAT = [harness.PY, os.path.join(harness.SRC, "tests", "cheatbot.py")]
+REFCTL = harness.REFCTL
+TOKEN = "cheat-token-0123456789"
+SECRET = "refd-environment-secret-42"
+
+
+def bot_log(r, mid, seat, name):
+    """The bot log of a cheat bot, once it says it is done."""
+    path = os.path.join(r.tmp, "match%d-seat%d-%s.log" % (mid, seat, name))
+    text = ""
+    for _ in range(250):
+        try:
+            text = open(path).read()
+        except OSError:
+            text = ""
+        if " done\n" in text:
+            break
+        time.sleep(0.02)
+    return text
+
+
+def check_blocked(text, attack):
+    """The bot tried, reached nothing, and finished its attempts."""
+    lines = text.splitlines()
+    assert any(l.startswith("cheat %s tried " % attack) for l in lines), \
+        "the %s attack was not tried: %r" % (attack, text[:300])
+    assert "cheat %s done" % attack in lines, text[-300:]
+    reached = [l for l in lines if " REACHED " in l]
+    assert not reached, reached
+    errors = [l for l in lines if l.startswith("cheat %s error" % attack)]
+    assert not errors, errors
+
+
+def healthy(r):
+    for name in ("ok0", "ok1", "ok2"):
+        r.ctl("bot_add", name, "spawn", *harness.EVIL, "good")
+
+
+def beside(r, name, argv, healthy_matches=2):
+    """Play cheat bot name (argv) in seat 0 against ok0 while healthy
+    matches ok1 v ok2 run; returns its bot log once it is done."""
+    healthy(r)
+    r.add(name, argv)
+    mid = r.start("classic2", [name, "ok0"], "deals_to_win=1")
+    others = [r.start("classic2", ["ok1", "ok2"], "deals_to_win=1")
+              for _ in range(healthy_matches)]
+    for m in others:
+        result, reason = r.wait(m)
+        assert result.startswith(("seat", "draw")), (m, result, reason)
+        faults = r.query("SELECT kind FROM faults WHERE match_id = ?", m)
+        assert not faults, (m, faults)
+    r.wait(mid)
+    return mid, bot_log(r, mid, 0, name)
+
+
+def alive(r):
+    """refd answers and is not stopped."""
+    state = open("/proc/%d/stat" % r.proc.pid).read().rsplit(")", 1)[1]
+    assert state.split()[0] != "T", "refd is stopped"
+    assert r.must("status")
+
+
+def test_read_log_and_config(r, conf):
+    """The log, its journals, the config file and the bot logs, even
+    when the bot's own command names them."""
+    targets = [r.db, r.db + "-wal", conf, r.sock,
+               os.path.join(r.tmp, "refd.err"),
+               os.path.join(r.tmp, "match1-seat0-ok1.log")]
+    mid, text = beside(r, "ch-files", CHEAT + ["files"] + targets)
+    check_blocked(text, "files")
+    assert TOKEN not in text
+
+
+def test_procs_memory_fds(r, conf):
+    """refd's memory, descriptors and environment, and other bots'
+    pipes, through /proc."""
+    mid, text = beside(r, "ch-procs", CHEAT + ["procs", str(r.proc.pid)])
+    check_blocked(text, "procs")
+    mid, text = beside(r, "ch-fds", CHEAT + ["fds"])
+    check_blocked(text, "fds")
+    mid, text = beside(r, "ch-env", CHEAT + ["env"])
+    check_blocked(text, "env")
+    assert SECRET not in text
+
+
+def test_control_socket(r, conf):
+    """The control socket: neither reached nor able to shut refd down."""
+    mid, text = beside(r, "ch-sock", CHEAT + ["socket", r.sock])
+    check_blocked(text, "socket")
+    alive(r)
+
+
+def test_signals(r, conf):
+    """SIGSTOP to refd, to its group and to every process the bot may
+    signal: refd and the healthy matches go on."""
+    mid, text = beside(r, "ch-sig", CHEAT + ["signals", str(r.proc.pid)],
+                       healthy_matches=3)
+    check_blocked(text, "signals")
+    alive(r)
+
+
+def test_setsid_escape(r, conf):
+    """setsid and a double fork: nothing outlives the match."""
+    mark = "cheat-escape-%d" % os.getpid()
+    mid, text = beside(r, "ch-esc", CHEAT + ["escape", mark])
+    check_blocked(text, "escape")
+    for _ in range(100):
+        left = [p for p in os.listdir("/proc") if p.isdigit() and
+                mark.encode() in read_cmdline(p)]
+        if not left:
+            break
+        time.sleep(0.05)
+    assert not left, "processes outlived the match: %s" % left
+
+
+def read_cmdline(pid):
+    try:
+        with open("/proc/%s/cmdline" % pid, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def test_fork_bomb(r, conf):
+    """A fork bomb meets its own process limit; refd and the healthy
+    matches beside it do not notice."""
+    mid, text = beside(r, "ch-bomb", CHEAT + ["forkbomb", "5000"],
+                       healthy_matches=3)
+    check_blocked(text, "forkbomb")
+    forked = [int(l.split()[-1]) for l in text.splitlines()
+              if l.startswith("cheat forkbomb forked ")]
+    assert forked and 0 < forked[0] < 100, forked
+    alive(r)
+
+
+def test_remember(r, conf):
+    """Nothing written in one match is there in the next."""
+    mid, text = beside(r, "ch-mem", CHEAT + ["remember", str(os.getpid())])
+    check_blocked(text, "remember")
+    assert "cheat remember wrote /tmp/" in text, text   # it could write
+    mid2 = r.start("classic2", ["ch-mem", "ok0"], "deals_to_win=1")
+    r.wait(mid2)
+    check_blocked(bot_log(r, mid2, 0, "ch-mem"), "remember")
+
+
+def test_bots_not_root(r, conf):
+    """As root, bots run as an unprivileged user."""
+    if os.geteuid() != 0:
+        return
+    mid, text = beside(r, "ch-uid", CHEAT + ["env"])
+    uids = [l for l in text.splitlines() if l.startswith("cheat env uid ")]
+    assert uids and uids[0] != "cheat env uid 0", uids
+
+
+def test_sandbox_none_recorded(r, conf):
+    """sandbox none: said in the header, by audit and by show."""
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-none.")
+    c = os.path.join(tmp, "refd.conf")
+    with open(c, "w") as f:
+        f.write("sandbox none\n")
+    r2 = harness.Refd(tmp, extra=["-f", c])
+    try:
+        r2.add("n0", harness.EVIL + ["good"])
+        r2.add("n1", harness.EVIL + ["good"])
+        mid = r2.start("classic2", ["n0", "n1"], "deals_to_win=1")
+        result, _ = r2.wait(mid)
+        assert result.startswith(("seat", "draw")), result
+        (opts,), = r2.query("SELECT options FROM matches WHERE id = ?",
+                            mid)
+        assert opts.endswith(" sandbox=none"), opts
+    finally:
+        r2.stop()
+    out = subprocess.run([REFCTL, "audit", "--db", r2.db, str(mid)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "match %d ran unsandboxed" % mid in out.stdout, out.stdout
+    out = subprocess.run([REFCTL, "show", "--db", r2.db, str(mid)],
+                         capture_output=True, text=True)
+    assert "sandbox     none: the bots ran unsandboxed" in out.stdout, \
+        out.stdout[:500]
+    # and a sandboxed match says nothing of the kind
+    out = subprocess.run([REFCTL, "audit", "--db", r.db, "1"],
+                         capture_output=True, text=True)
+    assert "unsandboxed" not in out.stdout, out.stdout
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_no_bwrap_refused(r, conf):
+    """Where bwrap cannot be run, no bot is spawned, and refd says why."""
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-nobwrap.")
+    path = os.environ["PATH"]
+    os.environ["PATH"] = "/nonexistent"     # no bwrap to be found
+    try:
+        r2 = harness.Refd(tmp)
+    finally:
+        os.environ["PATH"] = path
+    try:
+        r2.add("n0", harness.EVIL + ["good"])
+        r2.add("n1", harness.EVIL + ["good"])
+        mid = r2.start("classic2", ["n0", "n1"])
+        result, reason = r2.wait(mid)
+        assert result == "aborted" and "sandbox" in reason and \
+            "sandbox none" in reason, (result, reason)
+    finally:
+        r2.stop()
+    err = open(os.path.join(tmp, "refd.err")).read()
+    assert "spawned bots refused" in err, err[-300:]
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_refuse_root(r, conf):
+    """Told to run bots as root, refd refuses to spawn them."""
+    if os.geteuid() != 0:
+        return
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-root.")
+    c = os.path.join(tmp, "refd.conf")
+    with open(c, "w") as f:
+        f.write("bot_user root\n")
+    r2 = harness.Refd(tmp, extra=["-f", c])
+    try:
+        r2.add("n0", harness.EVIL + ["good"])
+        r2.add("n1", harness.EVIL + ["good"])
+        mid = r2.start("classic2", ["n0", "n1"])
+        result, reason = r2.wait(mid)
+        assert result == "aborted" and "refusing to run bots as root" in \
+            reason, (result, reason)
+    finally:
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def as_nobody(fn):
+    """Run fn() in a child as nobody; returns what it returns (a str)."""
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            out = fn()
+        except Exception as e:
+            out = "error %r" % e
+        os.write(wr, out.encode())
+        os._exit(0)
+    os.close(wr)
+    out = b""
+    while True:
+        chunk = os.read(rd, 4096)
+        if not chunk:
+            break
+        out += chunk
+    os.close(rd)
+    os.waitpid(pid, 0)
+    return out.decode()
+
+
+def test_control_peercred(r, conf):
+    """Another user who can reach the control socket is still refused."""
+    if os.geteuid() != 0:
+        return
+    # as if the socket and its directory were shared
+    mode = os.stat(r.tmp).st_mode & 0o777
+    os.chmod(r.tmp, 0o711)
+    os.chmod(r.sock, 0o666)
+
+    def talk():
+        import socket
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(5)
+        c.connect(r.sock)
+        c.sendall(b"1 status\n2 shutdown\n")
+        return "answer %r" % c.recv(100)
+    try:
+        out = as_nobody(talk)
+    finally:
+        os.chmod(r.sock, 0o600)
+        os.chmod(r.tmp, mode)
+    # closed unanswered, whether before or after its lines arrived
+    assert out == "answer b''" or "BrokenPipe" in out or \
+        "ConnectionReset" in out, out
+    alive(r)
+
+
+def test_socket_path_not_clobbered(r, conf):
+    """refd removes what is at its control path only if it is a socket."""
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-sock.")
+    victim = os.path.join(tmp, "precious")
+    with open(victim, "w") as f:
+        f.write("keep me\n")
+    p = subprocess.run([harness.REFD, "-D", os.path.join(tmp, "log.db"), "-c",
+                        victim], capture_output=True, text=True, timeout=20)
+    assert p.returncode != 0, p.stderr
+    assert open(victim).read() == "keep me\n"
+    assert "not replaced" in p.stderr, p.stderr
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_botlog_no_symlink(r, conf):
+    """A link planted where a bot log will be is not followed."""
+    healthy(r)
+    (last,), = r.query("SELECT coalesce(max(id), 0) FROM matches")
+    fd, victim = tempfile.mkstemp(prefix="refd-cheat-victim.")
+    os.close(fd)
+    link = os.path.join(r.tmp, "match%d-seat0-ok1.log" % (last + 1))
+    os.symlink(victim, link)
+    mid = r.start("classic2", ["ok1", "ok2"], "deals_to_win=1")
+    assert mid == last + 1, (mid, last)
+    result, _ = r.wait(mid)
+    assert result.startswith(("seat", "draw")), result
+    assert os.path.getsize(victim) == 0
+    assert os.path.islink(link)
+    os.unlink(victim)
+
+
+def test_log_replaced(r, conf):
+    """A log deleted or replaced under refd: no match starts on it."""
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-log.")
+    r2 = harness.Refd(tmp)
+    try:
+        r2.add("n0", harness.EVIL + ["good"])
+        r2.add("n1", harness.EVIL + ["good"])
+        mid = r2.start("classic2", ["n0", "n1"], "deals_to_win=1")
+        assert r2.wait(mid)[0].startswith(("seat", "draw"))
+        other = os.path.join(tmp, "other.db")
+        shutil.copy(r2.db, other)
+        os.rename(other, r2.db)
+        ok, text = r2.ctl("match_start", "classic2", "n0", "n1")
+        if ok:
+            result, reason = r2.wait(int(text))
+            assert result == "aborted" and "deleted or replaced" in \
+                reason, (result, reason)
+        else:
+            assert "deleted or replaced" in text, text
+    finally:
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def drop_to_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def test_ordinary_user(r, conf):
+    """refd run as an ordinary user: its bots run as that same user, and
+    only the sandbox keeps them from its log, its socket and itself."""
+    if os.geteuid() != 0:
+        return      # then the whole suite already runs so
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-user.")
+    os.chown(tmp, 65534, 65534)
+    r3 = harness.Refd(tmp, preexec_fn=drop_to_nobody)
+    try:
+        assert os.stat("/proc/%d" % r3.proc.pid).st_uid == 65534
+        for i in range(3):
+            r3.add("u%d" % i, harness.EVIL + ["good"])
+        for attack, args in (("files", [r3.db, r3.db + "-wal", r3.sock,
+                                        os.path.join(tmp, "refd.err")]),
+                             ("procs", [str(r3.proc.pid)]),
+                             ("signals", [str(r3.proc.pid)]),
+                             ("socket", [r3.sock])):
+            name = "uc-" + attack
+            r3.add(name, CHEAT + [attack] + args)
+            mid = r3.start("classic2", [name, "u0"], "deals_to_win=1")
+            other = r3.start("classic2", ["u1", "u2"], "deals_to_win=1")
+            result, reason = r3.wait(other)
+            assert result.startswith(("seat", "draw")), (result, reason)
+            r3.wait(mid)
+            check_blocked(bot_log(r3, mid, 0, name), attack)
+        assert r3.must("status")
+    finally:
+        r3.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_not_dumpable(r, conf):
+    """A refd run as an ordinary user: a process of that user cannot
+    read its memory, descriptors or environment."""
+    if os.geteuid() != 0:
+        return
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-user.")
+    os.chown(tmp, 65534, 65534)
+
+    def drop():
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+    env = dict(os.environ, REFD_CHEAT_SECRET=SECRET)
+    err = open(os.path.join(tmp, "refd.err"), "w")
+    sock = os.path.join(tmp, "ctl.sock")
+    p = subprocess.Popen([harness.REFD, "-D", os.path.join(tmp, "log.db"), "-c",
+                          sock], cwd=tmp, preexec_fn=drop, env=env,
+                         stderr=err, stdin=subprocess.DEVNULL)
+    try:
+        for _ in range(250):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.02)
+
+        def peek():
+            got = []
+            for what in ("environ", "mem", "fd/0", "maps"):
+                try:
+                    with open("/proc/%d/%s" % (p.pid, what), "rb") as f:
+                        f.read(16)
+                    got.append(what)
+                except OSError:
+                    pass
+            return " ".join(got)
+        out = as_nobody(peek)
+        assert out == "", "a same-user process read refd's %s" % out
+    finally:
+        p.terminate()
+        p.wait(10)
+        err.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def tour(r, name, text):
+    path = os.path.join(r.tmp, name + ".tour")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def test_duplicate_seed(r, conf):
+    """A duplicate tournament: no bot is told a seed, no two matches of
+    one seed run at once with a bot in common, and the master seed is
+    committed before the first match and revealed at the end."""
+    bots = "".join("bot dup%d spawn %s listen\n" % (i, " ".join(CHEAT))
+                   for i in range(3))
+    path = tour(r, "dup", bots + "name dup\nvariant classic2\nformat "
+                "roundrobin\nduplicate yes\nbots dup0 dup1 dup2\nmatches 12"
+                "\nconcurrency 4\noption deals_to_win=1\n")
+    tid = r.must("tournament_start", path)
+    status = r.must("tournament_status", tid)
+    commit = [l.split()[1] for l in status.splitlines()
+              if l.startswith("commitment ")]
+    assert commit and len(commit[0]) == 64, status
+    assert not [l for l in status.splitlines() if l.startswith("seed ")]
+    assert r.must("tournament_wait", tid, timeout=300).startswith("done")
+    status = r.must("tournament_status", tid)
+    seed = [l.split()[1] for l in status.splitlines()
+            if l.startswith("seed ")]
+    assert seed, status
+    import hashlib
+    h = hashlib.blake2b(b"refd-seed-v1" + bytes.fromhex(seed[0]),
+                        digest_size=32).hexdigest()
+    assert h == commit[0], (h, commit)
+    # committed in the log's stream before the first match started
+    err = open(os.path.join(r.tmp, "refd.err")).read()
+    at = err.index("master seed commitment " + commit[0])
+    (first,), = r.query("SELECT min(id) FROM matches WHERE tournament = ?",
+                        int(tid))
+    assert at < err.index("match %d: classic2 started" % first)
+    rows = r.query("SELECT id, seed, started, ended, options FROM matches "
+                   "WHERE tournament = ? AND state = 'done'", int(tid))
+    assert len(rows) == 12, len(rows)
+    for mid, s, start, end, opts in rows:
+        assert "seed_reveal=tournament" in opts, opts
+        for mid2, s2, start2, end2, _ in rows:
+            if mid2 != mid and s2 == s:     # every pair shares bots
+                assert end <= start2 or end2 <= start, \
+                    "matches %d and %d of one seed overlapped" % (mid, mid2)
+    seeds = {s for _, s, _, _, _ in rows}
+    assert len(seeds) == 6, len(seeds)
+    told = 0
+    for mid, _, _, _, _ in rows:
+        for seat in range(2):
+            log = [f for f in os.listdir(r.tmp)
+                   if f.startswith("match%d-seat%d-" % (mid, seat))]
+            text = open(os.path.join(r.tmp, log[0])).read()
+            ends = [l for l in text.splitlines() if " match_end " in l]
+            assert ends, text[-300:]
+            w = ends[0].split()
+            # match_end RESULT MPOINTS SEED CHAIN [receipt]
+            assert w[w.index("match_end") + 3] == "-", ends[0]
+            for s in seeds:
+                assert s not in text, "match %d seat %d was told a seed" \
+                    % (mid, seat)
+            told += 1
+    assert told == 24
+
+
+def test_duplicate_remote_refused(r, conf):
+    """Duplicate deals with a remote bot, or one that keeps a directory:
+    refused unless the definition trusts them."""
+    keep = tempfile.mkdtemp(prefix="refd-cheat-keep.")
+    base = ("bot rem0 remote token-rem0-secret\nbot dup%s spawn %s listen"
+            "\nbot keeper spawn --dir=%s %s listen\nname t\nvariant "
+            "classic2\nduplicate yes\nconcurrency 1\n" %
+            ("x", " ".join(CHEAT), keep, " ".join(CHEAT)))
+    for bots, word in (("rem0 dupx", "remote bot rem0"),
+                       ("keeper dupx", "keeps a directory")):
+        path = tour(r, "rem", base + "bots %s\n" % bots)
+        ok, text = r.ctl("tournament_start", path)
+        assert not ok and word in text and "trust_remote yes" in text, text
+    path = tour(r, "rem", base + "bots keeper dupx\ntrust_remote yes\n")
+    tid = r.must("tournament_start", path)
+    r.must("tournament_stop", tid)
+    shutil.rmtree(keep, ignore_errors=True)
+
+
+def closed_soon(s, wait=0.5):
+    """Did refd close s (EOF or reset) within wait seconds?"""
+    import socket
+    s.settimeout(wait)
+    try:
+        return s.recv(100) == b""
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def net_refd(extra_conf):
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-net.")
+    c = os.path.join(tmp, "refd.conf")
+    with open(c, "w") as f:
+        f.write(extra_conf)
+    return harness.Refd(tmp, extra=["-f", c]), tmp
+
+
+def test_net_unauthenticated_caps(r, conf):
+    """Strangers: a cap per address and a smaller cap in all; a bot with
+    its token still gets in once they are gone; keepalive is on."""
+    import socket
+    r2, tmp = net_refd("max_unauthenticated 6\nmax_per_address 3\n"
+                       "auth_ms 30000\nbot far remote far-token-123\n")
+    socks = []
+    try:
+        def conn(src):
+            s = socket.socket()
+            s.bind((src, 0))
+            s.connect(("127.0.0.1", r2.port))
+            socks.append(s)
+            return s
+        first = [conn("127.0.0.1") for _ in range(3)]
+        assert closed_soon(conn("127.0.0.1")), "a 4th from one address"
+        assert not any(closed_soon(s, 0.1) for s in first)
+        more = [conn("127.0.0.2") for _ in range(3)]
+        assert not any(closed_soon(s, 0.1) for s in more)
+        assert closed_soon(conn("127.0.0.3")), "a 7th in all"
+        # refd's side of a stranger's connection has keepalive on
+        port = "%04X" % r2.port
+        timers = [l.split()[5].split(":")[0] for l in
+                  open("/proc/net/tcp").read().splitlines()[1:]
+                  if l.split()[1].endswith(":" + port) and
+                  l.split()[3] == "01"]
+        assert timers and all(t == "02" for t in timers), timers
+        for s in socks:
+            s.close()
+        time.sleep(0.2)
+        bot = harness.RemoteBot(r2.port, "far", "far-token-123", "silent")
+        bot.start()
+        for _ in range(100):
+            if bot.auth is not None:
+                break
+            time.sleep(0.02)
+        assert bot.auth and bot.auth.startswith("="), bot.auth
+        assert r2.must("status")
+    finally:
+        for s in socks:
+            s.close()
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_net_control_limits(r, conf):
+    """Control clients: a silent one times out, one that never reads is
+    dropped, and with every slot taken the operator still gets in."""
+    import socket
+    r2, tmp = net_refd("control_idle_ms 500\n")
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(r2.sock)
+        assert closed_soon(s, 3), "an idle client stays"
+        s.close()
+        # one that never reads what it asked for
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(r2.sock)
+        s.settimeout(10)
+        dropped = False
+        try:
+            for _ in range(2000):
+                s.sendall(b"1 help\n" * 50)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            dropped = True
+        s.close()
+        assert dropped, "a client that never reads was kept"
+        err = open(os.path.join(tmp, "refd.err")).read()
+        assert "bytes unread: dropped" in err, err[-500:]
+        # every slot taken by idle clients: the operator gets in
+        idle = []
+        for _ in range(70):
+            c = socket.socket(socket.AF_UNIX)
+            c.connect(r2.sock)
+            idle.append(c)
+        assert r2.must("status")
+        for c in idle:
+            c.close()
+    finally:
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def auth_from(port, src, name, token):
+    """One auth attempt from source address src; returns the answer."""
+    import socket
+    s = socket.socket()
+    s.settimeout(10)
+    try:
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(("auth %s %s\n" % (name, token)).encode())
+        data = b""
+        while not data.endswith(b"\n\n"):
+            chunk = s.recv(100)
+            if not chunk:
+                break
+            data += chunk
+        return data.decode()
+    finally:
+        s.close()
+
+
+def test_net_token_guessing(r, conf):
+    """Guesses at one bot from many addresses, each under its per-address
+    throttle and among a flood of made-up names: the bot's own throttle
+    holds, and the refusals are logged at a bounded rate."""
+    import threading
+    r2, tmp = net_refd("bot vault remote vault-right-token\n")
+    answers = []
+
+    def guess(i, name, token):
+        answers.append(auth_from(r2.port, "127.0.%d.%d" % (i // 250 + 1,
+                                 i % 250 + 1), name, token))
+    try:
+        threads = [threading.Thread(target=guess, args=(i, "vault",
+                                    "wrong-%d" % i)) for i in range(21)]
+        threads += [threading.Thread(target=guess, args=(100 + i,
+                                     "made-up-%d" % i, "x" * 12))
+                    for i in range(40)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(answers) == 61 and all(a.startswith("?")
+                                          for a in answers), answers[:3]
+        # a new address, the right token: still refused for the minute
+        ans = auth_from(r2.port, "127.0.9.9", "vault", "vault-right-token")
+        assert ans.startswith("?"), ans
+        rows = r2.query("SELECT kind FROM bot_events WHERE kind LIKE "
+                        "'auth-%'")
+        # 62 refusals in well under 10 seconds: 10 of them logged
+        assert len(rows) == 10, len(rows)
+        assert r2.must("status")
+    finally:
+        r2.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+TESTS = [test_read_log_and_config, test_procs_memory_fds,
+         test_control_socket, test_signals, test_setsid_escape,
+         test_fork_bomb, test_remember, test_bots_not_root,
+         test_sandbox_none_recorded, test_no_bwrap_refused, test_refuse_root, test_control_peercred,
+         test_socket_path_not_clobbered, test_botlog_no_symlink,
+         test_log_replaced, test_not_dumpable, test_ordinary_user,
+         test_duplicate_seed,
+         test_duplicate_remote_refused, test_net_unauthenticated_caps,
+         test_net_control_limits, test_net_token_guessing]
+
+
+def main():
+    passed = failed = 0
+    tmp = tempfile.mkdtemp(prefix="refd-cheat.")
+    # the config file in a directory of its own, beside the log's
+    etc = tmp.rstrip("/") + ".etc"
+    os.mkdir(etc)
+    conf = os.path.join(etc, "refd.conf")
+    with open(conf, "w") as f:
+        f.write("bot remote-victim remote %s\n" % TOKEN)
+    os.environ["REFD_CHEAT_SECRET"] = SECRET
+    r = harness.Refd(tmp, extra=["-f", conf])
+    del os.environ["REFD_CHEAT_SECRET"]
+    try:
+        passed, failed = harness.run_tests(TESTS, (r, conf))
+    finally:
+        rc = r.stop()
+        if rc != 0:
+            print("FAIL refd exited with status %s" % rc)
+            failed += 1
+        print("# refd's stderr:")
+        sys.stdout.write("".join("#   " + l for l in
+                                 open(os.path.join(tmp, "refd.err"))))
+    shutil.rmtree(etc, ignore_errors=True)
+    harness.finish(passed, failed, tmp)
+
+
+if __name__ == "__main__":
+    main()

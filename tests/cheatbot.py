@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""cheatbot.py ATTACK [ARG ...]: a bot that tries to cheat, then plays.
+
+Used by tests/cheat.py.  Before it reads its first command it tries one
+class of attack for real, and reports on stderr (which refd copies to
+its bot log) one line per attempt:
+
+  cheat ATTACK tried WHAT
+  cheat ATTACK REACHED WHAT: evidence
+
+and "cheat ATTACK done" at the end; then it plays legal random cards
+until quit.  Attacks:
+
+  files P ...   read each file P (the log, the config file, bot logs)
+  procs PID     look for refd (PID outside) and other bots among the
+                processes it can see; read their fds, memory, environ
+  fds           descriptors beyond 0, 1 and 2
+  env           variables beyond PATH, LANG and HOME
+  socket P      connect to the control socket P and shut refd down
+  signals PID   SIGSTOP refd (PID) and every process it can signal
+  escape MARK   setsid and a double fork: a grandchild that outlives
+                the match, its command line holding MARK
+  forkbomb N    fork up to N processes that wait
+  listen        no attack: every line it receives goes to stderr too,
+                after "cheat listen got ", for the test to read
+  remember TAG  leave a mark named for TAG on every writable place it
+                finds, and report the marks of an earlier match
+"""
+import glob
+import os
+import random
+import signal
+import socket
+import sys
+import time
+
+ATTACK = sys.argv[1] if len(sys.argv) > 1 else "none"
+ARGS = sys.argv[2:]
+MARK = "cheatbot-was-here"
+
+
+def say(text):
+    sys.stderr.write("cheat %s %s\n" % (ATTACK, text))
+    sys.stderr.flush()
+
+
+def tried(what):
+    say("tried " + what)
+
+
+def reached(what, evidence=""):
+    say("REACHED %s: %s" % (what, str(evidence)[:80].replace("\n", " ")))
+
+
+def read(path, n=64):
+    with open(path, "rb") as f:
+        return f.read(n)
+
+
+def attack_files():
+    for p in ARGS:
+        tried("read " + p)
+        try:
+            reached("read " + p, read(p))
+        except OSError:
+            pass
+        d = os.path.dirname(p)
+        tried("list " + d)
+        try:
+            if os.listdir(d):
+                reached("list " + d, os.listdir(d))
+        except OSError:
+            pass
+
+
+def procs():
+    """(pid, cmdline) of every process this bot can see but its own."""
+    me = os.getpid()
+    out = []
+    for p in os.listdir("/proc"):
+        if p.isdigit() and int(p) != me:
+            try:
+                cmd = read("/proc/%s/cmdline" % p, 4096)
+            except OSError:
+                cmd = b""
+            out.append((int(p), cmd.replace(b"\0", b" ").decode(
+                "ascii", "replace")))
+    return out
+
+
+def foreign(cmd):
+    """Is a command line refd's or another bot's?  (Its own sandbox's
+    init, bwrap, is no secret.)"""
+    argv0 = cmd.split(" ", 1)[0]
+    return os.path.basename(argv0) == "refd" or "evilbot.py" in cmd
+
+
+def attack_procs():
+    refd = int(ARGS[0]) if ARGS else 0
+    for what in ("mem", "environ", "fd/3", "fd/2", "maps"):
+        tried("/proc/%d/%s" % (refd, what))
+        try:
+            data = read("/proc/%d/%s" % (refd, what))
+            if foreign(read("/proc/%d/cmdline" % refd, 4096).replace(
+                    b"\0", b" ").decode("ascii", "replace")):
+                reached("/proc/%d/%s" % (refd, what), data)
+        except OSError:
+            pass
+    for pid, cmd in procs():
+        tried("see pid %d" % pid)
+        if foreign(cmd):
+            reached("process %d" % pid, cmd)
+        if pid == 1 and cmd.startswith("bwrap "):
+            continue    # its own sandbox's init holds only its own pipes
+        for fd in glob.glob("/proc/%d/fd/*" % pid):
+            tried("read " + fd)
+            try:
+                target = os.readlink(fd)
+                if "pipe" in target or "socket" in target or ".db" in \
+                        target:
+                    data = read(fd)
+                    if data:
+                        reached("read " + fd, data)
+            except OSError:
+                pass
+
+
+def attack_fds():
+    for fd in os.listdir("/proc/self/fd"):
+        tried("fd " + fd)
+        if int(fd) > 2:
+            try:
+                target = os.readlink("/proc/self/fd/" + fd)
+            except OSError:
+                continue    # the listing's own descriptor, now closed
+            reached("fd " + fd, target)
+
+
+def attack_env():
+    say("uid %d" % os.getuid())
+    for k, v in os.environ.items():
+        tried("variable " + k)
+        if k not in ("PATH", "LANG", "HOME", "PWD", "SHLVL", "_"):
+            reached("variable " + k, v)
+
+
+def attack_socket():
+    for p in ARGS:
+        tried("connect " + p)
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(2)
+        try:
+            s.connect(p)
+            s.sendall(b"1 status\n2 shutdown\n")
+            reached("connect " + p, s.recv(200))
+        except OSError:
+            pass
+        finally:
+            s.close()
+
+
+def attack_signals():
+    refd = int(ARGS[0]) if ARGS else 0
+    for pid in (refd, -refd):
+        tried("SIGSTOP %d" % pid)
+        try:
+            if pid not in (0, 1, -1, os.getpid()):
+                os.kill(pid, signal.SIGSTOP)
+                reached("SIGSTOP %d" % pid)
+        except OSError:
+            pass
+    for pid, cmd in procs():
+        tried("SIGSTOP %d" % pid)
+        if foreign(cmd):
+            try:
+                os.kill(pid, signal.SIGSTOP)
+                reached("SIGSTOP %d" % pid, cmd)
+            except OSError:
+                pass
+    # everything this user may signal, wherever it is
+    tried("SIGSTOP -1")
+    try:
+        signal.signal(signal.SIGCONT, signal.SIG_DFL)
+        os.kill(-1, signal.SIGSTOP)
+    except OSError:
+        pass
+
+
+def attack_escape():
+    tried("setsid double fork")
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            for fd in range(0, 3):
+                os.close(fd)
+            os.execvp("sh", ["sh", "-c", "sleep 120 # " + ARGS[0]])
+        os._exit(0)
+    os.wait()
+
+
+def attack_forkbomb():
+    n = 0
+    limit = int(ARGS[0]) if ARGS else 1000
+    tried("fork %d" % limit)
+    kids = []
+    while n < limit:
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        kids.append(pid)
+        n += 1
+    say("forked %d" % n)
+    if n >= limit:
+        reached("forked %d" % n)
+
+
+def attack_remember():
+    places = ["/tmp", os.environ.get("HOME", "/"), os.getcwd(), "/var/tmp",
+              "/dev/shm", "/run/lock"]
+    for d in places:
+        f = os.path.join(d, "%s-%s" % (MARK, ARGS[0] if ARGS else ""))
+        tried("find " + f)
+        if os.path.exists(f):
+            reached("remembered " + f, read(f))
+        try:
+            with open(f, "w") as fp:
+                fp.write("hand 1S 3S")
+            say("wrote " + f)
+        except OSError:
+            pass
+
+
+ATTACKS = {"listen": lambda: None, "files": attack_files, "procs": attack_procs, "fds": attack_fds,
+           "env": attack_env, "socket": attack_socket,
+           "signals": attack_signals, "escape": attack_escape,
+           "forkbomb": attack_forkbomb, "remember": attack_remember}
+
+
+def main():
+    try:
+        ATTACKS[ATTACK]()
+    except Exception as e:      # report, never stop playing
+        say("error %r" % e)
+    say("done")
+    rng = random.Random()
+    out = sys.stdout.buffer
+    for raw in iter(sys.stdin.buffer.readline, b""):
+        if ATTACK == "listen":
+            say("got " + raw.decode("ascii", "replace").rstrip("\r\n"))
+        args = raw.decode("ascii", "replace").split("#", 1)[0].split()
+        ident = args.pop(0) if args and args[0].isdigit() else ""
+        if not args:
+            continue
+        text = ""
+        if args[0] == "name":
+            text = " cheatbot"
+        elif args[0] == "version":
+            text = " 1"
+        elif args[0] == "genplay":
+            text = " " + rng.choice(args[2:])
+        out.write(("=%s%s\n\n" % (ident, text)).encode())
+        out.flush()
+        if args[0] == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,289 @@
+/*
+ * test_sandbox.c: the bubblewrap command line of a spawned bot, word by
+ * word, from made-up files and environments (refd/sandbox.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sandbox.h"
+
+/* Made-up files: word -> real path and kind (1 file, 2 directory). */
+static const struct { const char *word, *real; int kind; } files[] = {
+	{ "bots/x.py", "/srv/refd/bots/x.py", 1 },
+	{ "x.py", "/srv/refd/x.py", 1 },
+	{ "/usr/bin/python3", "/usr/bin/python3", 1 },
+	{ "/srv/keep", "/srv/keep", 2 },
+	{ "/srv", "/srv", 2 },
+	{ "refd.db", "/srv/refd/refd.db", 1 },
+	{ "/tmp/refd-logs/x.log", "/tmp/refd-logs/x.log", 1 },
+	{ "sub/y.py", "/srv/refd/sub/y.py", 1 },
+};
+
+static int
+fake_resolve(const char *w, char *out, size_t len, void *arg)
+{
+	size_t	 i;
+
+	(void)arg;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (strcmp(files[i].word, w) == 0) {
+			snprintf(out, len, "%s", files[i].real);
+			return files[i].kind;
+		}
+	return 0;
+}
+
+static const char *
+fake_getenv(const char *name, void *arg)
+{
+	(void)arg;
+	if (strcmp(name, "PATH") == 0)
+		return "/usr/bin:/bin";
+	if (strcmp(name, "SECRET") == 0)
+		return "hunter2";
+	if (strcmp(name, "BOTKEY") == 0)
+		return "k";
+	return NULL;
+}
+
+static void
+conf_init(struct sandbox_conf *c)
+{
+	char	 err[256];
+
+	memset(c, 0, sizeof(*c));
+	c->mode = SANDBOX_BWRAP;
+	snprintf(c->bwrap, sizeof(c->bwrap), "bwrap");
+	snprintf(c->cwd, sizeof(c->cwd), "/srv/refd");
+	c->nproc = 64;
+	c->tmp_mb = 64;
+	assert_int_equal(sandbox_hide(c, "/srv/refd", 0, err, sizeof(err)), 0);
+	assert_int_equal(sandbox_hide(c, "/var/lib/refd", 0, err, sizeof(err)),
+	    0);
+	/* under /tmp, which is a fresh tmpfs anyway */
+	assert_int_equal(sandbox_hide(c, "/tmp/refd-logs", 1, err, sizeof(err)),
+	    0);
+}
+
+/* Build words (NULL-terminated) into sc; returns the result. */
+static int
+build(const struct sandbox_conf *c, char **words, struct sandbox_cmd *sc,
+    char *err, size_t errlen)
+{
+	struct sandbox_opts o;
+
+	if (sandbox_opts_parse(words, &o, err, errlen) == -1)
+		return -1;
+	return sandbox_build(c, &o, fake_resolve, fake_getenv, NULL, sc, err,
+	    errlen);
+}
+
+/* Where the words of seq (NULL-terminated) come in a row in v, or -1. */
+static int
+seq_at(char **v, const char *const *seq)
+{
+	int	 i, j;
+
+	for (i = 0; v[i] != NULL; i++) {
+		for (j = 0; seq[j] != NULL && v[i + j] != NULL &&
+		    strcmp(v[i + j], seq[j]) == 0; j++)
+			;
+		if (seq[j] == NULL)
+			return i;
+	}
+	return -1;
+}
+#define HAS(v, ...)	(seq_at((v), (const char *const []){ __VA_ARGS__, \
+	NULL }) >= 0)
+
+static int
+count(char **v)
+{
+	int	 n = 0;
+
+	while (v[n] != NULL)
+		n++;
+	return n;
+}
+
+static void
+test_opts(void **state)
+{
+	struct sandbox_opts o;
+	char		 err[256];
+	char		*ok[] = { "--net", "--env=BOTKEY", "--dir=/srv/keep",
+	    "--", "--odd", NULL };
+	char		*plain[] = { "prog", "--net", NULL };
+	char		*bad[][3] = { { "--bogus", "x", NULL },
+	    { "--env=1X", "x", NULL }, { "--env=A-B", "x", NULL },
+	    { "--dir=rel", "x", NULL }, { "--net", NULL, NULL },
+	    { "--", NULL, NULL } };
+	size_t		 i;
+
+	(void)state;
+	assert_int_equal(sandbox_opts_parse(ok, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.net, 1);
+	assert_int_equal(o.nenv, 1);
+	assert_string_equal(o.env[0], "BOTKEY");
+	assert_string_equal(o.dir, "/srv/keep");
+	assert_string_equal(o.cmd[0], "--odd");
+	/* options come first only: the command's own words are its own */
+	assert_int_equal(sandbox_opts_parse(plain, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.net, 0);
+	assert_string_equal(o.cmd[1], "--net");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(sandbox_opts_parse(bad[i], &o, err,
+		    sizeof(err)), -1);
+}
+
+static void
+test_bwrap_words(void **state)
+{
+	static struct sandbox_conf c;
+	static struct sandbox_cmd sc;
+	char		 err[256];
+	char		*w[] = { "python3", "bots/x.py", "7", NULL };
+	int		 n;
+
+	(void)state;
+	conf_init(&c);
+	assert_int_equal(build(&c, w, &sc, err, sizeof(err)), 0);
+	assert_string_equal(sc.argv[0], "bwrap");
+	assert_true(HAS(sc.argv, "--unshare-all"));
+	assert_false(HAS(sc.argv, "--share-net"));
+	assert_true(HAS(sc.argv, "--die-with-parent"));
+	assert_true(HAS(sc.argv, "--new-session"));
+	assert_true(HAS(sc.argv, "--ro-bind", "/", "/"));
+	assert_true(HAS(sc.argv, "--proc", "/proc"));
+	assert_true(HAS(sc.argv, "--size", "67108864", "--tmpfs", "/tmp"));
+	assert_true(HAS(sc.argv, "--tmpfs", "/home"));
+	assert_true(HAS(sc.argv, "--tmpfs", "/home/bot"));
+	assert_true(HAS(sc.argv, "--tmpfs", "/root"));
+	assert_true(HAS(sc.argv, "--tmpfs", "/srv/refd"));
+	assert_true(HAS(sc.argv, "--tmpfs", "/var/lib/refd"));
+	assert_true(HAS(sc.argv, "--dir", "/tmp/refd-logs"));
+	assert_false(HAS(sc.argv, "--tmpfs", "/tmp/refd-logs"));
+	/* the script's directory comes back, read only; nothing else */
+	assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/bots",
+	    "/srv/refd/bots"));
+	assert_false(HAS(sc.argv, "--bind"));
+	assert_true(HAS(sc.argv, "--remount-ro", "/srv/refd"));
+	assert_true(HAS(sc.argv, "--chdir", "/srv/refd"));
+	n = count(sc.argv);
+	assert_true(n > 7);
+	assert_true(HAS(sc.argv, "--", "prlimit", "--nproc=64", "--",
+	    "python3", "bots/x.py", "7"));
+	assert_null(sc.argv[n]);
+	assert_string_equal(sc.argv[n - 1], "7");
+	/* a clean environment */
+	assert_int_equal(count(sc.envp), 2);
+	assert_string_equal(sc.envp[0], "PATH=/usr/bin:/bin");
+	assert_string_equal(sc.envp[1], "HOME=/home/bot");
+}
+
+static void
+test_bwrap_options(void **state)
+{
+	static struct sandbox_conf c;
+	static struct sandbox_cmd sc;
+	char		 err[256];
+	char		*w[] = { "--net", "--env=BOTKEY", "--env=SECRET2",
+	    "--dir=/srv/keep", "x.py", NULL };
+	char		*bad[] = { "--dir=/srv", "x.py", NULL };
+	char		*none[] = { "--dir=/nonexistent", "x.py", NULL };
+
+	(void)state;
+	conf_init(&c);
+	assert_int_equal(build(&c, w, &sc, err, sizeof(err)), 0);
+	assert_true(HAS(sc.argv, "--unshare-all", "--share-net"));
+	assert_true(HAS(sc.argv, "--bind", "/srv/keep", "/srv/keep"));
+	/* a file right in a hidden directory: only itself comes back */
+	assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/x.py",
+	    "/srv/refd/x.py"));
+	assert_false(HAS(sc.argv, "--ro-bind", "/srv/refd", "/srv/refd"));
+	assert_int_equal(count(sc.envp), 3);
+	assert_string_equal(sc.envp[2], "BOTKEY=k");
+	/* a secret named in the command stays hidden, and so does its dir */
+	{
+		char	*sec[] = { "x.py", "refd.db", "sub/y.py",
+		    "/tmp/refd-logs/x.log", NULL };
+
+		assert_int_equal(sandbox_secret(&c, "/srv/refd/refd.db", err,
+		    sizeof(err)), 0);
+		assert_int_equal(sandbox_secret(&c, "/srv/refd/sub/key", err,
+		    sizeof(err)), 0);
+		assert_int_equal(build(&c, sec, &sc, err, sizeof(err)), 0);
+		assert_false(HAS(sc.argv, "--ro-bind", "/srv/refd/refd.db"));
+		assert_false(HAS(sc.argv, "--ro-bind", "/srv/refd/sub",
+		    "/srv/refd/sub"));
+		assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/sub/y.py"));
+		assert_false(HAS(sc.argv, "--ro-bind", "/tmp/refd-logs/x.log"));
+		assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/x.py"));
+	}
+	/* a kept directory that holds a hidden one is refused */
+	assert_int_equal(build(&c, bad, &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "may not see"));
+	assert_int_equal(build(&c, none, &sc, err, sizeof(err)), -1);
+}
+
+static void
+test_none(void **state)
+{
+	static struct sandbox_conf c;
+	static struct sandbox_cmd sc;
+	char		 err[256];
+	char		*w[] = { "--env=SECRET", "python3", "x.py", NULL };
+
+	(void)state;
+	conf_init(&c);
+	c.mode = SANDBOX_NONE;
+	assert_int_equal(build(&c, w, &sc, err, sizeof(err)), 0);
+	assert_int_equal(count(sc.argv), 2);
+	assert_string_equal(sc.argv[0], "python3");
+	assert_string_equal(sc.argv[1], "x.py");
+	assert_int_equal(count(sc.envp), 2);
+	assert_string_equal(sc.envp[1], "SECRET=hunter2");
+}
+
+static void
+test_hide(void **state)
+{
+	static struct sandbox_conf c;
+	char		 err[256];
+	int		 i;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(sandbox_hide(&c, "/", 0, err, sizeof(err)), -1);
+	assert_int_equal(sandbox_hide(&c, "rel", 0, err, sizeof(err)), -1);
+	assert_int_equal(sandbox_hide(&c, "/a", 0, err, sizeof(err)), 0);
+	assert_int_equal(sandbox_hide(&c, "/a", 0, err, sizeof(err)), 0);
+	assert_int_equal(c.nhide, 1);
+	for (i = 1; i < SANDBOX_MAXHIDE; i++) {
+		char	 d[16];
+
+		snprintf(d, sizeof(d), "/d%d", i);
+		assert_int_equal(sandbox_hide(&c, d, 0, err, sizeof(err)), 0);
+	}
+	assert_int_equal(sandbox_hide(&c, "/full", 0, err, sizeof(err)), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_bwrap_words),
+		cmocka_unit_test(test_bwrap_options),
+		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_hide),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
