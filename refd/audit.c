@@ -24,6 +24,7 @@
 #include "botproto.h"
 #include "chain.h"
 #include "db.h"
+#include "policy.h"
 #include "util.h"
 
 #define AU_MAXDEALS	100000		/* deal_cap's upper bound */
@@ -371,6 +372,7 @@ au_options(struct au *a)
 	char		 buf[AU_OPTMAX + 1], *w, *next, *eq, v[64];
 	const char	*errstr, *key;
 	enum bri_variant var;
+	enum fault_policy pol;
 	long long	 n;
 
 	if (bri_variant_parse(a->variant, &var) != BRI_OK)
@@ -379,7 +381,8 @@ au_options(struct au *a)
 		    au_safe(a->variant, strlen(a->variant), v, sizeof(v)));
 	bri_options_default(&a->opt, var);
 	a->nseats = bri_variant_seats(var);
-	a->fallback = strcmp(a->policy, "fallback") == 0;
+	a->fallback = policy_parse(a->policy, &pol) == 0 &&
+	    pol == POLICY_FALLBACK;
 	a->faults_max = (int)a->max_faults;
 	a->move = (int)a->move_ms;
 	a->bank = (int)a->bank_ms;
@@ -395,9 +398,8 @@ au_options(struct au *a)
 		if (strcmp(key, "removed_two") == 0) {
 			if (strcmp(eq, "random") == 0 || strcmp(eq, "-1") == 0)
 				a->opt.removed_two = -1;
-			else if (strlen(eq) == 1 && strchr("CDBS", *eq) != NULL)
-				a->opt.removed_two = (int)(strchr("CDBS", *eq) -
-				    "CDBS");
+			else if (strlen(eq) == 1 && bri_suit_parse(*eq) != -1)
+				a->opt.removed_two = bri_suit_parse(*eq);
 			else if (strlen(eq) == 1 && *eq >= '0' && *eq <= '3')
 				a->opt.removed_two = *eq - '0';
 			else
@@ -463,6 +465,7 @@ static int
 au_header(struct au *a, long long id)
 {
 	sqlite3_stmt	*st;
+	enum fault_policy pol;
 	long long	 v;
 	int		 rc, r = -1;
 
@@ -531,8 +534,7 @@ au_header(struct au *a, long long id)
 		    "is not 64 lowercase hex digits");
 		goto done;
 	}
-	if (strcmp(a->policy, "forfeit") != 0 &&
-	    strcmp(a->policy, "fallback") != 0)
+	if (policy_parse(a->policy, &pol) == -1)
 		au_fail(a, -1, -1, -1, "policy '%s' is neither forfeit nor "
 		    "fallback", a->policy);
 	else if (strcmp(a->state, "running") != 0 &&
@@ -1108,7 +1110,7 @@ au_trick_cards(const struct au *a, char *buf, size_t len)
 		    bri_card_format(d->plays[i], c1));
 	if (at + 12 < len)
 		snprintf(buf + at, len - at, "; trump %c",
-		    "CDBS"[d->trumpsuit & 3]);
+		    bri_suit_letter(d->trumpsuit));
 	return buf;
 }
 

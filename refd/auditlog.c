@@ -596,7 +596,8 @@ al_tournaments(sqlite3 *h, FILE *out)
 		if (d.opt.removed_two < 0)
 			snprintf(rm, sizeof(rm), "random");
 		else
-			snprintf(rm, sizeof(rm), "%c", "CDBS"[d.opt.removed_two & 3]);
+			snprintf(rm, sizeof(rm), "%c",
+			    bri_suit_letter(d.opt.removed_two));
 		snprintf(want, sizeof(want), "target=%d deals_to_win=%d "
 		    "deal_cap=%d removed_two=%s ", d.opt.match_target,
 		    d.opt.deals_to_win, d.opt.deal_cap, rm);

@@ -251,16 +251,13 @@ botproto_parse_bid(const char *s, size_t len, int *rank)
 int
 botproto_parse_suit(const char *s, size_t len, int *suit)
 {
-	static const char	 letters[] = "CDBS";
-	const char		*p;
 	char			 c;
 
 	if (len != 1)
 		return -1;
 	c = s[0] >= 'a' && s[0] <= 'z' ? (char)(s[0] - 'a' + 'A') : s[0];
-	if (c == '\0' || (p = strchr(letters, c)) == NULL)
+	if ((*suit = bri_suit_parse(c)) == -1)
 		return -1;
-	*suit = (int)(p - letters);
 	return 0;
 }
 
