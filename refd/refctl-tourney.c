@@ -274,6 +274,9 @@ t_offline(int argc, char **argv, int results)
 	struct tdef	 d;
 	struct tstand	 ts;
 	struct st_table	*tab;
+	struct st_sprt	 sp;
+	struct tslot	*slots = NULL;
+	int		 nslots = 0;
 	sqlite3		*h;
 	char		 err[512];
 	int64_t		 id;
@@ -326,10 +329,14 @@ t_offline(int argc, char **argv, int results)
 		goto out;
 	}
 	st_compute(ts.m, ts.n, d.nbots, 1, tab);
+	if (d.sprt && tdef_schedule(&d, &slots, &nslots, err,
+	    sizeof(err)) == 0)
+		tstand_sprt(&d, slots, nslots, &ts, &sp);
 	if (fmt == TSTAND_TEXT)
 		printf("tournament %lld %s: %d matches\n", (long long)id,
 		    d.name, ts.n);
-	tstand_print(stdout, &d, tab, fmt);
+	tstand_print(stdout, &d, tab, slots != NULL ? &sp : NULL, fmt);
+	free(slots);
 	free(tab);
 	tstand_free(&ts);
 	rc = 0;

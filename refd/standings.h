@@ -63,19 +63,36 @@ struct st_table {
 	int		 resamples;	/* bootstrap resamples used */
 };
 
-/* The sequential probability ratio test of a candidate. */
+#define ST_SPRT_MAXCAT	256	/* distinct scores of an observation */
+
+/*
+ * The sequential probability ratio test of a candidate against a
+ * baseline, observation by observation: an observation is a match, or
+ * with duplicate deals a whole set of one seed's permutations.
+ */
 struct st_sprt {
 	double		 elo0, elo1;	/* hypotheses H0: elo0, H1: elo1 */
 	double		 alpha, beta;	/* error rates */
+	int		 valid;		/* the four above make a test */
 	double		 llr;		/* log-likelihood ratio so far */
 	double		 lower, upper;	/* its bounds */
-	int		 wins, draws, losses;	/* candidate's pairwise */
+	int		 units;		/* observations counted */
+	int		 wins, draws, losses;	/* their pairwise games */
 	int		 decided;	/* 0 running, 1 H1 accepted, -1 H0 */
+	int		 ncat;		/* distinct observed scores */
+	double		 cat[ST_SPRT_MAXCAT];	/* each score, 0..1 */
+	int		 catn[ST_SPRT_MAXCAT];	/* and how often seen */
 };
 
 int	 st_compute(const struct st_match *, int, int, uint64_t,
 	    struct st_table *);
-void	 st_sprt(const struct st_match *, int, int, int, struct st_sprt *);
+int	 st_sprt_valid(double, double, double, double);
+void	 st_sprt_begin(struct st_sprt *);
+int	 st_sprt_add(struct st_sprt *, const struct st_match *, int, int,
+	    int);
+double	 st_sprt_llr(const struct st_sprt *);
+void	 st_sprt(const struct st_match *, int, const int *, int, int,
+	    struct st_sprt *);
 int	 st_pairwise(const struct st_match *, int, int, int);
 
 #endif /* REFD_STANDINGS_H */

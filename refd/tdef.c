@@ -246,6 +246,12 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 			snprintf(err, errlen, "sprt: elo1 must exceed elo0");
 			return -1;
 		}
+		/* at 1/2 the bounds meet at 0 and the first game decides */
+		if (d->alpha >= 0.5 || d->beta >= 0.5) {
+			snprintf(err, errlen, "sprt: alpha and beta must be "
+			    "below 0.5");
+			return -1;
+		}
 		d->sprt = 1;
 	} else if (strcmp(argv[0], "bot") == 0) {
 		if (argc < 4) {

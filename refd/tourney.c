@@ -41,6 +41,7 @@ struct tourney {
 	int		 ndone, nrunning;
 	int		 done_here;	/* slots finished since this refd started */
 	int64_t		 started_ms;	/* when this refd took it up */
+	int64_t		 ended_ms;	/* and when it ended, if over */
 	int		 over;		/* done or stopped */
 	char		 state_name[16];
 	char		 reason[256];
@@ -155,6 +156,7 @@ tourney_end(struct tourney *t, const char *state, const char *reason)
 	if (t->over)
 		return;
 	t->over = 1;
+	t->ended_ms = util_now_ms();
 	snprintf(t->state_name, sizeof(t->state_name), "%s", state);
 	snprintf(t->reason, sizeof(t->reason), "%s", reason);
 	if (db_tourney_state(logdb, t->id, state, reason) == -1)
@@ -164,7 +166,11 @@ tourney_end(struct tourney *t, const char *state, const char *reason)
 	ctl_tourney_done(t->id, t->state_name, t->reason);
 }
 
-/* The SPRT of a gauntlet: stop as soon as it decides. */
+/*
+ * The SPRT of a gauntlet, in schedule order (tstand_sprt()): stop as
+ * soon as it decides.  When every match has been played and it has not,
+ * the reason says so, with the LLR where it stopped.
+ */
 static int
 tourney_sprt(struct tourney *t)
 {
@@ -177,18 +183,15 @@ tourney_sprt(struct tourney *t)
 	if (tstand_load(db_handle(logdb), t->id, &t->def, &ts, err,
 	    sizeof(err)) == -1)
 		return 0;
-	memset(&s, 0, sizeof(s));
-	s.elo0 = t->def.elo0;
-	s.elo1 = t->def.elo1;
-	s.alpha = t->def.alpha;
-	s.beta = t->def.beta;
-	st_sprt(ts.m, ts.n, 0, 1, &s);
+	tstand_sprt(&t->def, t->slots, t->nslots, &ts, &s);
 	tstand_free(&ts);
-	if (s.decided == 0)
+	if (s.decided == 0 && t->ndone < t->nslots)
 		return 0;
-	snprintf(why, sizeof(why), "SPRT: %s accepted (LLR %.2f, bounds "
-	    "[%.2f, %.2f], %d-%d-%d)", s.decided > 0 ? "H1" : "H0", s.llr,
-	    s.lower, s.upper, s.wins, s.draws, s.losses);
+	snprintf(why, sizeof(why), "SPRT: %s (LLR %.2f, bounds [%.2f, %.2f], "
+	    "%d %s, games %d-%d-%d)", s.decided > 0 ? "H1 accepted" :
+	    s.decided < 0 ? "H0 accepted" : "undecided at the match limit",
+	    s.llr, s.lower, s.upper, s.units, t->def.duplicate ? "sets" :
+	    "matches", s.wins, s.draws, s.losses);
 	tourney_end(t, "done", why);
 	return 1;
 }
@@ -441,7 +444,9 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	db_tourney_state(logdb, id, "running", NULL);
 	log_info("tournament %lld resumed: %d of %d matches done",
 	    (long long)id, t->ndone, t->nslots);
-	if (t->ndone == t->nslots)
+	if (tourney_sprt(t))
+		;	/* decided before this refd went down */
+	else if (t->ndone == t->nslots)
 		tourney_end(t, "done", "every match played");
 	else
 		tourney_fill(t);
@@ -514,6 +519,7 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 	struct tourney	*t = tourney_find(id);
 	struct tstand	 ts;
 	struct st_table	*tab;
+	struct st_sprt	 sp;
 	struct match	*m;
 	int64_t		 el, eta = -1;
 
@@ -522,7 +528,8 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 		    (long long)id);
 		return -1;
 	}
-	el = util_now_ms() - t->started_ms;
+	/* elapsed stops with the tournament */
+	el = (t->over ? t->ended_ms : util_now_ms()) - t->started_ms;
 	if (t->done_here > 0 && !t->over)
 		eta = el * (t->nslots - t->ndone) / t->done_here / 1000;
 	fprintf(f, "tournament %lld %s %s\nprogress %d/%d\nrunning %d\n"
@@ -544,7 +551,14 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 		return -1;
 	}
 	st_compute(ts.m, ts.n, t->def.nbots, 1, tab);
-	tstand_print(f, &t->def, tab, TSTAND_TEXT);
+	if (t->def.sprt) {
+		tstand_sprt(&t->def, t->slots, t->nslots, &ts, &sp);
+		fprintf(f, "sprt llr %.4f lower %.4f upper %.4f units %d "
+		    "games %d-%d-%d state %s\n", sp.llr, sp.lower, sp.upper,
+		    sp.units, sp.wins, sp.draws, sp.losses,
+		    tstand_sprt_state(&sp));
+	}
+	tstand_print(f, &t->def, tab, t->def.sprt ? &sp : NULL, TSTAND_TEXT);
 	free(tab);
 	tstand_free(&ts);
 	return 0;

@@ -245,6 +245,53 @@ out:
 	return rc;
 }
 
+/*
+ * The SPRT of gauntlet d, the candidate (bot 0) against the first bot
+ * of the pool (bot 1), over the finished matches ts, in schedule order:
+ * an observation is a match, or with duplicate deals a whole set (the
+ * slots of one block).  Only the schedule's longest prefix of whole
+ * observations, every slot of them done, counts, and the test stops at
+ * the first that takes it to a bound: the verdict cannot depend on
+ * which match finished first.  Returns the number of slots of the
+ * prefix the test has read.
+ */
+int
+tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
+    const struct tstand *ts, struct st_sprt *s)
+{
+	int	 pos = 0, end, k = 0, j;
+
+	memset(s, 0, sizeof(*s));
+	s->elo0 = d->elo0;
+	s->elo1 = d->elo1;
+	s->alpha = d->alpha;
+	s->beta = d->beta;
+	st_sprt_begin(s);
+	while (pos < nslots && s->decided == 0) {
+		for (end = pos + 1; d->duplicate && end < nslots &&
+		    slots[end].block == slots[pos].block; end++)
+			;
+		while (k < ts->n && ts->slot[k] < pos)
+			k++;
+		for (j = pos; j < end; j++)
+			if (k + j - pos >= ts->n || ts->slot[k + j - pos] != j)
+				return pos;
+		st_sprt_add(s, ts->m + k, end - pos, 0, 1);
+		k += end - pos;
+		pos = end;
+	}
+	return pos;
+}
+
+/* The state of a test in words. */
+const char *
+tstand_sprt_state(const struct st_sprt *s)
+{
+	if (!s->valid)
+		return "invalid";
+	return s->decided > 0 ? "H1" : s->decided < 0 ? "H0" : "undecided";
+}
+
 /* A string as JSON, with every control character escaped. */
 static void
 json_str(FILE *f, const char *s)
@@ -262,10 +309,30 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Print the standings table t of tournament d in format fmt. */
+/*
+ * Two lines on the SPRT sp of tournament d, each within 80 columns:
+ * hypotheses and error rates, then LLR, bounds, counts and state.
+ */
+void
+tstand_sprt_print(FILE *f, const struct tdef *d, const struct st_sprt *sp)
+{
+	fprintf(f, "\nSPRT %s against %s: H0 %g Elo, H1 %g Elo, alpha %g, "
+	    "beta %g\n", d->bots[0], d->nbots > 1 ? d->bots[1] : "-",
+	    sp->elo0, sp->elo1, sp->alpha, sp->beta);
+	fprintf(f, "LLR %.3f [%.3f, %.3f], %d %s, games %d-%d-%d: %s\n",
+	    sp->llr, sp->lower, sp->upper, sp->units, d->duplicate ? "sets" :
+	    "matches", sp->wins, sp->draws, sp->losses,
+	    sp->decided > 0 ? "H1 accepted" : sp->decided < 0 ?
+	    "H0 accepted" : "undecided");
+}
+
+/*
+ * Print the standings table t of tournament d in format fmt, with the
+ * state of its SPRT sp (NULL: none).
+ */
 void
 tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
-    enum tstand_fmt fmt)
+    const struct st_sprt *sp, enum tstand_fmt fmt)
 {
 	const struct st_row	*r;
 	int			 i, j, first, joker = d->opt.variant == BRI_JOKER3;
@@ -274,11 +341,12 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 		fprintf(f, "rank,bot,elo,elo_lo,elo_hi,score,played,won,drawn,"
 		    "lost,deals,deals_won,deals_lost,deals_void,joker_deals,"
 		    "joker_won,joker_lost,ally_deals,ally_won,ally_lost,"
-		    "joker_rate,mpoints_per_deal,faults\n");
+		    "joker_rate,mpoints_per_deal,faults,sprt_llr,sprt_lower,"
+		    "sprt_upper,sprt_units,sprt_state\n");
 		for (i = 0; i < t->nbots; i++) {
 			r = &t->row[i];
 			fprintf(f, "%d,%s,%.1f,%.1f,%.1f,%.4f,%d,%d,%d,%d,%d,%d,"
-			    "%d,%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%d\n", i + 1,
+			    "%d,%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%d", i + 1,
 			    d->bots[r->bot], r->elo, r->elo_lo, r->elo_hi,
 			    r->score, r->played, r->won, r->drawn, r->lost,
 			    r->deals, r->deals_won, r->deals_lost,
@@ -286,6 +354,12 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 			    r->joker_lost, r->ally_deals, r->ally_won,
 			    r->ally_lost, r->joker_rate, r->mpoints_per_deal,
 			    r->faults);
+			if (sp != NULL)
+				fprintf(f, ",%.4f,%.4f,%.4f,%d,%s\n", sp->llr,
+				    sp->lower, sp->upper, sp->units,
+				    tstand_sprt_state(sp));
+			else
+				fprintf(f, ",,,,,\n");
 		}
 		return;
 	}
@@ -330,7 +404,17 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 				    "\"losses\": %d}", t->h2h[i][j].wins,
 				    t->h2h[i][j].draws, t->h2h[i][j].losses);
 			}
-		fprintf(f, "\n]}\n");
+		fprintf(f, "\n]");
+		if (sp != NULL)
+			fprintf(f, ", \"sprt\": {\"elo0\": %g, \"elo1\": %g, "
+			    "\"alpha\": %g, \"beta\": %g, \"llr\": %.4f, "
+			    "\"lower\": %.4f, \"upper\": %.4f, \"units\": %d, "
+			    "\"wins\": %d, \"draws\": %d, \"losses\": %d, "
+			    "\"state\": \"%s\"}", sp->elo0, sp->elo1, sp->alpha,
+			    sp->beta, sp->llr, sp->lower, sp->upper, sp->units,
+			    sp->wins, sp->draws, sp->losses,
+			    tstand_sprt_state(sp));
+		fprintf(f, "}\n");
 		return;
 	}
 	fprintf(f, "%-4s %-16s %7s %17s %6s %5s %4s %4s %4s %6s %6s",
@@ -375,6 +459,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 		}
 		fputc('\n', f);
 	}
+	if (sp != NULL)
+		tstand_sprt_print(f, d, sp);
 }
 
 /* Print every match of tournament tid: slot, id, seats, result, points. */

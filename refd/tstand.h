@@ -29,9 +29,14 @@ int	tstand_load(struct sqlite3 *, int64_t, const struct tdef *,
 	    struct tstand *, char *, size_t);
 void	tstand_free(struct tstand *);
 void	tstand_print(FILE *, const struct tdef *, const struct st_table *,
-	    enum tstand_fmt);
+	    const struct st_sprt *, enum tstand_fmt);
+void	tstand_sprt_print(FILE *, const struct tdef *,
+	    const struct st_sprt *);
 int	tstand_results(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
 	    char *, size_t);
+int	tstand_sprt(const struct tdef *, const struct tslot *, int,
+	    const struct tstand *, struct st_sprt *);
+const char *tstand_sprt_state(const struct st_sprt *);
 int	tstand_fmt_parse(const char *, enum tstand_fmt *);
 
 #endif

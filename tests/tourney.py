@@ -96,6 +96,12 @@ def test_bad_definitions(tmp):
          "sprt needs a gauntlet"),
         ("variant classic2\nbots a b\nconcurrency 99999\n",
          ":3: 99999: too large"),
+        ("variant classic2\nformat gauntlet\ncandidate c\nbots a b\n"
+         "sprt 0 10 0.5 0.05\n", ":5: sprt: alpha and beta must be below"),
+        ("variant classic2\nformat gauntlet\ncandidate c\nbots a b\n"
+         "sprt 0 10 0.05 0.5\n", ":5: sprt: alpha and beta must be below"),
+        ("variant classic2\nformat gauntlet\ncandidate c\nbots a b\n"
+         "sprt 10 10 0.05 0.05\n", ":5: sprt: elo1 must exceed elo0"),
     ]
     for text, want in cases:
         p = refctl("tournament", "schedule", write(tmp, "bad.tour", text),
@@ -237,23 +243,72 @@ def test_concurrency_and_resume(tmp):
                                               results["killed"])
 
 
+def sprt_gauntlet(tmp, name, conc):
+    return write(tmp, name + ".tour", "variant classic3\nformat gauntlet\n"
+                 "candidate cand\nbots weak other\nmatches 1000\n"
+                 "concurrency %d\nsprt 0 50 0.05 0.05\nseed %s\n"
+                 % (conc, SEED))
+
+
 def test_sprt_stops(tmp):
-    """A gauntlet stops as soon as the SPRT decides."""
+    """A gauntlet stops as soon as the SPRT decides, at the observation
+    the binomial SPRT predicts, whatever the concurrency; the LLR shows
+    in the status and in every export."""
+    reasons = {}
+    for conc in (1, 4):
+        r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+        try:
+            r.add("cand", e2e.EVIL + ["good"])
+            r.add("weak", e2e.EVIL + ["notacard"])
+            r.add("other", e2e.EVIL + ["good"])
+            ok, tid = r.ctl("tournament_start",
+                            sprt_gauntlet(tmp, "sprt%d" % conc, conc))
+            assert ok, tid
+            st = r.must("tournament_status", tid)
+            assert "\nsprt llr " in st and "SPRT cand against weak" in st, st
+            state = r.must("tournament_wait", tid, timeout=300)
+            # weak forfeits every match: k wins give k ln(s1/s0), and
+            # ln 19 / ln(2 s1) = 22.03 with s1 = 0.571463
+            assert state.startswith("done SPRT: H1 accepted") and \
+                "23 matches, games 23-0-0" in state, state
+            reasons[conc] = state
+            n = r.query("SELECT count(*) FROM matches WHERE tournament = ? "
+                        "AND state = 'done'", int(tid))[0][0]
+            assert 23 <= n < 23 + conc, n
+            st = r.must("tournament_status", tid)
+            assert "state H1" in st and "H1 accepted" in st, st
+            rows = list(csv.DictReader(io.StringIO(standings(r.db, tid))))
+            assert all(x["sprt_state"] == "H1" and x["sprt_units"] == "23"
+                       for x in rows), rows
+            j = json.loads(standings(r.db, tid, "json"))
+            assert j["sprt"]["units"] == 23 and j["sprt"]["wins"] == 23, j
+            assert j["sprt"]["llr"] >= j["sprt"]["upper"] > 2.94, j
+        finally:
+            r.stop()
+    assert reasons[1] == reasons[4], reasons
+
+
+def test_sprt_twins(tmp):
+    """Twin bots: the SPRT never decides within 20 matches, on 10 seeds,
+    and says so when the tournament ends at its match limit."""
     r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
     try:
-        r.add("cand", e2e.EVIL + ["good"])
-        r.add("weak", e2e.EVIL + ["notacard"])
-        r.add("other", e2e.EVIL + ["good"])
-        path = write(tmp, "sprt.tour", "variant classic3\nformat gauntlet\n"
-                     "candidate cand\nbots weak other\nmatches 1000\n"
-                     "concurrency 1\nsprt 0 50 0.05 0.05\nseed %s\n" % SEED)
-        ok, tid = r.ctl("tournament_start", path)
-        assert ok, tid
-        state = r.must("tournament_wait", tid, timeout=300)
-        assert state.startswith("done SPRT: H1 accepted"), state
-        n = r.query("SELECT count(*) FROM matches WHERE tournament = ?",
-                    int(tid))[0][0]
-        assert n < 1000, n
+        r.add("heur", [os.path.join(e2e.BUILD, "bots", "heurbot")])
+        r.add("twin", [os.path.join(e2e.BUILD, "bots", "heurbot")])
+        for seed in range(10):
+            path = write(tmp, "twin%d.tour" % seed, "variant classic2\n"
+                         "format gauntlet\ncandidate heur\nbots twin\n"
+                         "matches 20\nconcurrency 4\nsprt 0 10 0.05 0.05\n"
+                         "seed %064x\n" % (seed + 0xc9))
+            ok, tid = r.ctl("tournament_start", path)
+            assert ok, tid
+            state = r.must("tournament_wait", tid, timeout=300)
+            assert state.startswith("done SPRT: undecided at the match "
+                                    "limit") and "20 matches" in state, state
+            j = json.loads(standings(r.db, tid, "json"))
+            assert j["sprt"]["state"] == "undecided", j
+            assert j["sprt"]["lower"] < j["sprt"]["llr"] < \
+                j["sprt"]["upper"], j
     finally:
         r.stop()
 
@@ -278,7 +333,8 @@ def test_batch_run(tmp):
 
 
 TESTS = [test_schedules, test_bad_definitions, test_standings_exact,
-         test_concurrency_and_resume, test_sprt_stops, test_batch_run]
+         test_concurrency_and_resume, test_sprt_stops, test_sprt_twins,
+         test_batch_run]
 
 
 def main():
