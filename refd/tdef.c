@@ -3,9 +3,11 @@
  *
  * The schedule is a pure function of the definition: tables (every
  * combination of participants of the table's size, or the candidate with
- * every combination of the pool), each played in every seat rotation, or
- * with duplicate deals in every seat permutation of one seed, cycle after
- * cycle until the number of matches is reached.  Seeds come from the
+ * every combination of the pool), each played in every seat permutation,
+ * each on a seed of its own or with duplicate deals all on one, cycle
+ * after cycle until the number of matches is reached.  Rotations alone
+ * would keep the bots' cyclic order, so that a bot always played right
+ * after the same opponent (and in classic4 with the same partner).  Seeds come from the
  * master seed, so a tournament replays identically from its definition.
  */
 #include "config.h"
@@ -170,6 +172,7 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 		if (tdef_num(argv[1], 1, TDEF_MAXSLOTS, &d->matches, err,
 		    errlen) == -1)
 			return -1;
+		d->matchesline = line;
 	} else if (strcmp(argv[0], "concurrency") == 0) {
 		ARITY(2);
 		if (tdef_num(argv[1], 1, 1024, &d->concurrency, err,
@@ -320,7 +323,7 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 	char		 line[GTP_MAXLINE + 1], *w[GTP_MAXARGS], *p, why[300];
 	char		 candidate[TDEF_NAMELEN + 1] = "";
 	const char	*s = text, *e;
-	int		 n, lineno = 0, candline = 0, seats, blines = 0, i;
+	int		 n, lineno = 0, candline = 0, seats, blines = 0, i, narr;
 	size_t		 len;
 
 	memset(d, 0, sizeof(*d));
@@ -404,6 +407,16 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 			goto fail;
 		}
 	}
+	/* a block is a table's every seating: a part of one is biased */
+	for (narr = 1, i = 2; i <= seats; i++)
+		narr *= i;
+	if (d->matches % narr != 0) {
+		tdef_err(err, errlen, fname, d->matchesline, "matches %d "
+		    "splits a block of %d seatings (every seat permutation "
+		    "of a %s table): use a multiple of %d", d->matches, narr,
+		    bri_variant_name(d->opt.variant), narr);
+		goto fail;
+	}
 	if (d->sprt && d->format != TDEF_GAUNTLET) {
 		snprintf(err, errlen, "%s: sprt needs a gauntlet", fname);
 		goto fail;
@@ -483,7 +496,7 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
     size_t errlen)
 {
 	int	 k = bri_variant_seats(d->opt.variant), tables[4096][4];
-	int	 ntables = 0, narr, total, c[4], p[4], i, t, a, s, perm;
+	int	 ntables = 0, narr, total, c[4], p[4], i, t, a, s;
 	struct tslot *out;
 
 	/* the tables: combinations of the table's size */
@@ -509,11 +522,16 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
 			ntables++;
 		} while (next_combination(c, k - 1, d->nbots - 1));
 	}
-	/* arrangements: rotations, or with duplicate deals permutations */
-	narr = k;
-	if (d->duplicate)
-		for (narr = 1, i = 2; i <= k; i++)
-			narr *= i;
+	/*
+	 * arrangements: every seat permutation of the table, so that each
+	 * bot sits in each seat, right after each other bot and (classic4)
+	 * with each partner equally often; with duplicate deals all on one
+	 * seed, else each on its own.  They come as the k rotations of each
+	 * cyclic order (the first bot fixed, the others in lexicographic
+	 * order), so that every k matches of a block balance the seats.
+	 */
+	for (narr = 1, i = 2; i <= k; i++)
+		narr *= i;
 	total = d->matches > 0 ? d->matches : ntables * narr;
 	if (total > TDEF_MAXSLOTS)
 		goto toomany;
@@ -524,16 +542,17 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
 	for (s = 0, t = 0; s < total; t++) {
 		for (i = 0; i < k; i++)
 			p[i] = i;
-		for (a = 0, perm = 1; s < total && a < narr && perm; a++, s++) {
+		for (a = 0; s < total && a < narr; a++, s++) {
+			/* the k rotations of each cyclic order in turn */
+			if (a > 0 && a % k == 0)
+				next_permutation(p + 1, k - 1);
 			out[s].block = t;
 			out[s].arrangement = a;
 			for (i = 0; i < k; i++)
-				out[s].bot[i] = tables[t % ntables][d->duplicate ?
-				    p[i] : (i + a) % k];
+				out[s].bot[i] =
+				    tables[t % ntables][p[(i + a) % k]];
 			tdef_seed(&d->seed, t, d->duplicate ? 0 : a,
 			    &out[s].seed);
-			if (d->duplicate)
-				perm = next_permutation(p, k);
 		}
 	}
 	*slots = out;

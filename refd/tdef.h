@@ -26,6 +26,7 @@ struct tdef {
 	char		 bots[TDEF_MAXBOTS][TDEF_NAMELEN + 1];
 	int		 botline[TDEF_MAXBOTS]; /* where each was named */
 	int		 matches;	/* total, 0 for one cycle */
+	int		 matchesline;	/* where it was set */
 	int		 concurrency;	/* matches at once */
 	struct bri_seed	 seed;		/* master seed */
 	int		 have_seed;
@@ -43,7 +44,7 @@ struct tdef {
 struct tslot {
 	int		 bot[BRI_MAXSEATS];	/* participant of each seat */
 	int		 block;		/* cycle * tables + table */
-	int		 arrangement;	/* rotation or permutation number */
+	int		 arrangement;	/* permutation number */
 	struct bri_seed	 seed;
 };
 
