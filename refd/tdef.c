@@ -25,6 +25,24 @@
 
 #define TDEF_SEED_TAG	"refd-tourney-v1"
 
+/* The variants each option of a match applies to, and their names. */
+static const unsigned optvariants[TDEF_NOPTS] = {
+	[TDEF_OPT_TARGET] = 1u << BRI_JOKER3,
+	[TDEF_OPT_DEALS] = 1u << BRI_CLASSIC2 | 1u << BRI_CLASSIC3 |
+	    1u << BRI_CLASSIC4,
+	[TDEF_OPT_TWO] = 1u << BRI_CLASSIC3,
+};
+static const char *const optnames[TDEF_NOPTS] = {
+	[TDEF_OPT_TARGET] = "target",
+	[TDEF_OPT_DEALS] = "deals_to_win",
+	[TDEF_OPT_TWO] = "removed_two",
+};
+static const char *const optwhere[TDEF_NOPTS] = {
+	[TDEF_OPT_TARGET] = "joker3",
+	[TDEF_OPT_DEALS] = "classic2, classic3 and classic4",
+	[TDEF_OPT_TWO] = "classic3",
+};
+
 /* Name of a format, as written in a definition. */
 const char *
 tdef_format_name(enum tdef_format f)
@@ -212,17 +230,22 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 	} else if (strcmp(argv[0], "option") == 0) {
 		ARITY(2);
 		snprintf(kv, sizeof(kv), "%s", argv[1]);
-		if (strncmp(kv, "target=", 7) == 0)
+		if (strncmp(kv, "target=", 7) == 0) {
+			d->optline[TDEF_OPT_TARGET] = line;
 			return tdef_num(kv + 7, 1, 1000, &d->opt.match_target,
 			    err, errlen);
-		if (strncmp(kv, "deals_to_win=", 13) == 0)
+		}
+		if (strncmp(kv, "deals_to_win=", 13) == 0) {
+			d->optline[TDEF_OPT_DEALS] = line;
 			return tdef_num(kv + 13, 1, 1000, &d->opt.deals_to_win,
 			    err, errlen);
+		}
 		if (strncmp(kv, "deal_cap=", 9) == 0)
 			return tdef_num(kv + 9, 1, 100000, &d->opt.deal_cap,
 			    err, errlen);
 		if (strncmp(kv, "removed_two=", 12) == 0) {
 			const char *w = kv + 12, *p;
+			d->optline[TDEF_OPT_TWO] = line;
 			if (strcmp(w, "random") == 0)
 				d->opt.removed_two = -1;
 			else if (strlen(w) == 1 &&
@@ -256,6 +279,7 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 			return -1;
 		}
 		d->sprt = 1;
+		d->sprtline = line;
 	} else if (strcmp(argv[0], "bot") == 0) {
 		if (argc < 4) {
 			snprintf(err, errlen, "usage: bot NAME spawn COMMAND "
@@ -418,9 +442,20 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 		goto fail;
 	}
 	if (d->sprt && d->format != TDEF_GAUNTLET) {
-		snprintf(err, errlen, "%s: sprt needs a gauntlet", fname);
+		tdef_err(err, errlen, fname, d->sprtline, "sprt needs a "
+		    "gauntlet");
 		goto fail;
 	}
+	/* the variant may come after its options: checked at the end */
+	for (i = 0; i < TDEF_NOPTS; i++)
+		if (d->optline[i] > 0 && !(optvariants[i] &
+		    (1u << d->opt.variant))) {
+			tdef_err(err, errlen, fname, d->optline[i], "option "
+			    "%s= does not apply to %s (only to %s)",
+			    optnames[i], bri_variant_name(d->opt.variant),
+			    optwhere[i]);
+			goto fail;
+		}
 	if (bri_options_check(&d->opt) != BRI_OK) {
 		snprintf(err, errlen, "%s: an option does not fit %s", fname,
 		    bri_variant_name(d->opt.variant));

@@ -16,6 +16,9 @@
 
 enum tdef_format { TDEF_ROUNDROBIN, TDEF_GAUNTLET };
 
+/* The match options that apply to some variants only. */
+enum tdef_opt { TDEF_OPT_TARGET, TDEF_OPT_DEALS, TDEF_OPT_TWO, TDEF_NOPTS };
+
 struct tdef {
 	char		 name[TDEF_NAMELEN + 1];
 	struct bri_options opt;		/* variant and match options */
@@ -33,7 +36,9 @@ struct tdef {
 	int		 move_ms, bank_ms, startup_ms; /* -1: refd's default */
 	int		 policy;	/* -1 default, 0 forfeit, 1 fallback */
 	int		 max_faults;	/* -1 default */
+	int		 optline[TDEF_NOPTS];	/* where each was set, or 0 */
 	int		 sprt;		/* stop on a decision of the SPRT */
+	int		 sprtline;
 	double		 elo0, elo1, alpha, beta;
 	int		 nbotdefs;	/* "bot NAME spawn|remote ..." lines */
 	char		*botdef[TDEF_MAXBOTS];	/* the words after "bot" */

@@ -13,9 +13,11 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -63,12 +65,67 @@ tourney_find(int64_t id)
 	return NULL;
 }
 
-/* Register the bots a definition brings, unless already known. */
+/*
+ * Is the spawn command cmd one execvp(3) can run: a path to an
+ * executable file, or a name found so on PATH?  Checked before the
+ * first match, so that a missing program stops the tournament at once
+ * rather than forfeiting every match it was to play.
+ */
 static int
-tourney_bots(const struct tdef *d, char *err, size_t errlen)
+tourney_runnable(const char *cmd)
 {
-	char	 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], *p, why[256];
-	int	 i, n;
+	const char	*path, *p, *e;
+	char		 buf[PATH_MAX];
+	struct stat	 sb;
+
+	if (strchr(cmd, '/') != NULL)
+		return access(cmd, X_OK) == 0 && stat(cmd, &sb) == 0 &&
+		    S_ISREG(sb.st_mode);
+	if ((path = getenv("PATH")) == NULL)
+		path = "/usr/bin:/bin";
+	for (p = path; ; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
+		    e == p ? "." : p, cmd) < sizeof(buf) &&
+		    access(buf, X_OK) == 0 && stat(buf, &sb) == 0 &&
+		    S_ISREG(sb.st_mode))
+			return 1;
+		if (*e == '\0')
+			return 0;
+	}
+}
+
+/* Does the known bot b have the command of a "bot" line's words? */
+static int
+tourney_samebot(const struct bot *b, int n, char **w)
+{
+	int	 i;
+
+	if (strcmp(w[1], "remote") == 0)
+		return n == 3 && bots_auth(w[0], w[2]);
+	if (b->kind != BOT_SPAWN || b->argc != n - 2)
+		return 0;
+	for (i = 0; i < b->argc; i++)
+		if (strcmp(b->argv[i], w[i + 2]) != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * Register the bots a definition (from file fname) brings; a bot refd
+ * already knows must have the very same command.  Then check that every
+ * participant is known and, if spawned, runnable.  Errors read
+ * "fname:line: reason".
+ */
+static int
+tourney_bots(const struct tdef *d, const char *fname, char *err,
+    size_t errlen)
+{
+	char		 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], *p, why[256];
+	struct bot	*b;
+	int		 i, n;
 
 	for (i = 0; i < d->nbotdefs; i++) {
 		snprintf(buf, sizeof(buf), "%s", d->botdef[i]);
@@ -76,28 +133,41 @@ tourney_bots(const struct tdef *d, char *err, size_t errlen)
 		for (p = strtok(buf, " "); p != NULL && n < GTP_MAXARGS;
 		    p = strtok(NULL, " "))
 			w[n++] = p;
-		if (bots_find(w[0]) != NULL)
-			continue;
 		if (n < 3 || (strcmp(w[1], "spawn") != 0 &&
 		    strcmp(w[1], "remote") != 0)) {
-			snprintf(err, errlen, "line %d: usage: bot NAME spawn "
-			    "COMMAND [ARG ...] | bot NAME remote TOKEN",
+			snprintf(err, errlen, "%s:%d: usage: bot NAME spawn "
+			    "COMMAND [ARG ...] | bot NAME remote TOKEN", fname,
 			    d->botdefline[i]);
+			return -1;
+		}
+		if ((b = bots_find(w[0])) != NULL) {
+			if (tourney_samebot(b, n, w))
+				continue;
+			snprintf(err, errlen, "%s:%d: bot %s is already known "
+			    "with another command", fname, d->botdefline[i],
+			    w[0]);
 			return -1;
 		}
 		if (bots_add(w[0], strcmp(w[1], "spawn") == 0 ? BOT_SPAWN :
 		    BOT_REMOTE, n - 2, w + 2, why, sizeof(why)) == -1) {
-			snprintf(err, errlen, "line %d: %s", d->botdefline[i],
-			    why);
+			snprintf(err, errlen, "%s:%d: %s", fname,
+			    d->botdefline[i], why);
 			return -1;
 		}
 	}
-	for (i = 0; i < d->nbots; i++)
-		if (bots_find(d->bots[i]) == NULL) {
-			snprintf(err, errlen, "line %d: unknown bot %s",
+	for (i = 0; i < d->nbots; i++) {
+		if ((b = bots_find(d->bots[i])) == NULL) {
+			snprintf(err, errlen, "%s:%d: unknown bot %s", fname,
 			    d->botline[i], d->bots[i]);
 			return -1;
 		}
+		if (b->kind == BOT_SPAWN && !tourney_runnable(b->argv[0])) {
+			snprintf(err, errlen, "%s:%d: bot %s cannot start: "
+			    "%.100s is no executable file", fname,
+			    d->botline[i], d->bots[i], b->argv[0]);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -147,6 +217,20 @@ tourney_new(int64_t id, struct tdef *d, char *err, size_t errlen)
 	snprintf(t->state_name, sizeof(t->state_name), "running");
 	TAILQ_INSERT_TAIL(&tourneys, t, entry);
 	return t;
+}
+
+/* Stop the matches of t still running: they end aborted. */
+static void
+tourney_halt(struct tourney *t, const char *why)
+{
+	struct match	*m, *next;
+
+	for (m = TAILQ_FIRST(&matches); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		if (m->conf.tournament == t->id && (m->state == MATCH_WAITING ||
+		    m->state == MATCH_PLAYING))
+			match_stop(m, why);
+	}
 }
 
 /* End a tournament: log its state, answer whoever waits. */
@@ -202,12 +286,24 @@ tourney_match_done(struct match *m)
 {
 	struct tourney	*t = tourney_find(m->conf.tournament);
 	char		 why[400];
-	int		 s = m->conf.slot;
+	int		 s = m->conf.slot, i;
 
 	if (t == NULL || s < 0 || s >= t->nslots ||
 	    t->state[s] != SLOT_RUNNING)
 		return;
 	t->nrunning--;
+	if (m->state == MATCH_DONE && m->bm.ndeals == 0 &&
+	    strncmp(m->result, "forfeit", 7) == 0) {
+		/* a bot failed before the first deal: it will again */
+		i = atoi(m->result + 7);
+		snprintf(why, sizeof(why), "bot %s cannot start: %.300s",
+		    i >= 0 && i < m->nseats ? m->conf.bots[i] : "?", m->reason);
+		t->state[s] = SLOT_DONE;
+		t->ndone++;
+		tourney_end(t, "stopped", why);
+		tourney_halt(t, "tournament stopped: a bot cannot start");
+		return;
+	}
 	if (m->state == MATCH_DONE) {
 		t->state[s] = SLOT_DONE;
 		t->ndone++;
@@ -328,7 +424,7 @@ tourney_start(const char *path, char *err, size_t errlen)
 {
 	struct tdef	 d;
 	struct tourney	*t;
-	char		*text, seed[BRI_SEED_STRLEN], why[300];
+	char		*text, seed[BRI_SEED_STRLEN];
 	int64_t		 id;
 	struct tslot	*slots;
 	int		 n;
@@ -343,10 +439,8 @@ tourney_start(const char *path, char *err, size_t errlen)
 		free(text);
 		return -1;
 	}
-	if (tourney_bots(&d, why, sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s:%s", path, why);
+	if (tourney_bots(&d, path, err, errlen) == -1)
 		goto fail;
-	}
 	if (!d.have_seed && bri_seed_new(&d.seed) != BRI_OK) {
 		snprintf(err, errlen, "no entropy for a seed");
 		goto fail;
@@ -385,7 +479,7 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	sqlite3_stmt	*st;
 	struct tdef	 d;
 	struct tourney	*t;
-	char		 name[64], why[300];
+	char		 name[64];
 	const char	*text, *seed, *state;
 	int		 rc = -1;
 
@@ -424,8 +518,7 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 		goto out;
 	}
 	d.have_seed = 1;
-	if (tourney_bots(&d, why, sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s: %s", name, why);
+	if (tourney_bots(&d, name, err, errlen) == -1) {
 		tdef_free(&d);
 		goto out;
 	}
@@ -482,7 +575,6 @@ int
 tourney_stop(int64_t id, char *err, size_t errlen)
 {
 	struct tourney	*t = tourney_find(id);
-	struct match	*m;
 
 	if (t == NULL || t->over) {
 		snprintf(err, errlen, "no running tournament %lld",
@@ -490,10 +582,7 @@ tourney_stop(int64_t id, char *err, size_t errlen)
 		return -1;
 	}
 	tourney_end(t, "stopped", "stopped by the operator");
-	TAILQ_FOREACH(m, &matches, entry)
-		if (m->conf.tournament == id && (m->state == MATCH_WAITING ||
-		    m->state == MATCH_PLAYING))
-			match_stop(m, "tournament stopped");
+	tourney_halt(t, "tournament stopped");
 	return 0;
 }
 

@@ -126,7 +126,13 @@ def test_bad_definitions(tmp):
         ("variant classic4\nduplicate yes\nmatches 12\nbots a b c d\n",
          ":3: matches 12 splits a block of 24"),
         ("variant classic2\nbots a b\nsprt 0 10 0.05 0.05\n",
-         "sprt needs a gauntlet"),
+         ":3: sprt needs a gauntlet"),
+        ("variant classic2\noption target=5\nbots a b\n",
+         ":2: option target= does not apply to classic2 (only to joker3)"),
+        ("option deals_to_win=3\nvariant joker3\nbots a b c\n",
+         ":1: option deals_to_win= does not apply to joker3"),
+        ("variant classic4\noption removed_two=C\nbots a b c d\n",
+         ":2: option removed_two= does not apply to classic4"),
         ("variant classic2\nbots a b\nconcurrency 99999\n",
          ":3: 99999: too large"),
         ("variant classic2\nformat gauntlet\ncandidate c\nbots a b\n"
@@ -146,8 +152,48 @@ def test_bad_definitions(tmp):
         path = write(tmp, "unknown.tour", "variant classic2\n# two bots\n"
                      "bots nobody nobody2\n")
         ok, text = r.ctl("tournament_start", path)
-        assert not ok and "unknown.tour:line 3: unknown bot nobody" in \
-            text.replace(": line", ":line"), text
+        assert not ok and "unknown.tour:3: unknown bot nobody" in text, text
+    finally:
+        r.stop()
+
+
+def test_bot_lines(tmp):
+    """A bot line for a known name with another command is refused; a
+    bot that cannot start stops the tournament before it plays."""
+    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    rand = os.path.join(e2e.BUILD, "bots", "randbot")
+    heur = os.path.join(e2e.BUILD, "bots", "heurbot")
+    try:
+        r.add("rand", [rand])
+        same = write(tmp, "same.tour", "variant classic2\nbot rand spawn "
+                     "%s\nbot heur spawn %s\nbots rand heur\n" % (rand, heur))
+        ok, tid = r.ctl("tournament_start", same)
+        assert ok, tid
+        assert r.must("tournament_wait", tid).startswith("done"), tid
+        # elapsed stops with the tournament
+        el = [r.must("tournament_status", tid).split("\nelapsed ")[1]
+              .split("\n")[0] for _ in range(2) if not time.sleep(1.1)]
+        assert el[0] == el[1], el
+        other = write(tmp, "other.tour", "variant classic2\nbots rand heur\n"
+                      "# rand is known as randbot\nbot rand spawn %s\n" % heur)
+        ok, text = r.ctl("tournament_start", other)
+        assert not ok and "other.tour:4: bot rand is already known with " \
+            "another command" in text, text
+        ghost = write(tmp, "ghost.tour", "variant classic2\nbot ghost spawn "
+                      "/nonexistent/ghost\nbots rand ghost\n")
+        ok, text = r.ctl("tournament_start", ghost)
+        assert not ok and "ghost.tour:3: bot ghost cannot start: " \
+            "/nonexistent/ghost is no executable file" in text, text
+        n0 = r.query("SELECT count(*) FROM matches")[0][0]
+        quit_ = write(tmp, "quit.tour", "variant classic2\nbot quitter spawn "
+                      "%s %s early\nbots rand quitter\nmatches 40\n"
+                      "concurrency 2\n" % (e2e.PY, e2e.EVIL[1]))
+        ok, tid = r.ctl("tournament_start", quit_)
+        assert ok, tid
+        state = r.must("tournament_wait", tid)
+        assert state.startswith("stopped bot quitter cannot start"), state
+        n = r.query("SELECT count(*) FROM matches")[0][0] - n0
+        assert 1 <= n <= 2, n
     finally:
         r.stop()
 
@@ -392,7 +438,7 @@ def test_batch_run(tmp):
         r.stop()
 
 
-TESTS = [test_schedules, test_bad_definitions, test_standings_exact,
+TESTS = [test_schedules, test_bad_definitions, test_bot_lines, test_standings_exact,
          test_concurrency_and_resume, test_sprt_stops, test_sprt_twins,
          test_twins_balanced, test_batch_run]
 
