@@ -15,6 +15,10 @@
 #include "tstand.h"
 #include "util.h"
 
+#ifndef MAX
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+#endif
+
 /* Parse "text", "csv" or "json". */
 int
 tstand_fmt_parse(const char *s, enum tstand_fmt *f)
@@ -316,7 +320,7 @@ json_str(FILE *f, const char *s)
 void
 tstand_sprt_print(FILE *f, const struct tdef *d, const struct st_sprt *sp)
 {
-	fprintf(f, "\nSPRT %s against %s: H0 %g Elo, H1 %g Elo, alpha %g, "
+	fprintf(f, "\nSPRT %.16s against %.16s: H0 %g Elo, H1 %g Elo, alpha %g, "
 	    "beta %g\n", d->bots[0], d->nbots > 1 ? d->bots[1] : "-",
 	    sp->elo0, sp->elo1, sp->alpha, sp->beta);
 	fprintf(f, "LLR %.3f [%.3f, %.3f], %d %s, games %d-%d-%d: %s\n",
@@ -324,6 +328,56 @@ tstand_sprt_print(FILE *f, const struct tdef *d, const struct st_sprt *sp)
 	    "matches", sp->wins, sp->draws, sp->losses,
 	    sp->decided > 0 ? "H1 accepted" : sp->decided < 0 ?
 	    "H0 accepted" : "undecided");
+}
+
+/*
+ * The crosstable: bots by rank, against each other by rank number, each
+ * cell wins-draws-losses of the row's bot against the column's.  When
+ * it would not fit in 80 columns, one line per pair instead.
+ */
+static void
+tstand_cross(FILE *f, const struct tdef *d, const struct st_table *t)
+{
+	const struct st_h2h	*h;
+	char			 cell[40];
+	int			 i, j, w = 2, a, b;
+
+	for (i = 0; i < t->nbots; i++)
+		for (j = 0; j < t->nbots; j++) {
+			h = &t->h2h[t->row[i].bot][t->row[j].bot];
+			w = MAX(w, snprintf(cell, sizeof(cell), "%d-%d-%d",
+			    h->wins, h->draws, h->losses) + 1);
+		}
+	fprintf(f, "\nhead to head (row against column: wins-draws-losses)\n");
+	if (21 + t->nbots * w > 80) {
+		for (i = 0; i < t->nbots; i++)
+			for (j = i + 1; j < t->nbots; j++) {
+				a = t->row[i].bot;
+				b = t->row[j].bot;
+				h = &t->h2h[a][b];
+				fprintf(f, "%d %.16s - %d %.16s: %d-%d-%d\n",
+				    i + 1, d->bots[a], j + 1, d->bots[b],
+				    h->wins, h->draws, h->losses);
+			}
+		return;
+	}
+	fprintf(f, "%-21s", "");
+	for (j = 0; j < t->nbots; j++)
+		fprintf(f, "%*d", w, j + 1);
+	fputc('\n', f);
+	for (i = 0; i < t->nbots; i++) {
+		fprintf(f, "%-4d %-16.16s", i + 1, d->bots[t->row[i].bot]);
+		for (j = 0; j < t->nbots; j++) {
+			h = &t->h2h[t->row[i].bot][t->row[j].bot];
+			if (i == j)
+				snprintf(cell, sizeof(cell), "-");
+			else
+				snprintf(cell, sizeof(cell), "%d-%d-%d",
+				    h->wins, h->draws, h->losses);
+			fprintf(f, "%*s", w, cell);
+		}
+		fputc('\n', f);
+	}
 }
 
 /*
@@ -417,48 +471,38 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 		fprintf(f, "}\n");
 		return;
 	}
-	fprintf(f, "%-4s %-16s %7s %17s %6s %5s %4s %4s %4s %6s %6s",
-	    "rank", "bot", "elo", "95% interval", "score", "games", "won",
-	    "drew", "lost", "deals", "mp/dl");
-	if (joker)
-		fprintf(f, " %6s %9s %9s", "joker%", "as joker", "as ally");
-	else
-		fprintf(f, " %11s", "deals w/l/d");
-	fprintf(f, " %6s\n", "faults");
+	/* text: three tables, each within 80 columns */
+	fprintf(f, "%-4s %-16s %6s %17s %5s %5s %4s %4s %4s\n", "rank", "bot",
+	    "elo", "95% interval", "score", "games", "won", "drew", "lost");
 	for (i = 0; i < t->nbots; i++) {
 		r = &t->row[i];
-		fprintf(f, "%-4d %-16s %7.1f [%7.1f,%7.1f] %6.3f %5d %4d %4d %4d "
-		    "%6d %6.3f", i + 1, d->bots[r->bot], r->elo, r->elo_lo,
-		    r->elo_hi, r->score, r->played, r->won, r->drawn, r->lost,
-		    r->deals, r->mpoints_per_deal);
-		if (joker)
-			fprintf(f, " %5.1f%% %4d/%-4d %4d/%-4d",
-			    100 * r->joker_rate, r->joker_won, r->joker_lost,
-			    r->ally_won, r->ally_lost);
-		else
-			fprintf(f, " %3d/%3d/%3d", r->deals_won, r->deals_lost,
-			    r->deals_void);
+		fprintf(f, "%-4d %-16.16s %6.1f [%7.1f,%7.1f] %5.3f %5d %4d %4d "
+		    "%4d\n", i + 1, d->bots[r->bot], r->elo, r->elo_lo,
+		    r->elo_hi, r->score, r->played, r->won, r->drawn, r->lost);
+	}
+	fprintf(f, "\n%-16s %6s %11s %6s", "bot", "deals", "w/l/v", "mp/dl");
+	if (joker)
+		fprintf(f, " %7s %9s %9s", "joker%", "as joker", "as ally");
+	fprintf(f, " %6s\n", "faults");
+	for (i = 0; i < t->nbots; i++) {
+		char wlv[40], aj[24], aa[24];
+
+		r = &t->row[i];
+		snprintf(wlv, sizeof(wlv), "%d/%d/%d", r->deals_won,
+		    r->deals_lost, r->deals_void);
+		fprintf(f, "%-16.16s %6d %11s %6.3f", d->bots[r->bot], r->deals,
+		    wlv, r->mpoints_per_deal);
+		if (joker) {
+			snprintf(aj, sizeof(aj), "%d/%d", r->joker_won,
+			    r->joker_lost);
+			snprintf(aa, sizeof(aa), "%d/%d", r->ally_won,
+			    r->ally_lost);
+			fprintf(f, " %6.1f%% %9s %9s", 100 * r->joker_rate, aj,
+			    aa);
+		}
 		fprintf(f, " %6d\n", r->faults);
 	}
-	fprintf(f, "\nhead to head (row against column: wins-draws-losses)\n"
-	    "%-16s", "");
-	for (j = 0; j < t->nbots; j++)
-		fprintf(f, " %12.12s", d->bots[j]);
-	fputc('\n', f);
-	for (i = 0; i < t->nbots; i++) {
-		fprintf(f, "%-16s", d->bots[i]);
-		for (j = 0; j < t->nbots; j++) {
-			char cell[40];
-			if (i == j)
-				snprintf(cell, sizeof(cell), "-");
-			else
-				snprintf(cell, sizeof(cell), "%d-%d-%d",
-				    t->h2h[i][j].wins, t->h2h[i][j].draws,
-				    t->h2h[i][j].losses);
-			fprintf(f, " %12s", cell);
-		}
-		fputc('\n', f);
-	}
+	tstand_cross(f, d, t);
 	if (sp != NULL)
 		tstand_sprt_print(f, d, sp);
 }

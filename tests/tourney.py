@@ -430,17 +430,33 @@ def test_batch_run(tmp):
         assert p.returncode == 0, p.stderr
         assert "rank" in p.stdout and "6/6 matches" in p.stderr, \
             (p.stdout, p.stderr)
+        for line in (p.stdout + p.stderr).splitlines():    # 80 columns
+            assert len(line) <= 80, line
+        assert "head to head" in p.stdout and "\n1    " in p.stdout
         bad = write(tmp, "refused.tour", "variant joker3\nbots good\n")
         p = subprocess.run([REFCTL, "-c", r.sock, "tournament", "run",
                             bad, "--wait"], capture_output=True, text=True)
         assert p.returncode == 1 and "refused.tour:2:" in p.stderr, p.stderr
+        # refd goes away under a follower: it says so and exits 2
+        path = definition(tmp, "long", "matches 600\n")
+        ok, tid = r.ctl("tournament_start", path)
+        assert ok, tid
+        w = subprocess.Popen([REFCTL, "-c", r.sock, "tournament", "status",
+                              tid, "--watch"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(1.2)
+        r.proc.send_signal(signal.SIGKILL)
+        r.proc.wait()
+        out, err = w.communicate(timeout=30)
+        assert w.returncode == 2 and "refd went away" in err, \
+            (w.returncode, err)
     finally:
         r.stop()
 
 
-TESTS = [test_schedules, test_bad_definitions, test_bot_lines, test_standings_exact,
-         test_concurrency_and_resume, test_sprt_stops, test_sprt_twins,
-         test_twins_balanced, test_batch_run]
+TESTS = [test_schedules, test_bad_definitions, test_bot_lines,
+         test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
+         test_sprt_twins, test_twins_balanced, test_batch_run]
 
 
 def main():
