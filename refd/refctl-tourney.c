@@ -17,6 +17,8 @@
 #include "tstand.h"
 #include "util.h"
 
+enum { T_STANDINGS, T_RESULTS, T_EXPORT };	/* what t_offline() prints */
+
 /* Collected answer lines of one command. */
 struct answer {
 	char	 text[65536];
@@ -291,9 +293,37 @@ out:
 	return rc;
 }
 
-/* standings|results --db FILE ID [--format F], from the log alone. */
+/* The definition and the end's reason of tournament id, as JSON members. */
+static void
+export_head(sqlite3 *h, int64_t id)
+{
+	sqlite3_stmt	*st;
+	const char	*s;
+
+	if (sqlite3_prepare_v2(h, "SELECT definition, coalesce(reason, '') "
+	    "FROM tournaments WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		printf("\"definition\": ");
+		s = (const char *)sqlite3_column_text(st, 0);
+		tstand_json_str(stdout, s != NULL ? s : "");
+		printf(",\n\"reason\": ");
+		s = (const char *)sqlite3_column_text(st, 1);
+		tstand_json_str(stdout, s != NULL ? s : "");
+		printf(",\n");
+	}
+	sqlite3_finalize(st);
+}
+
+/*
+ * standings|results|export --db FILE ID [--format F], from the log
+ * alone.  export is one JSON object: the definition, the reason it
+ * ended, the standings (with name, seed, dates, thinking times and the
+ * SPRT) and every match.
+ */
 static int
-t_offline(int argc, char **argv, int results)
+t_offline(int argc, char **argv, int what)
 {
 	const char	*db = NULL, *ids = NULL, *errstr;
 	enum tstand_fmt	 fmt = TSTAND_TEXT;
@@ -311,7 +341,8 @@ t_offline(int argc, char **argv, int results)
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
 			db = argv[++i];
-		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc &&
+		    what != T_EXPORT) {
 			if (tstand_fmt_parse(argv[++i], &fmt) == -1) {
 				fprintf(stderr, "refctl: format: text, csv or "
 				    "json\n");
@@ -319,13 +350,11 @@ t_offline(int argc, char **argv, int results)
 			}
 		} else if (ids == NULL)
 			ids = argv[i];
-		else {
+		else
 			return REFCTL_USAGE;
-		}
 	}
-	if (db == NULL || ids == NULL) {
+	if (db == NULL || ids == NULL)
 		return REFCTL_USAGE;
-	}
 	id = util_num(ids, 1, INT64_MAX, &errstr);
 	if (errstr != NULL) {
 		fprintf(stderr, "refctl: tournament id %s: %s\n", ids, errstr);
@@ -333,7 +362,7 @@ t_offline(int argc, char **argv, int results)
 	}
 	if ((h = open_log(db)) == NULL)
 		return 2;
-	if (results) {
+	if (what == T_RESULTS) {
 		rc = tstand_results(stdout, h, id, fmt, err, sizeof(err));
 		if (rc == -1)
 			fprintf(stderr, "refctl: %s\n", err);
@@ -356,21 +385,41 @@ t_offline(int argc, char **argv, int results)
 	if (d.sprt && tdef_schedule(&d, &slots, &nslots, err,
 	    sizeof(err)) == 0)
 		tstand_sprt(&d, slots, nslots, &ts, &sp);
-	if (fmt == TSTAND_TEXT)
-		printf("tournament %lld %s: %d matches\n", (long long)id,
-		    d.name, ts.n);
-	tstand_print(stdout, &d, tab, slots != NULL ? &sp : NULL, fmt);
+	if (tstand_extra(h, id, &d, &ts, err, sizeof(err)) == -1)
+		fprintf(stderr, "refctl: %s\n", err);
+	if (what == T_EXPORT) {
+		printf("{\"format\": \"refd-tournament-export-1\",\n");
+		export_head(h, id);
+		printf("\"standings\": ");
+		tstand_print(stdout, &d, &ts, tab, slots != NULL ? &sp : NULL,
+		    TSTAND_JSON);
+		printf(",\n\"matches\": ");
+		rc = tstand_results(stdout, h, id, TSTAND_JSON, err,
+		    sizeof(err)) == 0 ? 0 : 1;
+		printf("}\n");
+		if (rc != 0)
+			fprintf(stderr, "refctl: %s\n", err);
+	} else {
+		if (fmt == TSTAND_TEXT && ts.have_extra)
+			printf("tournament %lld %s: %d matches, %s\n"
+			    "seed %s\nstarted %s, ended %s\n\n", (long long)id,
+			    d.name, ts.n, ts.meta.state, ts.meta.seed,
+			    ts.meta.started, ts.meta.ended[0] ? ts.meta.ended :
+			    "-");
+		tstand_print(stdout, &d, &ts, tab, slots != NULL ? &sp : NULL,
+		    fmt);
+		rc = 0;
+	}
 	free(slots);
 	free(tab);
 	tstand_free(&ts);
-	rc = 0;
 out:
 	tdef_free(&d);
 	sqlite3_close(h);
 	return rc;
 }
 
-/* schedule FILE: the matches a definition generates, without playing. */
+/* schedule FILE: the matches a definition makes, without playing. */
 static int
 t_schedule(int argc, char **argv)
 {
@@ -472,13 +521,19 @@ t_status(int argc, char **argv)
 static int
 t_standings(int argc, char **argv)
 {
-	return t_offline(argc, argv, 0);
+	return t_offline(argc, argv, T_STANDINGS);
 }
 
 static int
 t_results(int argc, char **argv)
 {
-	return t_offline(argc, argv, 1);
+	return t_offline(argc, argv, T_RESULTS);
+}
+
+static int
+t_export(int argc, char **argv)
+{
+	return t_offline(argc, argv, T_EXPORT);
 }
 
 /* The subcommands of refctl tournament: dispatch and usage. */
@@ -496,6 +551,8 @@ const struct refctl_cmd refctl_tourney_cmds[] = {
 	    { { "--db FILE ID [--format F]", "standings; F: text csv json" } } },
 	{ "results", t_results, NULL, 0, 0, 1,
 	    { { "--db FILE ID [--format F]", "every match, from the log" } } },
+	{ "export", t_export, NULL, 0, 0, 1,
+	    { { "--db FILE ID", "all of it as one JSON object" } } },
 	{ "schedule", t_schedule, NULL, 0, 0, 1,
 	    { { "FILE", "the matches a definition makes" } } },
 	{ NULL, NULL, NULL, 0, 0, 0, { { NULL, NULL } } }

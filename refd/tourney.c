@@ -647,7 +647,9 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 		    sp.units, sp.wins, sp.draws, sp.losses,
 		    tstand_sprt_state(&sp));
 	}
-	tstand_print(f, &t->def, tab, t->def.sprt ? &sp : NULL, TSTAND_TEXT);
+	tstand_extra(db_handle(logdb), id, &t->def, &ts, err, errlen);
+	tstand_print(f, &t->def, &ts, tab, t->def.sprt ? &sp : NULL,
+	    TSTAND_TEXT);
 	free(tab);
 	tstand_free(&ts);
 	return 0;

@@ -296,9 +296,102 @@ tstand_sprt_state(const struct st_sprt *s)
 	return s->decided > 0 ? "H1" : s->decided < 0 ? "H0" : "undecided";
 }
 
-/* A string as JSON, with every control character escaped. */
+/* Copy text column i of st into buf, "" for NULL. */
 static void
-json_str(FILE *f, const char *s)
+tstand_col(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const char	*s = (const char *)sqlite3_column_text(st, i);
+
+	snprintf(buf, len, "%s", s != NULL ? s : "");
+}
+
+/*
+ * Read what the standings show besides the matches: the tournament's
+ * name, seed, dates and state, and each bot's thinking time (mean,
+ * nearest-rank 99th percentile and maximum of the cards it chose, and
+ * its time-outs), into ts.  Returns 0, or -1 with the reason in err.
+ */
+int
+tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
+    char *err, size_t errlen)
+{
+	sqlite3_stmt	*st = NULL, *sq = NULL, *sp = NULL, *sf = NULL;
+	struct tstand_time *tm;
+	int		 i, rc = -1;
+
+	memset(&ts->meta, 0, sizeof(ts->meta));
+	memset(ts->time, 0, sizeof(ts->time));
+	if (sqlite3_prepare_v2(h, "SELECT name, seed, started, "
+	    "coalesce(ended, ''), state FROM tournaments WHERE id = ?", -1,
+	    &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT count(*), coalesce(avg(p.ms), 0), "
+	    "coalesce(max(p.ms), 0) FROM plays p JOIN seats s ON s.match_id = "
+	    "p.match_id AND s.seat = p.seat JOIN matches m ON m.id = "
+	    "p.match_id WHERE m.tournament = ?1 AND s.bot = ?2 AND p.fault = 0",
+	    -1, &sq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT p.ms FROM plays p JOIN seats s ON "
+	    "s.match_id = p.match_id AND s.seat = p.seat JOIN matches m ON "
+	    "m.id = p.match_id WHERE m.tournament = ?1 AND s.bot = ?2 AND "
+	    "p.fault = 0 ORDER BY p.ms LIMIT 1 OFFSET ?3", -1, &sp, NULL) !=
+	    SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT count(*) FROM faults f JOIN seats s "
+	    "ON s.match_id = f.match_id AND s.seat = f.seat JOIN matches m ON "
+	    "m.id = f.match_id WHERE m.tournament = ?1 AND s.bot = ?2 AND "
+	    "f.kind = 'timeout'", -1, &sf, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, tid);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(err, errlen, "no tournament %lld in the log",
+		    (long long)tid);
+		goto out;
+	}
+	ts->meta.id = tid;
+	tstand_col(st, 0, ts->meta.name, sizeof(ts->meta.name));
+	tstand_col(st, 1, ts->meta.seed, sizeof(ts->meta.seed));
+	tstand_col(st, 2, ts->meta.started, sizeof(ts->meta.started));
+	tstand_col(st, 3, ts->meta.ended, sizeof(ts->meta.ended));
+	tstand_col(st, 4, ts->meta.state, sizeof(ts->meta.state));
+	for (i = 0; i < d->nbots; i++) {
+		tm = &ts->time[i];
+		sqlite3_reset(sq);
+		sqlite3_bind_int64(sq, 1, tid);
+		sqlite3_bind_text(sq, 2, d->bots[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(sq) == SQLITE_ROW) {
+			tm->moves = sqlite3_column_int(sq, 0);
+			tm->mean = sqlite3_column_double(sq, 1);
+			tm->max = sqlite3_column_int(sq, 2);
+		}
+		if (tm->moves > 0) {
+			/* nearest rank: the ceil(0.99 n)-th smallest */
+			sqlite3_reset(sp);
+			sqlite3_bind_int64(sp, 1, tid);
+			sqlite3_bind_text(sp, 2, d->bots[i], -1, SQLITE_STATIC);
+			sqlite3_bind_int(sp, 3, (int)((99LL * tm->moves + 99) /
+			    100) - 1);
+			if (sqlite3_step(sp) == SQLITE_ROW)
+				tm->p99 = sqlite3_column_int(sp, 0);
+		}
+		sqlite3_reset(sf);
+		sqlite3_bind_int64(sf, 1, tid);
+		sqlite3_bind_text(sf, 2, d->bots[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(sf) == SQLITE_ROW)
+			tm->timeouts = sqlite3_column_int(sf, 0);
+	}
+	ts->have_extra = 1;
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(sq);
+	sqlite3_finalize(sp);
+	sqlite3_finalize(sf);
+	return rc;
+}
+
+/* A string as JSON, with every control character escaped. */
+void
+tstand_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s != '\0'; s++) {
@@ -382,13 +475,15 @@ tstand_cross(FILE *f, const struct tdef *d, const struct st_table *t)
 
 /*
  * Print the standings table t of tournament d in format fmt, with the
- * state of its SPRT sp (NULL: none).
+ * state of its SPRT sp (NULL: none) and, if ts has them (tstand_extra()),
+ * the tournament's name, seed and dates and each bot's thinking time.
  */
 void
-tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
-    const struct st_sprt *sp, enum tstand_fmt fmt)
+tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
+    const struct st_table *t, const struct st_sprt *sp, enum tstand_fmt fmt)
 {
 	const struct st_row	*r;
+	const struct tstand_time *tm;
 	int			 i, j, first, joker = d->opt.variant == BRI_JOKER3;
 
 	if (fmt == TSTAND_CSV) {
@@ -396,7 +491,9 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 		    "lost,deals,deals_won,deals_lost,deals_void,joker_deals,"
 		    "joker_won,joker_lost,ally_deals,ally_won,ally_lost,"
 		    "joker_rate,mpoints_per_deal,faults,sprt_llr,sprt_lower,"
-		    "sprt_upper,sprt_units,sprt_state\n");
+		    "sprt_upper,sprt_units,sprt_state,moves,think_mean_ms,"
+		    "think_p99_ms,think_max_ms,timeouts,tournament,id,seed,"
+		    "started,ended\n");
 		for (i = 0; i < t->nbots; i++) {
 			r = &t->row[i];
 			fprintf(f, "%d,%s,%.1f,%.1f,%.1f,%.4f,%d,%d,%d,%d,%d,%d,"
@@ -409,17 +506,27 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 			    r->ally_lost, r->joker_rate, r->mpoints_per_deal,
 			    r->faults);
 			if (sp != NULL)
-				fprintf(f, ",%.4f,%.4f,%.4f,%d,%s\n", sp->llr,
+				fprintf(f, ",%.4f,%.4f,%.4f,%d,%s", sp->llr,
 				    sp->lower, sp->upper, sp->units,
 				    tstand_sprt_state(sp));
 			else
-				fprintf(f, ",,,,,\n");
+				fprintf(f, ",,,,,");
+			if (ts != NULL && ts->have_extra) {
+				tm = &ts->time[r->bot];
+				/* the name is checked: no comma, no quote */
+				fprintf(f, ",%d,%.1f,%d,%d,%d,%s,%lld,%s,%s,%s\n",
+				    tm->moves, tm->mean, tm->p99, tm->max,
+				    tm->timeouts, d->name,
+				    (long long)ts->meta.id, ts->meta.seed,
+				    ts->meta.started, ts->meta.ended);
+			} else
+				fprintf(f, ",,,,,,%s,,,,\n", d->name);
 		}
 		return;
 	}
 	if (fmt == TSTAND_JSON) {
 		fprintf(f, "{\"tournament\": ");
-		json_str(f, d->name);
+		tstand_json_str(f, d->name);
 		fprintf(f, ", \"variant\": \"%s\", \"resamples\": %d, "
 		    "\"standings\": [", bri_variant_name(d->opt.variant),
 		    t->resamples);
@@ -427,7 +534,7 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 			r = &t->row[i];
 			fprintf(f, "%s\n  {\"rank\": %d, \"bot\": ", i ? "," : "",
 			    i + 1);
-			json_str(f, d->bots[r->bot]);
+			tstand_json_str(f, d->bots[r->bot]);
 			fprintf(f, ", \"elo\": %.1f, \"elo_lo\": %.1f, "
 			    "\"elo_hi\": %.1f, \"score\": %.4f, \"played\": %d, "
 			    "\"won\": %d, \"drawn\": %d, \"lost\": %d, "
@@ -451,14 +558,37 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 					continue;
 				fprintf(f, "%s\n  {\"bot\": ", first ? "" : ",");
 				first = 0;
-				json_str(f, d->bots[i]);
+				tstand_json_str(f, d->bots[i]);
 				fprintf(f, ", \"against\": ");
-				json_str(f, d->bots[j]);
+				tstand_json_str(f, d->bots[j]);
 				fprintf(f, ", \"wins\": %d, \"draws\": %d, "
 				    "\"losses\": %d}", t->h2h[i][j].wins,
 				    t->h2h[i][j].draws, t->h2h[i][j].losses);
 			}
 		fprintf(f, "\n]");
+		if (ts != NULL && ts->have_extra) {
+			fprintf(f, ", \"id\": %lld, \"seed\": \"%s\", "
+			    "\"started\": \"%s\", \"ended\": ",
+			    (long long)ts->meta.id, ts->meta.seed,
+			    ts->meta.started);
+			if (ts->meta.ended[0] != '\0')
+				fprintf(f, "\"%s\"", ts->meta.ended);
+			else
+				fprintf(f, "null");
+			fprintf(f, ", \"state\": ");
+			tstand_json_str(f, ts->meta.state);
+			fprintf(f, ", \"times\": [");
+			for (i = 0; i < d->nbots; i++) {
+				tm = &ts->time[i];
+				fprintf(f, "%s\n  {\"bot\": ", i ? "," : "");
+				tstand_json_str(f, d->bots[i]);
+				fprintf(f, ", \"moves\": %d, \"mean_ms\": %.1f, "
+				    "\"p99_ms\": %d, \"max_ms\": %d, "
+				    "\"timeouts\": %d}", tm->moves, tm->mean,
+				    tm->p99, tm->max, tm->timeouts);
+			}
+			fprintf(f, "\n]");
+		}
 		if (sp != NULL)
 			fprintf(f, ", \"sprt\": {\"elo0\": %g, \"elo1\": %g, "
 			    "\"alpha\": %g, \"beta\": %g, \"llr\": %.4f, "
@@ -502,6 +632,16 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 		}
 		fprintf(f, " %6d\n", r->faults);
 	}
+	if (ts != NULL && ts->have_extra) {
+		fprintf(f, "\n%-16s %8s %9s %9s %9s %8s\n", "thinking (ms)",
+		    "moves", "mean", "p99", "max", "timeouts");
+		for (i = 0; i < t->nbots; i++) {
+			tm = &ts->time[t->row[i].bot];
+			fprintf(f, "%-16.16s %8d %9.1f %9d %9d %8d\n",
+			    d->bots[t->row[i].bot], tm->moves, tm->mean, tm->p99,
+			    tm->max, tm->timeouts);
+		}
+	}
 	tstand_cross(f, d, t);
 	if (sp != NULL)
 		tstand_sprt_print(f, d, sp);
@@ -542,17 +682,17 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 			fprintf(f, "%s\n  {\"slot\": %s, \"match\": %s, "
 			    "\"variant\": ", first ? "" : ",", c[0][0] ? c[0] :
 			    "null", c[1]);
-			json_str(f, c[2]);
+			tstand_json_str(f, c[2]);
 			fprintf(f, ", \"state\": ");
-			json_str(f, c[3]);
+			tstand_json_str(f, c[3]);
 			fprintf(f, ", \"result\": ");
-			json_str(f, c[4]);
+			tstand_json_str(f, c[4]);
 			fprintf(f, ", \"mpoints\": ");
-			json_str(f, c[5]);
+			tstand_json_str(f, c[5]);
 			fprintf(f, ", \"seed\": ");
-			json_str(f, c[6]);
+			tstand_json_str(f, c[6]);
 			fprintf(f, ", \"bots\": ");
-			json_str(f, c[7]);
+			tstand_json_str(f, c[7]);
 			fprintf(f, "}");
 		} else
 			fprintf(f, "%s%c%s%c%s%c%s%c%s%c\"%s\"%c%s%c%s\n", c[0],

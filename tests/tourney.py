@@ -278,6 +278,33 @@ def test_standings_exact(tmp):
         assert len(list(csv.DictReader(io.StringIO(res)))) == 18
         text = standings(r.db, tid, "text")
         assert "95% interval" in text and "head to head" in text, text
+        for line in text.splitlines():
+            assert len(line) <= 80, line
+        # name, seed and dates in every CSV row; thinking times per bot
+        for x in rows:
+            assert x["tournament"] == "exact" and x["seed"] == SEED, x
+            assert x["started"].startswith("20") and \
+                x["ended"] >= x["started"], x
+            if x["bot"] != "never":
+                assert int(x["moves"]) > 0 and \
+                    float(x["think_mean_ms"]) <= int(x["think_max_ms"]), x
+            assert int(x["think_p99_ms"]) <= int(x["think_max_ms"]), x
+        moves = dict(r.query(
+            "SELECT s.bot, count(*) FROM plays p JOIN seats s ON "
+            "s.match_id = p.match_id AND s.seat = p.seat JOIN matches m ON "
+            "m.id = p.match_id WHERE m.tournament = ? AND p.fault = 0 "
+            "GROUP BY s.bot", int(tid)))
+        for x in rows:
+            assert int(x["moves"]) == moves.get(x["bot"], 0), (x, moves)
+        assert "thinking (ms)" in text and "timeouts" in text, text
+        # one JSON export of the whole tournament
+        ex = json.loads(refctl("tournament", "export", "--db", r.db,
+                               tid).stdout)
+        assert "bots good rand heur pyr" in ex["definition"], ex
+        assert ex["reason"] == "every match played", ex["reason"]
+        assert len(ex["matches"]) == 18 and ex["standings"]["seed"] == SEED
+        assert len(ex["standings"]["times"]) == 5 and \
+            ex["standings"]["state"] == "done", ex["standings"]
     finally:
         r.stop()
 
@@ -311,7 +338,11 @@ def test_concurrency_and_resume(tmp):
             assert "progress" in st, st
         state = r.must("tournament_wait", tid, timeout=600)
         assert state.startswith("done"), state
-        results[name] = standings(r.db, tid)
+        # the same standings, but for the name, dates and clock readings
+        results[name] = [{k: v for k, v in x.items() if k not in (
+            "tournament", "id", "started", "ended", "think_mean_ms",
+            "think_p99_ms", "think_max_ms")} for x in
+            csv.DictReader(io.StringIO(standings(r.db, tid)))]
         r.stop()
         integ = subprocess.run(["sqlite3", r.db, "PRAGMA integrity_check"],
                                capture_output=True, text=True).stdout
