@@ -309,7 +309,8 @@ tstand_col(sqlite3_stmt *st, int i, char *buf, size_t len)
  * Read what the standings show besides the matches: the tournament's
  * name, seed, dates and state, and each bot's thinking time (mean,
  * nearest-rank 99th percentile and maximum of the cards it chose, and
- * its time-outs), into ts.  Returns 0, or -1 with the reason in err.
+ * its time-outs) in the finished matches, as the standings count, into
+ * ts.  Returns 0, or -1 with the reason in err.
  */
 int
 tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
@@ -327,17 +328,17 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 	    sqlite3_prepare_v2(h, "SELECT count(*), coalesce(avg(p.ms), 0), "
 	    "coalesce(max(p.ms), 0) FROM plays p JOIN seats s ON s.match_id = "
 	    "p.match_id AND s.seat = p.seat JOIN matches m ON m.id = "
-	    "p.match_id WHERE m.tournament = ?1 AND s.bot = ?2 AND p.fault = 0",
-	    -1, &sq, NULL) != SQLITE_OK ||
+	    "p.match_id WHERE m.tournament = ?1 AND m.state = 'done' AND "
+	    "s.bot = ?2 AND p.fault = 0", -1, &sq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT p.ms FROM plays p JOIN seats s ON "
 	    "s.match_id = p.match_id AND s.seat = p.seat JOIN matches m ON "
-	    "m.id = p.match_id WHERE m.tournament = ?1 AND s.bot = ?2 AND "
-	    "p.fault = 0 ORDER BY p.ms LIMIT 1 OFFSET ?3", -1, &sp, NULL) !=
-	    SQLITE_OK ||
+	    "m.id = p.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
+	    "AND s.bot = ?2 AND p.fault = 0 ORDER BY p.ms LIMIT 1 OFFSET ?3",
+	    -1, &sp, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT count(*) FROM faults f JOIN seats s "
 	    "ON s.match_id = f.match_id AND s.seat = f.seat JOIN matches m ON "
-	    "m.id = f.match_id WHERE m.tournament = ?1 AND s.bot = ?2 AND "
-	    "f.kind = 'timeout'", -1, &sf, NULL) != SQLITE_OK) {
+	    "m.id = f.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
+	    "AND s.bot = ?2 AND f.kind = 'timeout'", -1, &sf, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
