@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <sqlite3.h>
 
 #include "refd.h"
@@ -50,6 +51,7 @@ struct tourney {
 };
 
 static TAILQ_HEAD(, tourney) tourneys = TAILQ_HEAD_INITIALIZER(tourneys);
+static struct event	*sweep_ev;	/* frees finished tournament matches */
 
 static void	tourney_fill(struct tourney *);
 
@@ -280,6 +282,42 @@ tourney_sprt(struct tourney *t)
 	return 1;
 }
 
+/*
+ * Free the finished matches of tournaments.  Their results are in the
+ * log (match_finish() committed them) and the tournament has taken
+ * them into account, so nothing needs them in memory: a tournament of
+ * a million matches must not keep a million of them.  Run from the
+ * event loop, after the callers of match_finish() are done with them.
+ */
+static void
+tourney_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct match	*m, *next;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	for (m = TAILQ_FIRST(&matches); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		if (m->conf.tournament > 0 && (m->state == MATCH_DONE ||
+		    m->state == MATCH_ABORTED))
+			match_free(m);
+	}
+}
+
+/* Sweep at the next turn of the event loop. */
+static void
+tourney_sweep_soon(void)
+{
+	struct timeval	 now = { 0, 0 };
+
+	if (sweep_ev == NULL &&
+	    (sweep_ev = evtimer_new(base, tourney_sweep, NULL)) == NULL)
+		return;		/* kept until exit: memory, not correctness */
+	if (!evtimer_pending(sweep_ev, NULL))
+		evtimer_add(sweep_ev, &now);
+}
+
 /* A match of a tournament ended: its slot is done, or to do again. */
 void
 tourney_match_done(struct match *m)
@@ -288,6 +326,7 @@ tourney_match_done(struct match *m)
 	char		 why[400];
 	int		 s = m->conf.slot, i;
 
+	tourney_sweep_soon();
 	if (t == NULL || s < 0 || s >= t->nslots ||
 	    t->state[s] != SLOT_RUNNING)
 		return;
@@ -674,6 +713,10 @@ tourney_free_all(void)
 {
 	struct tourney	*t;
 
+	if (sweep_ev != NULL) {
+		event_free(sweep_ev);
+		sweep_ev = NULL;
+	}
 	while ((t = TAILQ_FIRST(&tourneys)) != NULL) {
 		TAILQ_REMOVE(&tourneys, t, entry);
 		tdef_free(&t->def);

@@ -450,6 +450,28 @@ def test_twins_balanced(tmp):
         r.stop()
 
 
+def test_memory(tmp):
+    """A tournament's finished matches leave refd's memory once logged,
+    and match_list answers whole past 16 KiB."""
+    r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
+    try:
+        tid = run(r, definition(tmp, "mem", "matches 12\n"))
+        assert r.query("SELECT count(*) FROM matches WHERE tournament = ? "
+                       "AND state = 'done'", int(tid))[0][0] == 12
+        assert r.must("match_list").strip() == "", "tournament matches kept"
+        names = ["r%031d" % i for i in range(4)]
+        for n in names:
+            r.add(n, [os.path.join(e2e.BUILD, "bots", "randbot"), "-s", "1"])
+        ids = [r.must("match_start", "classic4", *names) for _ in range(100)]
+        for i in ids:
+            r.must("match_wait", i, timeout=120)
+        text = r.must("match_list")
+        assert len(text) > 16384 and len(text.splitlines()) == 100, \
+            (len(text), len(text.splitlines()))
+    finally:
+        r.stop()
+
+
 def test_batch_run(tmp):
     """refctl tournament run --wait sees it through and prints standings."""
     r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
@@ -487,7 +509,7 @@ def test_batch_run(tmp):
 
 TESTS = [test_schedules, test_bad_definitions, test_bot_lines,
          test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
-         test_sprt_twins, test_twins_balanced, test_batch_run]
+         test_sprt_twins, test_twins_balanced, test_memory, test_batch_run]
 
 
 def main():
