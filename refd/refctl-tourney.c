@@ -332,7 +332,7 @@ t_offline(int argc, char **argv, int what)
 	struct st_table	*tab;
 	struct st_sprt	 sp;
 	struct tslot	*slots = NULL;
-	int		 nslots = 0;
+	int		 nslots = 0, *unit;
 	sqlite3		*h;
 	char		 err[512];
 	int64_t		 id;
@@ -382,17 +382,21 @@ t_offline(int argc, char **argv, int what)
 		goto out;
 	}
 	st_compute(ts.m, ts.n, d.nbots, 1, tab);
-	if (d.sprt && tdef_schedule(&d, &slots, &nslots, err,
-	    sizeof(err)) == 0)
-		tstand_sprt(&d, slots, nslots, &ts, &sp);
+	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
+		if (d.sprt)
+			tstand_sprt(&d, slots, nslots, &ts, &sp);
+		if ((unit = tstand_units(&d, slots, nslots, &ts)) != NULL)
+			st_teams(ts.m, ts.n, unit, d.nbots, 1, tab);
+		free(unit);
+	}
 	if (tstand_extra(h, id, &d, &ts, err, sizeof(err)) == -1)
 		fprintf(stderr, "refctl: %s\n", err);
 	if (what == T_EXPORT) {
 		printf("{\"format\": \"refd-tournament-export-1\",\n");
 		export_head(h, id);
 		printf("\"standings\": ");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL ? &sp : NULL,
-		    TSTAND_JSON);
+		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ? &sp :
+		    NULL, TSTAND_JSON);
 		printf(",\n\"matches\": ");
 		rc = tstand_results(stdout, h, id, TSTAND_JSON, err,
 		    sizeof(err)) == 0 ? 0 : 1;
@@ -406,8 +410,8 @@ t_offline(int argc, char **argv, int what)
 			    d.name, ts.n, ts.meta.state, ts.meta.seed,
 			    ts.meta.started, ts.meta.ended[0] ? ts.meta.ended :
 			    "-");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL ? &sp : NULL,
-		    fmt);
+		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ?
+		    &sp : NULL, fmt);
 		rc = 0;
 	}
 	free(slots);

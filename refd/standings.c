@@ -812,3 +812,282 @@ st_sprt(const struct st_match *ms, int n, const int *unit, int candidate,
 		st_sprt_add(s, ms + k, j - k, candidate, baseline);
 	}
 }
+
+/*
+ * The role-aware rating.  Each decided deal is one comparison between
+ * the sides of that deal: in joker3 the Joker against the two allies, in
+ * classic4 pair against pair, in classic2 and classic3 each seat for
+ * itself.  A side's strength is the sum of its bots' strengths, the
+ * Joker's multiplied by a constant of the role (Huang, Weng and Lin,
+ * 2006); the side that won had probability its strength over the sum
+ * of all sides'.  Hunter's (2004) MM algorithm fits it.  Void and drawn
+ * deals are dropped: they say nothing about who is stronger.
+ */
+#define ST_TMAXEV	4096	/* kinds of comparison told apart */
+#define ST_TITER	2000	/* MM steps at most */
+#define ST_TTOL		1e-9	/* converged: no ln(strength) moved more */
+#define ST_TBOOT	100	/* resamples of whole units */
+
+/* One kind of comparison: its sides, which is the Joker's, who won. */
+struct st_tev {
+	int		 nsides;
+	int		 size[BRI_MAXSEATS];
+	int		 bot[BRI_MAXSEATS][2];	/* each side's bots, sorted */
+	int		 joker;		/* the Joker's side, or -1 */
+	int		 win;		/* the side that won */
+};
+
+/* What one fit needs: the kinds and how often each happened. */
+struct st_tfit {
+	struct st_tev	 ev[ST_TMAXEV];
+	double		 w[ST_TMAXEV];
+	int		 nev;
+	int		 nb;
+};
+
+/* The comparison a deal of m makes, into *e; 0 if it makes none. */
+static int
+st_tevent(const struct st_match *m, const struct st_deal *d,
+    struct st_tev *e)
+{
+	int	 s, k, t;
+
+	memset(e, 0, sizeof(*e));
+	e->joker = -1;
+	if (m->variant == BRI_JOKER3) {
+		if ((d->result != BRI_DEAL_JOKER &&
+		    d->result != BRI_DEAL_ALLIES) || d->joker < 0)
+			return 0;
+		e->nsides = 2;
+		e->joker = 0;
+		e->size[0] = 1;
+		e->bot[0][0] = m->bot[d->joker];
+		for (s = 0; s < m->nseats; s++)
+			if (s != d->joker)
+				e->bot[1][e->size[1]++] = m->bot[s];
+		e->win = d->result == BRI_DEAL_JOKER ? 0 : 1;
+	} else if (m->variant == BRI_CLASSIC4) {
+		if (d->result != BRI_DEAL_WON || d->winner < 0 || d->winner > 1)
+			return 0;
+		e->nsides = 2;
+		for (s = 0; s < 4; s++)
+			e->bot[s % 2][e->size[s % 2]++] = m->bot[s];
+		e->win = d->winner;
+	} else {
+		if (d->result != BRI_DEAL_WON || d->winner < 0 ||
+		    d->winner >= m->nseats)
+			return 0;
+		e->nsides = m->nseats;
+		for (s = 0; s < m->nseats; s++) {
+			e->size[s] = 1;
+			e->bot[s][0] = m->bot[s];
+		}
+		e->win = d->winner;
+	}
+	for (s = 0; s < e->nsides; s++)	/* one order, for telling apart */
+		if (e->size[s] == 2 && e->bot[s][0] > e->bot[s][1]) {
+			t = e->bot[s][0];
+			e->bot[s][0] = e->bot[s][1];
+			e->bot[s][1] = t;
+		}
+	for (k = 0; k < e->nsides; k++)
+		for (s = e->size[k]; s < 2; s++)
+			e->bot[k][s] = -1;
+	return 1;
+}
+
+/* Add w of the comparisons of match m to f; -1 when f is full. */
+static int
+st_tadd(struct st_tfit *f, const struct st_match *m, double w)
+{
+	struct st_tev	 e;
+	int		 k, i;
+
+	if (m->aborted)
+		return 0;
+	for (k = 0; k < m->ndeals; k++) {
+		if (!st_tevent(m, &m->deals[k], &e))
+			continue;
+		for (i = 0; i < f->nev; i++)
+			if (memcmp(&f->ev[i], &e, sizeof(e)) == 0)
+				break;
+		if (i == f->nev) {
+			if (f->nev == ST_TMAXEV)
+				return -1;
+			f->ev[f->nev] = e;
+			f->w[f->nev++] = 0;
+		}
+		f->w[i] += w;
+	}
+	return 0;
+}
+
+/*
+ * Fit strengths g[0..nb-1] and the Joker constant *theta by MM: each
+ * step maximizes Hunter's minorizer, where the winning side's
+ * ln(sum of strengths) is bounded below by Jensen's inequality with the
+ * current shares and each -ln(total) by its tangent.  Each bot also
+ * drew ST_PRIOR games with an anchor of strength 1, as in st_fit(), so
+ * that a bot that never lost stays finite.  Strengths start at 1.
+ */
+static void
+st_tfitmm(const struct st_tfit *f, double *g, double *theta)
+{
+	double	 num[ST_MAXBOTS], den[ST_MAXBOTS], ng[ST_MAXBOTS];
+	double	 side[BRI_MAXSEATS], tot, jw, jd, change, nt;
+	int	 it, i, k, s, b, nb = f->nb;
+
+	for (i = 0; i < nb; i++)
+		g[i] = 1;
+	*theta = 1;
+	for (it = 0; it < ST_TITER; it++) {
+		jw = jd = 0;
+		for (i = 0; i < nb; i++) {
+			num[i] = ST_PRIOR / 2;
+			den[i] = ST_PRIOR / (g[i] + 1);
+		}
+		for (k = 0; k < f->nev; k++) {
+			const struct st_tev *e = &f->ev[k];
+
+			tot = 0;
+			for (s = 0; s < e->nsides; s++) {
+				side[s] = 0;
+				for (b = 0; b < e->size[s]; b++)
+					side[s] += g[e->bot[s][b]];
+				tot += (s == e->joker ? *theta : 1) * side[s];
+			}
+			for (s = 0; s < e->nsides; s++)
+				for (b = 0; b < e->size[s]; b++) {
+					i = e->bot[s][b];
+					den[i] += f->w[k] * (s == e->joker ?
+					    *theta : 1) / tot;
+					if (s == e->win)
+						num[i] += f->w[k] * g[i] /
+						    side[s];
+				}
+			if (e->joker >= 0) {
+				jd += f->w[k] * side[e->joker] / tot;
+				if (e->win == e->joker)
+					jw += f->w[k];
+			}
+		}
+		change = 0;
+		for (i = 0; i < nb; i++) {
+			ng[i] = num[i] / den[i];
+			change = fmax(change, fabs(log(ng[i] / g[i])));
+		}
+		for (i = 0; i < nb; i++)
+			g[i] = ng[i];
+		if (jd > 0) {
+			/* one drawn game of the role keeps it finite too */
+			nt = (jw + 0.5) / (jd + 1 / (*theta + 1));
+			change = fmax(change, fabs(log(nt / *theta)));
+			*theta = nt;
+		}
+		if (change < ST_TTOL)
+			break;
+	}
+}
+
+/* Strengths to Elo, centred on the mean. */
+static void
+st_telo(const double *g, int nb, double *elo)
+{
+	double	 mean = 0;
+	int	 i;
+
+	for (i = 0; i < nb; i++)
+		mean += (elo[i] = 400 * log10(g[i])) / nb;
+	for (i = 0; i < nb; i++)
+		elo[i] -= mean;
+}
+
+/*
+ * Fill t's role-aware ratings (telo, its interval, the Joker constant
+ * and tdeals), t having been filled by st_compute() from the same
+ * records.  unit[k] (or NULL: each match its own) groups the records
+ * into the units the interval resamples whole: duplicate sets, whose
+ * permutations share their cards' luck, or matches.  Returns 0, or -1
+ * (the fields left 0) on bad input or when memory runs out.
+ */
+int
+st_teams(const struct st_match *ms, int n, const int *unit, int nbots,
+    uint64_t seed, struct st_table *t)
+{
+	struct st_tfit	*f;
+	double		 g[ST_MAXBOTS], elo[ST_MAXBOTS], theta;
+	double		*boot = NULL, jboot[ST_TBOOT];
+	int		*start = NULL, nu = 0, i, k, b, j, r;
+	uint64_t	 state = seed ^ 0x7465616d73ULL;	/* "teams" */
+
+	if (nbots < 1 || nbots > ST_MAXBOTS || n < 0 || t->nbots != nbots ||
+	    (n > 0 && ms == NULL))
+		return -1;
+	for (k = 0; k < n; k++)
+		if (!ms[k].aborted && !st_valid(&ms[k], nbots))
+			return -1;
+	if ((f = calloc(1, sizeof(*f))) == NULL ||
+	    (start = calloc(n + 1, sizeof(int))) == NULL ||
+	    (boot = calloc((size_t)nbots * ST_TBOOT, sizeof(double))) == NULL)
+		goto fail;
+	f->nb = nbots;
+	for (k = 0; k < n; k++) {
+		if (k == 0 || unit == NULL || unit[k] != unit[k - 1])
+			start[nu++] = k;
+		if (st_tadd(f, &ms[k], 1) == -1)
+			goto fail;
+	}
+	start[nu] = n;
+	for (k = 0, t->tdeals = 0; k < f->nev; k++)
+		t->tdeals += (int)f->w[k];
+	st_tfitmm(f, g, &theta);
+	st_telo(g, nbots, elo);
+	t->joker = t->joker_lo = t->joker_hi = 400 * log10(theta);
+	for (r = 0; r < nbots; r++) {
+		i = t->row[r].bot;
+		t->row[r].telo = t->row[r].telo_lo = t->row[r].telo_hi =
+		    elo[i];
+	}
+	if (nu == 0) {
+		free(f);
+		free(start);
+		free(boot);
+		return 0;
+	}
+	for (b = 0; b < ST_TBOOT; b++) {
+		f->nev = 0;
+		for (k = 0; k < nu; k++) {
+			j = (int)st_uniform(&state, (uint64_t)nu);
+			for (i = start[j]; i < start[j + 1]; i++)
+				if (st_tadd(f, &ms[i], 1) == -1)
+					goto fail;
+		}
+		st_tfitmm(f, g, &theta);
+		st_telo(g, nbots, elo);
+		for (i = 0; i < nbots; i++)
+			boot[i * ST_TBOOT + b] = elo[i];
+		jboot[b] = 400 * log10(theta);
+	}
+	t->tresamples = ST_TBOOT;
+	for (r = 0; r < nbots; r++) {
+		i = t->row[r].bot;
+		st_sortd(boot + i * ST_TBOOT, ST_TBOOT);
+		t->row[r].telo_lo = fmin(t->row[r].telo,
+		    st_quantile(boot + i * ST_TBOOT, ST_TBOOT, 0.025));
+		t->row[r].telo_hi = fmax(t->row[r].telo,
+		    st_quantile(boot + i * ST_TBOOT, ST_TBOOT, 0.975));
+	}
+	st_sortd(jboot, ST_TBOOT);
+	t->joker_lo = fmin(t->joker, st_quantile(jboot, ST_TBOOT, 0.025));
+	t->joker_hi = fmax(t->joker, st_quantile(jboot, ST_TBOOT, 0.975));
+	free(f);
+	free(start);
+	free(boot);
+	return 0;
+fail:
+	free(f);
+	free(start);
+	free(boot);
+	t->tdeals = t->tresamples = 0;
+	return -1;
+}

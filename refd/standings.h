@@ -49,6 +49,7 @@ struct st_row {
 	int		 faults;
 	double		 score;		/* pairwise score fraction, 0..1 */
 	double		 elo, elo_lo, elo_hi;	/* rating and 95% interval */
+	double		 telo, telo_lo, telo_hi; /* the role-aware rating */
 };
 
 /* Pairwise results of bot a against bot b, from matches they shared. */
@@ -61,6 +62,10 @@ struct st_table {
 	struct st_row	 row[ST_MAXBOTS];	/* by rating, best first */
 	struct st_h2h	 h2h[ST_MAXBOTS][ST_MAXBOTS]; /* by bot index */
 	int		 resamples;	/* bootstrap resamples used */
+	int		 tdeals;	/* deals the role-aware rating used */
+	int		 tresamples;	/* and its resamples, of whole units */
+	double		 joker, joker_lo, joker_hi;	/* joker3: the Joker
+					   role's advantage, on the Elo scale */
 };
 
 #define ST_SPRT_MAXCAT	256	/* distinct scores of an observation */
@@ -94,5 +99,7 @@ double	 st_sprt_llr(const struct st_sprt *);
 void	 st_sprt(const struct st_match *, int, const int *, int, int,
 	    struct st_sprt *);
 int	 st_pairwise(const struct st_match *, int, int, int);
+int	 st_teams(const struct st_match *, int, const int *, int, uint64_t,
+	    struct st_table *);
 
 #endif /* REFD_STANDINGS_H */

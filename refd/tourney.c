@@ -650,6 +650,7 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 	struct st_sprt	 sp;
 	struct match	*m;
 	int64_t		 el, eta = -1;
+	int		*unit;
 
 	if (t == NULL) {
 		snprintf(err, errlen, "no tournament %lld in this refd",
@@ -679,6 +680,9 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 		return -1;
 	}
 	st_compute(ts.m, ts.n, t->def.nbots, 1, tab);
+	if ((unit = tstand_units(&t->def, t->slots, t->nslots, &ts)) != NULL)
+		st_teams(ts.m, ts.n, unit, t->def.nbots, 1, tab);
+	free(unit);
 	if (t->def.sprt) {
 		tstand_sprt(&t->def, t->slots, t->nslots, &ts, &sp);
 		fprintf(f, "sprt llr %.4f lower %.4f upper %.4f units %d "

@@ -287,6 +287,26 @@ tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
 	return pos;
 }
 
+/*
+ * The unit of each finished match of ts, for resampling whole: its
+ * block (a duplicate set) with duplicate deals, else its slot.  A new
+ * array the caller frees, or NULL when memory runs out.
+ */
+int *
+tstand_units(const struct tdef *d, const struct tslot *slots, int nslots,
+    const struct tstand *ts)
+{
+	int	*u, k;
+
+	if ((u = calloc(ts->n + 1, sizeof(int))) == NULL)
+		return NULL;
+	for (k = 0; k < ts->n; k++)
+		u[k] = d->duplicate && ts->slot[k] >= 0 &&
+		    ts->slot[k] < nslots ? slots[ts->slot[k]].block :
+		    ts->slot[k];
+	return u;
+}
+
 /* The state of a test in words. */
 const char *
 tstand_sprt_state(const struct st_sprt *s)
@@ -494,7 +514,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 		    "joker_rate,mpoints_per_deal,faults,sprt_llr,sprt_lower,"
 		    "sprt_upper,sprt_units,sprt_state,moves,think_mean_ms,"
 		    "think_p99_ms,think_max_ms,timeouts,tournament,id,seed,"
-		    "started,ended\n");
+		    "started,ended,team_elo,team_elo_lo,team_elo_hi,"
+		    "joker_role_elo\n");
 		for (i = 0; i < t->nbots; i++) {
 			r = &t->row[i];
 			fprintf(f, "%d,%s,%.1f,%.1f,%.1f,%.4f,%d,%d,%d,%d,%d,%d,"
@@ -515,13 +536,22 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 			if (ts != NULL && ts->have_extra) {
 				tm = &ts->time[r->bot];
 				/* the name is checked: no comma, no quote */
-				fprintf(f, ",%d,%.1f,%d,%d,%d,%s,%lld,%s,%s,%s\n",
+				fprintf(f, ",%d,%.1f,%d,%d,%d,%s,%lld,%s,%s,%s",
 				    tm->moves, tm->mean, tm->p99, tm->max,
 				    tm->timeouts, d->name,
 				    (long long)ts->meta.id, ts->meta.seed,
 				    ts->meta.started, ts->meta.ended);
 			} else
-				fprintf(f, ",,,,,,%s,,,,\n", d->name);
+				fprintf(f, ",,,,,,%s,,,,", d->name);
+			if (t->tdeals > 0)
+				fprintf(f, ",%.1f,%.1f,%.1f,", r->telo,
+				    r->telo_lo, r->telo_hi);
+			else
+				fprintf(f, ",,,,");
+			if (t->tdeals > 0 && joker)
+				fprintf(f, "%.1f\n", t->joker);
+			else
+				fputc('\n', f);
 		}
 		return;
 	}
@@ -544,15 +574,26 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 			    "\"joker_won\": %d, \"joker_lost\": %d, "
 			    "\"ally_deals\": %d, \"ally_won\": %d, "
 			    "\"ally_lost\": %d, \"joker_rate\": %.4f, "
-			    "\"mpoints_per_deal\": %.4f, \"faults\": %d}",
+			    "\"mpoints_per_deal\": %.4f, \"faults\": %d",
 			    r->elo, r->elo_lo, r->elo_hi, r->score, r->played,
 			    r->won, r->drawn, r->lost, r->deals, r->deals_won,
 			    r->deals_lost, r->deals_void, r->joker_deals,
 			    r->joker_won, r->joker_lost, r->ally_deals,
 			    r->ally_won, r->ally_lost, r->joker_rate,
 			    r->mpoints_per_deal, r->faults);
+			if (t->tdeals > 0)
+				fprintf(f, ", \"team_elo\": %.1f, "
+				    "\"team_elo_lo\": %.1f, \"team_elo_hi\": "
+				    "%.1f", r->telo, r->telo_lo, r->telo_hi);
+			fputc('}', f);
 		}
-		fprintf(f, "\n], \"head_to_head\": [");
+		fprintf(f, "\n], \"role_aware\": {\"deals\": %d, "
+		    "\"resamples\": %d", t->tdeals, t->tresamples);
+		if (joker)
+			fprintf(f, ", \"joker_role_elo\": %.1f, "
+			    "\"joker_role_lo\": %.1f, \"joker_role_hi\": %.1f",
+			    t->joker, t->joker_lo, t->joker_hi);
+		fprintf(f, "}, \"head_to_head\": [");
 		for (i = 0, first = 1; i < t->nbots; i++)
 			for (j = 0; j < t->nbots; j++) {
 				if (i == j)
@@ -641,6 +682,19 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 			fprintf(f, "%-16.16s %8d %9.1f %9d %9d %8d\n",
 			    d->bots[t->row[i].bot], tm->moves, tm->mean, tm->p99,
 			    tm->max, tm->timeouts);
+		}
+	}
+	if (t->tdeals > 0) {
+		fprintf(f, "\nrole-aware rating: %d deals, side against side\n",
+		    t->tdeals);
+		if (joker)
+			fprintf(f, "the Joker role: %+.1f [%.1f, %.1f]\n",
+			    t->joker, t->joker_lo, t->joker_hi);
+		fprintf(f, "%-16s %6s %17s\n", "bot", "elo", "95% interval");
+		for (i = 0; i < t->nbots; i++) {
+			r = &t->row[i];
+			fprintf(f, "%-16.16s %6.1f [%7.1f,%7.1f]\n",
+			    d->bots[r->bot], r->telo, r->telo_lo, r->telo_hi);
 		}
 	}
 	tstand_cross(f, d, t);

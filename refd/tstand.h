@@ -59,6 +59,8 @@ int	tstand_results(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
 int	tstand_sprt(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *, struct st_sprt *);
 const char *tstand_sprt_state(const struct st_sprt *);
+int	*tstand_units(const struct tdef *, const struct tslot *, int,
+	    const struct tstand *);
 void	tstand_json_str(FILE *, const char *);
 int	tstand_fmt_parse(const char *, enum tstand_fmt *);
 

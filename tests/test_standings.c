@@ -925,6 +925,142 @@ test_sprt_edges(void **state)
 	assert_int_equal(s.losses, 1);
 }
 
+/* Deals for the role-aware tests: many matches, few deals each. */
+#define TDEALS	8
+static struct st_deal	 tdeal[MAXGEN][TDEALS];
+
+/*
+ * joker3 with strengths 4, 1 and 1/4 (Elo +240.8, 0, -240.8 before
+ * centring) and a Joker role worth 1/2 (-120.4 Elo): 360 matches, each
+ * bot Joker in 120, holding the expected counts of each comparison.
+ * The fit finds them back: the likelihood's maximum for exact expected
+ * counts is the truth, but for the small prior.
+ */
+static void
+test_teams_recover(void **state)
+{
+	static const double gam[3] = { 4, 1, 0.25 };
+	double		 theta = 0.5, pj, want[3], mean = 0;
+	int		 k, j, d, wins, s, i;
+	const struct st_row *r;
+
+	(void)state;
+	for (k = 0; k < 360; k++) {
+		j = k % 3;		/* the Joker's seat and bot */
+		gen[k] = mkmatch(BRI_JOKER3, A, B, C, -1, 0, 0, 0, 0, -1, -1);
+		pj = theta * gam[j] / (theta * gam[j] + gam[(j + 1) % 3] +
+		    gam[(j + 2) % 3]);
+		/* of every 120 x 8 deals, 960 pj Joker wins, spread out */
+		for (d = 0; d < TDEALS; d++) {
+			wins = (k / 3) * TDEALS + d;
+			s = floor((wins + 1) * pj) > floor(wins * pj) ?
+			    BRI_DEAL_JOKER : BRI_DEAL_ALLIES;
+			tdeal[k][d] = mkdeal(s, -1, j, 0, 0, 0, 0);
+		}
+		gen[k].deals = tdeal[k];
+		gen[k].ndeals = TDEALS;
+	}
+	assert_int_equal(st_compute(gen, 360, 3, SEED, &t1), 0);
+	assert_int_equal(st_teams(gen, 360, NULL, 3, SEED, &t1), 0);
+	assert_int_equal(t1.tdeals, 360 * TDEALS);
+	for (i = 0; i < 3; i++)
+		mean += (want[i] = 400 * log10(gam[i])) / 3;
+	for (i = 0; i < 3; i++) {
+		r = rowof(&t1, i);
+		assert_float_equal(r->telo, want[i] - mean, 3.0);
+		print_message("bot %d: %.1f [%.1f, %.1f], truth %.1f\n", i,
+		    r->telo, r->telo_lo, r->telo_hi, want[i] - mean);
+		assert_true(r->telo_lo <= want[i] - mean &&
+		    want[i] - mean <= r->telo_hi);
+		assert_true(r->telo_hi - r->telo_lo < 150);
+	}
+	assert_float_equal(t1.joker, 400 * log10(theta), 3.0);
+	assert_true(t1.joker_lo < t1.joker && t1.joker < t1.joker_hi);
+}
+
+/*
+ * classic4 where three bots are equal (strength 1) and S is nine times
+ * stronger, so that S's side wins 10/12 of the deals, the counts exact
+ * and spread out; but S partners W1 in 8 matches of 10.  The
+ * match-level rating credits W1 with S's wins; the role-aware one sees
+ * that W1's record is S's and rates W1, W2 and W3 alike.  (Bot
+ * indices: S = A, W1 = B, W2 = C, W3 = D.)
+ */
+static void
+test_teams_partner(void **state)
+{
+	int		 k, d, p, q, o1, o2, sw, idx, win, ws;
+	const struct st_row *w1, *w2, *w3;
+
+	(void)state;
+	for (k = 0, idx = 0; k < 200; k++) {
+		p = k % 10 < 8 ? B : k % 10 == 8 ? C : D;	/* S's partner */
+		q = p == B ? C : B;
+		o1 = q;
+		o2 = B + C + D - p - q;
+		ws = k % 2;		/* S's team: seats 0+2 or 1+3 */
+		for (d = sw = 0; d < 6; d++, idx++) {
+			win = (idx + 1) * 10 / 12 > idx * 10 / 12;
+			sw += win;
+			tdeal[k][d] = mkdeal(BRI_DEAL_WON, win ? ws : 1 - ws,
+			    -1, 0, 0, 0, 0);
+		}
+		/* the match: the side with more deals, else drawn */
+		win = sw > 3 ? ws : sw < 3 ? 1 - ws : -1;
+		if (ws == 0)
+			gen[k] = mkmatch(BRI_CLASSIC4, A, o1, p, o2, sw, 6 - sw,
+			    sw, 6 - sw, win, -1);
+		else
+			gen[k] = mkmatch(BRI_CLASSIC4, o1, A, o2, p, 6 - sw, sw,
+			    6 - sw, sw, win, -1);
+		gen[k].deals = tdeal[k];
+		gen[k].ndeals = 6;
+	}
+	assert_int_equal(st_compute(gen, 200, 4, SEED, &t1), 0);
+	assert_int_equal(st_teams(gen, 200, NULL, 4, SEED, &t1), 0);
+	w1 = rowof(&t1, B);
+	w2 = rowof(&t1, C);
+	w3 = rowof(&t1, D);
+	print_message("partner: elo W1 %.1f W2 %.1f; role-aware W1 %.1f "
+	    "W2 %.1f W3 %.1f S %.1f\n", w1->elo, w2->elo, w1->telo, w2->telo,
+	    w3->telo, rowof(&t1, A)->telo);
+	assert_true(w1->elo - w2->elo > 100);	/* the pairwise view */
+	assert_true(fabs(w1->telo - w2->telo) < 30);
+	assert_true(fabs(w2->telo - w3->telo) < 30);
+	/* S: 400 log10 9 = 381.7 above the others */
+	assert_float_equal(rowof(&t1, A)->telo - w2->telo, 381.7, 40);
+	assert_float_equal(t1.joker, 0, 0);	/* no Joker in classic4 */
+}
+
+/* Units resampled whole; equal records give equal numbers. */
+static void
+test_teams_units(void **state)
+{
+	int		 unit[MAXGEN], k;
+	struct st_match	 one[1];
+
+	(void)state;
+	test_teams_recover(state);
+	for (k = 0; k < 360; k++)
+		unit[k] = k / 6;
+	assert_int_equal(st_compute(gen, 360, 3, SEED, &t2), 0);
+	assert_int_equal(st_teams(gen, 360, unit, 3, SEED, &t2), 0);
+	assert_int_equal(t2.tresamples, 100);
+	/* the same fit, another interval */
+	for (k = 0; k < 3; k++) {
+		assert_float_equal(t2.row[k].telo, t1.row[k].telo, 1e-9);
+		assert_true(t2.row[k].telo_lo <= t2.row[k].telo);
+	}
+	assert_int_equal(st_teams(gen, 360, unit, 3, SEED, &t1), 0);
+	assert_memory_equal(&t1, &t2, sizeof(t1));	/* deterministic */
+	/* bad input */
+	assert_int_equal(st_teams(gen, 360, NULL, 2, SEED, &t1), -1);
+	memset(one, 0, sizeof(one));
+	one[0].variant = 99;
+	t2.nbots = 3;
+	assert_int_equal(st_teams(one, 1, NULL, 3, SEED, &t2), -1);
+}
+
 int
 main(void)
 {
@@ -947,6 +1083,9 @@ main(void)
 		cmocka_unit_test(test_sprt_order),
 		cmocka_unit_test(test_sprt_asn),
 		cmocka_unit_test(test_sprt_edges),
+		cmocka_unit_test(test_teams_recover),
+		cmocka_unit_test(test_teams_partner),
+		cmocka_unit_test(test_teams_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -305,6 +305,14 @@ def test_standings_exact(tmp):
         assert len(ex["matches"]) == 18 and ex["standings"]["seed"] == SEED
         assert len(ex["standings"]["times"]) == 5 and \
             ex["standings"]["state"] == "done", ex["standings"]
+        # the role-aware rating beside the match-level one
+        ra = ex["standings"]["role_aware"]
+        assert ra["deals"] > 0 and ra["resamples"] == 100, ra
+        assert ra["joker_role_lo"] <= ra["joker_role_elo"] <= \
+            ra["joker_role_hi"], ra
+        for x in ex["standings"]["standings"]:
+            assert x["team_elo_lo"] <= x["team_elo"] <= x["team_elo_hi"], x
+        assert "role-aware rating" in text and "the Joker role" in text
     finally:
         r.stop()
 
