@@ -690,7 +690,7 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 		    sp.units, sp.wins, sp.draws, sp.losses,
 		    tstand_sprt_state(&sp));
 	}
-	tstand_extra(db_handle(logdb), id, &t->def, &ts, err, errlen);
+	/* no thinking times here: their queries would stall the loop */
 	tstand_print(f, &t->def, &ts, tab, t->def.sprt ? &sp : NULL,
 	    TSTAND_TEXT);
 	free(tab);

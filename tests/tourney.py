@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """tourney.py: tests of refd's tournaments against a real refd.
 
-Schedules for every format, clear errors for bad definitions, exact
-standings checked against the log, identical standings at concurrency 1
-and 8, identical standings after refd is killed with SIGKILL in the middle
-and resumed, the SPRT stopping a gauntlet, and the CSV and JSON exports.
+refctl's table of subcommands; balanced schedules for every format;
+clear errors, with file and line, for bad definitions, conflicting bot
+lines and bots that cannot start; exact standings checked against the
+log, with thinking times, the role-aware rating and the whole-tournament
+export; identical standings at concurrency 1 and 8 and after refd is
+killed with SIGKILL and resumed; the SPRT deciding in schedule order,
+never on twins within 20 matches; twin bots' intervals overlapping; a
+tournament's finished matches leaving memory; refctl within 80 columns
+and exiting 2 when refd goes away.
 Prints "N passed, M failed"; exits 1 if anything failed.
 """
 import csv
@@ -480,6 +485,28 @@ def test_memory(tmp):
         r.stop()
 
 
+def test_refctl_table(tmp):
+    """refctl's one table: -h lists every subcommand within 80 columns,
+    usage errors name the subcommand's synopses and exit 2."""
+    h = refctl("-h")
+    assert h.returncode == 0
+    for line in h.stdout.splitlines():
+        assert len(line) <= 80, line
+    for cmd in ("status", "bot add", "match", "list", "info", "watch",
+                "wait", "stop", "shutdown", "cmd", "tournament", "bridge",
+                "checkbot", "audit", "show", "export"):
+        assert "\n  " + cmd + " " in h.stdout, cmd
+    p = refctl("tournament", check=False)
+    assert p.returncode == 2, p
+    for sub in ("run", "status", "wait", "list", "stop", "resume",
+                "standings", "results", "export", "schedule"):
+        assert "tournament " + sub in p.stderr, (sub, p.stderr)
+    p = refctl("status", "extra", check=False)
+    assert p.returncode == 2 and "  status" in p.stderr, p.stderr
+    p = refctl("nosuch", check=False)
+    assert p.returncode == 2 and "unknown command nosuch" in p.stderr
+
+
 def test_batch_run(tmp):
     """refctl tournament run --wait sees it through and prints standings."""
     r = e2e.Refd(tempfile.mkdtemp(dir=tmp))
@@ -515,8 +542,8 @@ def test_batch_run(tmp):
         r.stop()
 
 
-TESTS = [test_schedules, test_bad_definitions, test_bot_lines,
-         test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
+TESTS = [test_refctl_table, test_schedules, test_bad_definitions,
+         test_bot_lines, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
          test_sprt_twins, test_twins_balanced, test_memory, test_batch_run]
 
 
