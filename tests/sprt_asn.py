@@ -8,7 +8,9 @@ First a calibration round robin estimates the distribution of one
 observation's score; Wald's approximation of the average number of
 observations to accept H1 is then upper / E, E the expected LLR step
 under that distribution (the LLR of the calibration sample over its
-size).  Then SEEDS (default 10) gauntlets with sprt 0 50 0.05 0.05, and
+size), and again with the distribution of all the SPRT runs' own
+observations pooled, which Wald's identity makes free of the stopping
+bias.  Then SEEDS (default 10) gauntlets with sprt 0 50 0.05 0.05, and
 with duplicate deals the same with game pairs.  Run from the build
 directory: top_builddir=. top_srcdir=. python3 tests/sprt_asn.py
 """
@@ -101,7 +103,7 @@ def main():
             mean = sum(a * c for a, c in counts.items()) / n
             drift = llr(counts, ELO0, ELO1) / n
             elo = -400 * math.log10(1 / mean - 1)
-            runs = []
+            runs, tids = [], []
             for s in range(seeds):
                 tid, state = tour(r, tmp, "sprt%s%d" % (dup, s),
                                   "variant classic2\nformat gauntlet\n"
@@ -114,18 +116,29 @@ def main():
                      "--format", "json"], capture_output=True, text=True,
                     check=True).stdout)["sprt"]
                 runs.append((j["units"], j["state"]))
+                tids.append(tid)
+            # Wald's identity: E[sum of scores at the stop] = mean E[N],
+            # so the pooled runs estimate the mean without stopping bias
+            pooled = {}
+            for tid_ in tids:
+                for a, k in scores(r, tid_, dup == "yes").items():
+                    pooled[a] = pooled.get(a, 0) + k
+            pn = sum(pooled.values())
+            pdrift = llr(pooled, ELO0, ELO1) / pn
             h1 = sum(st == "H1" for _, st in runs)
             avg = sum(u for u, _ in runs) / len(runs)
             theory = (h1 / len(runs) * upper +
                       (1 - h1 / len(runs)) * -upper) / drift
             unit = "game pairs" if dup == "yes" else "matches"
+            ptheory = (h1 / len(runs) * upper +
+                       (1 - h1 / len(runs)) * -upper) / pdrift
             print("duplicate %s: score %.3f (%.0f Elo) over %d %s; "
                   "sprt %g %g %g %g: H1 %d of %d, average %.1f %s, "
-                  "Wald %.1f; each: %s" % (dup, mean, elo, n, unit, ELO0,
-                                           ELO1, ALPHA, BETA, h1, len(runs),
-                                           avg, unit, theory,
-                                           " ".join(str(u) for u, _ in runs)),
-                  flush=True)
+                  "Wald %.1f from the calibration, %.1f from the runs' "
+                  "own %d %s; each: %s" % (
+                      dup, mean, elo, n, unit, ELO0, ELO1, ALPHA, BETA, h1,
+                      len(runs), avg, unit, theory, ptheory, pn, unit,
+                      " ".join(str(u) for u, _ in runs)), flush=True)
     finally:
         r.stop()
 
