@@ -83,6 +83,8 @@ static int	ctl_match_start(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
 static int	ctl_match_list(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
+static int	ctl_stream_done(struct ctl_conn *, long, FILE *, char **,
+		    size_t *, int);
 static int	ctl_match_show(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
 static int	ctl_match_watch(struct ctl_conn *, struct gtp_cmd *, char *,
@@ -338,24 +340,24 @@ ctl_match_line(struct match *m, char *r, size_t len)
 	return at < len ? at : len;
 }
 
-/* match_list: one line a match. */
+/* match_list: one line a match, however many. */
 static int
 ctl_match_list(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
 	struct match	*m;
-	size_t		 at = 0;
+	FILE		*f;
+	char		*buf = NULL, line[1024];
+	size_t		 blen = 0;
 
-	(void)c;
-	(void)cmd;
-	r[0] = '\0';
-	TAILQ_FOREACH(m, &matches, entry) {
-		if (at + 2 >= len)
-			break;
-		if (at)
-			r[at++] = '\n';
-		at += ctl_match_line(m, r + at, len - at);
+	if ((f = open_memstream(&buf, &blen)) == NULL) {
+		snprintf(r, len, "out of memory");
+		return -1;
 	}
-	return 0;
+	TAILQ_FOREACH(m, &matches, entry) {
+		ctl_match_line(m, line, sizeof(line));
+		fprintf(f, "%s\n", line);
+	}
+	return ctl_stream_done(c, cmd->id, f, &buf, &blen, 0);
 }
 
 /* The match named by a command's first argument. */
@@ -538,16 +540,20 @@ ctl_tid(struct gtp_cmd *cmd, char *r, size_t len)
 	return id;
 }
 
-/* Text a handler wrote to a memory stream, into the reply buffer. */
+/*
+ * Text a handler wrote to a memory stream: the reply, however long (the
+ * reply buffer would cut it), so the handler returns 1: answered.
+ */
 static int
-ctl_stream_done(FILE *f, char **buf, size_t *blen, int rc, char *r,
-    size_t len)
+ctl_stream_done(struct ctl_conn *c, long id, FILE *f, char **buf,
+    size_t *blen, int rc)
 {
 	fclose(f);
 	if (rc == 0) {
 		while (*blen > 0 && (*buf)[*blen - 1] == '\n')
 			(*buf)[--*blen] = '\0';
-		snprintf(r, len, "%s", *buf);
+		ctl_reply(c, id, *buf != NULL ? *buf : "");
+		rc = 1;
 	}
 	free(*buf);
 	return rc;
@@ -585,7 +591,7 @@ ctl_t_list(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 		return -1;
 	}
 	tourney_list(f);
-	return ctl_stream_done(f, &buf, &blen, 0, r, len);
+	return ctl_stream_done(c, cmd->id, f, &buf, &blen, 0);
 }
 
 /* tournament_status ID: progress and the standings so far. */
@@ -606,7 +612,7 @@ ctl_t_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 		return -1;
 	}
 	rc = tourney_status(id, f, r, len);
-	return ctl_stream_done(f, &buf, &blen, rc, r, len);
+	return ctl_stream_done(c, cmd->id, f, &buf, &blen, rc);
 }
 
 /* tournament_wait ID: answered when the tournament is done or stopped. */

@@ -17,19 +17,7 @@
 #include "tstand.h"
 #include "util.h"
 
-static void
-tourney_usage(void)
-{
-	fprintf(stderr,
-	    "usage: refctl tournament run FILE [--wait]\n"
-	    "       refctl tournament status ID [--watch]\n"
-	    "       refctl tournament wait ID\n"
-	    "       refctl tournament list | stop ID | resume ID\n"
-	    "       refctl tournament standings --db FILE ID [--format F]\n"
-	    "       refctl tournament results --db FILE ID [--format F]\n"
-	    "       refctl tournament schedule FILE\n"
-	    "  F is text (default), csv or json; see refd-tournament(5)\n");
-}
+enum { T_STANDINGS, T_RESULTS, T_EXPORT };	/* what t_offline() prints */
 
 /* Collected answer lines of one command. */
 struct answer {
@@ -68,46 +56,81 @@ status_field(const char *text, const char *key, char *buf, size_t len)
 	return NULL;
 }
 
-/* Draw the progress line: bar, done of total, running, ETA. */
-static void
-progress(const char *status, int tty)
-{
-	char		 prog[64], run[32], eta[32], bar[41];
-	const char	*errstr;
-	long long	 done, total, e;
-	char		*slash;
-	int		 i, fill;
+#define PROGRESS_COLS	79	/* a progress line never wraps at 80 */
 
+/*
+ * The progress line of a status answer into buf: bar, done of total,
+ * running, ETA and, with an SPRT, its LLR and bounds; cut to
+ * PROGRESS_COLS.  Returns the percentage done, or -1.
+ */
+static int
+progress_line(const char *status, char *buf, size_t len)
+{
+	char		 prog[64], run[32], eta[32], sprt[160], bar[17];
+	const char	*errstr;
+	long long	 done, total, e = -1;
+	double		 llr, lo, hi;
+	char		*slash;
+	int		 i, fill, n;
+
+	buf[0] = '\0';
 	if (status_field(status, "progress", prog, sizeof(prog)) == NULL ||
 	    (slash = strchr(prog, '/')) == NULL)
-		return;
+		return -1;
 	*slash = '\0';
 	done = util_num(prog, 0, LLONG_MAX, &errstr);
 	total = util_num(slash + 1, 1, LLONG_MAX, &errstr);
-	if (errstr != NULL)
-		return;
-	fill = (int)(40 * done / total);
-	for (i = 0; i < 40; i++)
+	if (errstr != NULL || done > total)
+		return -1;
+	fill = (int)(16 * done / total);
+	for (i = 0; i < 16; i++)
 		bar[i] = i < fill ? '#' : '.';
-	bar[40] = '\0';
-	status_field(status, "running", run, sizeof(run));
-	e = -1;
+	bar[16] = '\0';
+	if (status_field(status, "running", run, sizeof(run)) == NULL)
+		snprintf(run, sizeof(run), "-");
 	if (status_field(status, "eta", eta, sizeof(eta)) != NULL)
-		e = atoll(eta);
-	fprintf(stderr, "%s[%s] %lld/%lld matches, %s running, ", tty ? "\r" :
-	    "", bar, done, total, run);
-	if (e >= 0)
-		fprintf(stderr, "eta %lld:%02lld   ", e / 60, e % 60);
-	else
-		fprintf(stderr, "eta -   ");
-	if (!tty)
-		fputc('\n', stderr);
-	fflush(stderr);
+		e = util_num(eta, -1, LLONG_MAX, &errstr);
+	if (len > PROGRESS_COLS + 1)
+		len = PROGRESS_COLS + 1;
+	n = snprintf(buf, len, "[%s] %lld/%lld matches, %.6s running, ", bar,
+	    done, total, run);
+	if (n > 0 && (size_t)n < len)
+		n += e >= 0 ? snprintf(buf + n, len - n, "eta %lld:%02lld", e / 60,
+		    e % 60) : snprintf(buf + n, len - n, "eta -");
+	if (n > 0 && (size_t)n < len && status_field(status, "sprt", sprt,
+	    sizeof(sprt)) != NULL && sscanf(sprt, "llr %lf lower %lf upper %lf",
+	    &llr, &lo, &hi) == 3)
+		snprintf(buf + n, len - n, ", LLR %.2f (%.2f, %.2f)", llr, lo,
+		    hi);
+	return (int)(100 * done / total);
+}
+
+/* Print text from a new line, words wrapped within cols, indented. */
+static void
+wrap(FILE *f, const char *text, int indent, int cols)
+{
+	const char	*p = text;
+	int		 col = cols, n;
+
+	while (*p != '\0') {
+		while (*p == ' ')
+			p++;
+		n = (int)strcspn(p, " ");
+		if (n == 0)
+			break;
+		if (col + 1 + n > cols && col > indent) {
+			col = fprintf(f, "\n%*s", indent, "") - 1;
+			col += fprintf(f, "%.*s", n, p);
+		} else
+			col += fprintf(f, " %.*s", n, p);
+		p += n;
+	}
+	fputc('\n', f);
 }
 
 /* Print the standings part of a status answer. */
 static void
-print_standings(const char *status)
+print_standings(FILE *f, const char *status)
 {
 	const char	*p = strstr(status, "\nrank ");
 
@@ -116,51 +139,58 @@ print_standings(const char *status)
 	/* the control protocol sends an empty line as a lone space */
 	for (p++; *p != '\0'; p++)
 		if (!(*p == ' ' && p[-1] == '\n' && p[1] == '\n'))
-			putchar(*p);
+			fputc(*p, f);
 }
 
-/* Follow a tournament until it is over; returns 0 if it is done. */
+/*
+ * Follow a tournament until it is over; returns 0 if it is done, 1 if
+ * stopped.  On a terminal the progress line is redrawn in place on
+ * stderr, always whole and never wider than PROGRESS_COLS, and cleared
+ * before anything else is printed; elsewhere it is a line per 10%.
+ * With watch, a terminal shows the standings and the SPRT as they
+ * change, redrawn above the progress line; elsewhere they come at the
+ * end, as without.
+ */
 static int
-follow(char *id, int quiet)
+follow(char *id, int quiet, int watch)
 {
 	struct answer	 a;
-	char		 state[32];
-	int		 tty = isatty(2), last = -1;
+	char		 state[32], line[PROGRESS_COLS + 1], why[512];
+	int		 tty = isatty(2), last = -1, pct;
 	char		*words[2] = { "tournament_status", id };
 
+	watch = watch && tty && isatty(1);
 	for (;;) {
 		a.len = 0;
 		a.text[0] = '\0';
 		if (refctl_command(2, words, collect, &a) != 0)
 			return 2;
-		if (!quiet) {
-			char prog[64];
-			int pct = -1;
-			if (status_field(a.text, "progress", prog,
-			    sizeof(prog)) != NULL) {
-				long long d = atoll(prog), t = 1;
-				char *sl = strchr(prog, '/');
-				if (sl != NULL)
-					t = atoll(sl + 1);
-				pct = t > 0 ? (int)(100 * d / t) : 0;
-			}
+		pct = progress_line(a.text, line, sizeof(line));
+		if (watch) {
+			/* home, clear, the standings, the progress line */
+			printf("\033[H\033[J");
+			print_standings(stdout, a.text);
+			printf("\n%s\n", line);
+			fflush(stdout);
+		} else if (!quiet && pct >= 0 && (tty || pct / 10 != last / 10)) {
 			/* a log file gets a line per 10%, a terminal all */
-			if (tty || pct / 10 != last / 10)
-				progress(a.text, tty);
+			fprintf(stderr, tty ? "\r%-*s" : "%.*s\n",
+			    tty ? PROGRESS_COLS : PROGRESS_COLS, line);
+			fflush(stderr);
 			last = pct;
 		}
 		/* the first line: "tournament ID NAME STATE" */
 		if (sscanf(a.text, "tournament %*s %*s %31s", state) == 1 &&
 		    strcmp(state, "running") != 0) {
-			if (tty && !quiet)
-				fputc('\n', stderr);
-			print_standings(a.text);
-			{
-				char why[512];
-				if (status_field(a.text, "reason", why,
-				    sizeof(why)) != NULL)
-					printf("\ntournament %s %s: %s\n", id,
-					    state, why);
+			if (tty && !quiet && !watch)
+				fprintf(stderr, "\r%*s\r%s\n", PROGRESS_COLS, "",
+				    line);
+			if (!watch)
+				print_standings(stdout, a.text);
+			if (status_field(a.text, "reason", why,
+			    sizeof(why)) != NULL) {
+				printf("\ntournament %s %s:", id, state);
+				wrap(stdout, why, 2, 80);
 			}
 			return strcmp(state, "done") == 0 ? 0 : 1;
 		}
@@ -185,13 +215,11 @@ t_run(int argc, char **argv)
 		else if (file == NULL)
 			file = argv[i];
 		else {
-			tourney_usage();
-			return 2;
+			return REFCTL_USAGE;
 		}
 	}
 	if (file == NULL) {
-		tourney_usage();
-		return 2;
+		return REFCTL_USAGE;
 	}
 	if (realpath(file, path) == NULL) {
 		perror(file);
@@ -212,7 +240,7 @@ t_run(int argc, char **argv)
 	fflush(stdout);
 	if (!wait)
 		return 0;
-	return follow(a.text, quiet);
+	return follow(a.text, quiet, 0);
 }
 
 /* Open a log read-only for the offline subcommands. */
@@ -265,15 +293,46 @@ out:
 	return rc;
 }
 
-/* standings|results --db FILE ID [--format F], from the log alone. */
+/* The definition and the end's reason of tournament id, as JSON members. */
+static void
+export_head(sqlite3 *h, int64_t id)
+{
+	sqlite3_stmt	*st;
+	const char	*s;
+
+	if (sqlite3_prepare_v2(h, "SELECT definition, coalesce(reason, '') "
+	    "FROM tournaments WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		printf("\"definition\": ");
+		s = (const char *)sqlite3_column_text(st, 0);
+		tstand_json_str(stdout, s != NULL ? s : "");
+		printf(",\n\"reason\": ");
+		s = (const char *)sqlite3_column_text(st, 1);
+		tstand_json_str(stdout, s != NULL ? s : "");
+		printf(",\n");
+	}
+	sqlite3_finalize(st);
+}
+
+/*
+ * standings|results|export --db FILE ID [--format F], from the log
+ * alone.  export is one JSON object: the definition, the reason it
+ * ended, the standings (with name, seed, dates, thinking times and the
+ * SPRT) and every match.
+ */
 static int
-t_offline(int argc, char **argv, int results)
+t_offline(int argc, char **argv, int what)
 {
 	const char	*db = NULL, *ids = NULL, *errstr;
 	enum tstand_fmt	 fmt = TSTAND_TEXT;
 	struct tdef	 d;
 	struct tstand	 ts;
 	struct st_table	*tab;
+	struct st_sprt	 sp;
+	struct tslot	*slots = NULL;
+	int		 nslots = 0, *unit;
 	sqlite3		*h;
 	char		 err[512];
 	int64_t		 id;
@@ -282,7 +341,8 @@ t_offline(int argc, char **argv, int results)
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
 			db = argv[++i];
-		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc &&
+		    what != T_EXPORT) {
 			if (tstand_fmt_parse(argv[++i], &fmt) == -1) {
 				fprintf(stderr, "refctl: format: text, csv or "
 				    "json\n");
@@ -290,15 +350,11 @@ t_offline(int argc, char **argv, int results)
 			}
 		} else if (ids == NULL)
 			ids = argv[i];
-		else {
-			tourney_usage();
-			return 2;
-		}
+		else
+			return REFCTL_USAGE;
 	}
-	if (db == NULL || ids == NULL) {
-		tourney_usage();
-		return 2;
-	}
+	if (db == NULL || ids == NULL)
+		return REFCTL_USAGE;
 	id = util_num(ids, 1, INT64_MAX, &errstr);
 	if (errstr != NULL) {
 		fprintf(stderr, "refctl: tournament id %s: %s\n", ids, errstr);
@@ -306,7 +362,7 @@ t_offline(int argc, char **argv, int results)
 	}
 	if ((h = open_log(db)) == NULL)
 		return 2;
-	if (results) {
+	if (what == T_RESULTS) {
 		rc = tstand_results(stdout, h, id, fmt, err, sizeof(err));
 		if (rc == -1)
 			fprintf(stderr, "refctl: %s\n", err);
@@ -326,20 +382,48 @@ t_offline(int argc, char **argv, int results)
 		goto out;
 	}
 	st_compute(ts.m, ts.n, d.nbots, 1, tab);
-	if (fmt == TSTAND_TEXT)
-		printf("tournament %lld %s: %d matches\n", (long long)id,
-		    d.name, ts.n);
-	tstand_print(stdout, &d, tab, fmt);
+	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
+		if (d.sprt)
+			tstand_sprt(&d, slots, nslots, &ts, &sp);
+		if ((unit = tstand_units(&d, slots, nslots, &ts)) != NULL)
+			st_teams(ts.m, ts.n, unit, d.nbots, 1, tab);
+		free(unit);
+	}
+	if (tstand_extra(h, id, &d, &ts, err, sizeof(err)) == -1)
+		fprintf(stderr, "refctl: %s\n", err);
+	if (what == T_EXPORT) {
+		printf("{\"format\": \"refd-tournament-export-1\",\n");
+		export_head(h, id);
+		printf("\"standings\": ");
+		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ? &sp :
+		    NULL, TSTAND_JSON);
+		printf(",\n\"matches\": ");
+		rc = tstand_results(stdout, h, id, TSTAND_JSON, err,
+		    sizeof(err)) == 0 ? 0 : 1;
+		printf("}\n");
+		if (rc != 0)
+			fprintf(stderr, "refctl: %s\n", err);
+	} else {
+		if (fmt == TSTAND_TEXT && ts.have_extra)
+			printf("tournament %lld %s: %d matches, %s\n"
+			    "seed %s\nstarted %s, ended %s\n\n", (long long)id,
+			    d.name, ts.n, ts.meta.state, ts.meta.seed,
+			    ts.meta.started, ts.meta.ended[0] ? ts.meta.ended :
+			    "-");
+		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ?
+		    &sp : NULL, fmt);
+		rc = 0;
+	}
+	free(slots);
 	free(tab);
 	tstand_free(&ts);
-	rc = 0;
 out:
 	tdef_free(&d);
 	sqlite3_close(h);
 	return rc;
 }
 
-/* schedule FILE: the matches a definition generates, without playing. */
+/* schedule FILE: the matches a definition makes, without playing. */
 static int
 t_schedule(int argc, char **argv)
 {
@@ -351,8 +435,7 @@ t_schedule(int argc, char **argv)
 	int		 nslots, i, k;
 
 	if (argc != 3) {
-		tourney_usage();
-		return 2;
+		return REFCTL_USAGE;
 	}
 	if ((fp = fopen(argv[2], "r")) == NULL) {
 		perror(argv[2]);
@@ -393,46 +476,102 @@ t_schedule(int argc, char **argv)
 	return 0;
 }
 
-/* refctl tournament ...: dispatch on the second word. */
-int
-cmd_tournament(int argc, char **argv)
+/* list: the tournaments refd knows. */
+static int
+t_list(int argc, char **argv)
 {
-	const char	*sub = argc > 1 ? argv[1] : "";
+	(void)argv;
+	if (argc != 2)
+		return REFCTL_USAGE;
+	return refctl_command(1, (char *[]){ "tournament_list" }, NULL, NULL);
+}
+
+/* stop|resume|wait ID: one control command on a tournament. */
+static int
+t_one(int argc, char **argv)
+{
+	char	*words[2];
+
+	if (argc != 3)
+		return REFCTL_USAGE;
+	words[0] = strcmp(argv[1], "stop") == 0 ? "tournament_stop" :
+	    strcmp(argv[1], "resume") == 0 ? "tournament_resume" :
+	    "tournament_wait";
+	words[1] = argv[2];
+	return refctl_command(2, words, NULL, NULL);
+}
+
+/* status ID [--watch]: progress and standings, once or as they change. */
+static int
+t_status(int argc, char **argv)
+{
 	struct answer	 a;
 	char		*words[2];
 
-	if (strcmp(sub, "run") == 0)
-		return t_run(argc, argv);
-	if (strcmp(sub, "standings") == 0)
-		return t_offline(argc, argv, 0);
-	if (strcmp(sub, "results") == 0)
-		return t_offline(argc, argv, 1);
-	if (strcmp(sub, "schedule") == 0)
-		return t_schedule(argc, argv);
-	if (strcmp(sub, "list") == 0 && argc == 2)
-		return refctl_command(1, (char *[]){ "tournament_list" }, NULL,
-		    NULL);
-	if (argc == 3 && (strcmp(sub, "stop") == 0 ||
-	    strcmp(sub, "resume") == 0 || strcmp(sub, "wait") == 0)) {
-		words[0] = strcmp(sub, "stop") == 0 ? "tournament_stop" :
-		    strcmp(sub, "resume") == 0 ? "tournament_resume" :
-		    "tournament_wait";
-		words[1] = argv[2];
-		return refctl_command(2, words, NULL, NULL);
-	}
-	if (strcmp(sub, "status") == 0 && (argc == 3 || (argc == 4 &&
-	    strcmp(argv[3], "--watch") == 0))) {
-		if (argc == 4)
-			return follow(argv[2], 0);
-		words[0] = "tournament_status";
-		words[1] = argv[2];
-		a.len = 0;
-		a.text[0] = '\0';
-		if (refctl_command(2, words, collect, &a) != 0)
-			return 1;
-		fputs(a.text, stdout);
-		return 0;
-	}
-	tourney_usage();
-	return 2;
+	if (argc == 4 && strcmp(argv[3], "--watch") == 0)
+		return follow(argv[2], 0, 1);
+	if (argc != 3)
+		return REFCTL_USAGE;
+	words[0] = "tournament_status";
+	words[1] = argv[2];
+	a.len = 0;
+	a.text[0] = '\0';
+	if (refctl_command(2, words, collect, &a) != 0)
+		return 1;
+	fputs(a.text, stdout);
+	return 0;
+}
+
+static int
+t_standings(int argc, char **argv)
+{
+	return t_offline(argc, argv, T_STANDINGS);
+}
+
+static int
+t_results(int argc, char **argv)
+{
+	return t_offline(argc, argv, T_RESULTS);
+}
+
+static int
+t_export(int argc, char **argv)
+{
+	return t_offline(argc, argv, T_EXPORT);
+}
+
+/* The subcommands of refctl tournament: dispatch and usage. */
+const struct refctl_cmd refctl_tourney_cmds[] = {
+	{ "run", t_run, NULL, 0, 0, 0,
+	    { { "FILE [--wait] [--quiet]", "run one (refd-tournament(5))" } } },
+	{ "status", t_status, NULL, 0, 0, 0,
+	    { { "ID [--watch]", "progress, standings and SPRT" } } },
+	{ "wait", t_one, NULL, 0, 0, 0, { { "ID", "wait for it to end" } } },
+	{ "list", t_list, NULL, 0, 0, 0,
+	    { { "", "the tournaments refd knows" } } },
+	{ "stop", t_one, NULL, 0, 0, 0, { { "ID", "stop it" } } },
+	{ "resume", t_one, NULL, 0, 0, 0, { { "ID", "take it up again" } } },
+	{ "standings", t_standings, NULL, 0, 0, 1,
+	    { { "--db FILE ID [--format F]", "standings; F: text csv json" } } },
+	{ "results", t_results, NULL, 0, 0, 1,
+	    { { "--db FILE ID [--format F]", "every match, from the log" } } },
+	{ "export", t_export, NULL, 0, 0, 1,
+	    { { "--db FILE ID", "all of it as one JSON object" } } },
+	{ "schedule", t_schedule, NULL, 0, 0, 1,
+	    { { "FILE", "the matches a definition makes" } } },
+	{ NULL, NULL, NULL, 0, 0, 0, { { NULL, NULL } } }
+};
+
+/* refctl tournament SUBCOMMAND ...: dispatch on the second word. */
+int
+cmd_tournament(int argc, char **argv)
+{
+	const struct refctl_cmd	*c;
+
+	if (argc < 2)
+		return REFCTL_USAGE;
+	for (c = refctl_tourney_cmds; c->name != NULL; c++)
+		if (strcmp(c->name, argv[1]) == 0)
+			return c->fn(argc, argv);
+	return REFCTL_USAGE;
 }

@@ -4,11 +4,8 @@
  */
 #include "config.h"
 
-#include <sys/socket.h>
-#include <sys/un.h>
-
-#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,98 +16,12 @@
 #include "refctl.h"
 #include "util.h"
 
-static const char	*sockpath = "refd.sock";
-static FILE		*ctl_in;
-static int		 ctl_fd = -1;
-static long		 ctl_id;
-
-/* Connect to refd's control socket. */
-static void
-ctl_connect(void)
-{
-	struct sockaddr_un	 sun;
-
-	if (ctl_fd != -1)
-		return;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(sockpath) >= sizeof(sun.sun_path)) {
-		fprintf(stderr, "refctl: socket path too long\n");
-		exit(2);
-	}
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sockpath);
-	if ((ctl_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
-	    connect(ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		fprintf(stderr, "refctl: cannot reach refd at %s: %s\n",
-		    sockpath, strerror(errno));
-		exit(2);
-	}
-	if ((ctl_in = fdopen(ctl_fd, "r")) == NULL) {
-		perror("refctl");
-		exit(2);
-	}
-}
-
-/*
- * Send one command (words joined by spaces) and read its answer.  Each
- * line of the answer's text goes to cb (or stdout when NULL) as it
- * arrives, so streams show live.  Returns 0 for '=', 1 for '?'.
- */
-int
-refctl_command(int argc, char **argv, void (*cb)(const char *, void *),
-    void *arg)
-{
-	char	 line[GTP_MAXLINE * 4 + 2], *text;
-	size_t	 at = 0;
-	long	 id;
-	int	 i, ok = 0, first = 1;
-
-	ctl_connect();
-	at = snprintf(line, sizeof(line), "%ld", ++ctl_id);
-	for (i = 0; i < argc && at < sizeof(line) - 2; i++)
-		at += snprintf(line + at, sizeof(line) - at, " %s", argv[i]);
-	if (at >= sizeof(line) - 2) {
-		fprintf(stderr, "refctl: command too long\n");
-		exit(2);
-	}
-	line[at++] = '\n';
-	if (write(ctl_fd, line, at) != (ssize_t)at) {
-		fprintf(stderr, "refctl: write: %s\n", strerror(errno));
-		exit(2);
-	}
-	while (fgets(line, sizeof(line), ctl_in) != NULL) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (first) {
-			if (gtp_parse_answer(line, &id, &ok, &text) == -1 ||
-			    id != ctl_id) {
-				fprintf(stderr, "refctl: bad answer: %s\n", line);
-				exit(2);
-			}
-			first = 0;
-		} else if (line[0] == '\0')
-			return !ok;
-		else
-			text = line;
-		if (!ok)
-			fprintf(stderr, "refctl: %s\n", text);
-		else if (cb != NULL)
-			cb(text, arg);
-		else if (*text != '\0')
-			printf("%s\n", text);
-		fflush(stdout);
-	}
-	fprintf(stderr, "refctl: refd closed the connection\n");
-	exit(2);
-}
-
 /* refctl cmd WORDS...: any control command as is. */
 static int
 cmd_raw(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: refctl cmd COMMAND [ARG ...]\n");
-		return 2;
-	}
+	if (argc < 2)
+		return REFCTL_USAGE;
 	return refctl_command(argc - 1, argv + 1, NULL, NULL);
 }
 
@@ -121,11 +32,8 @@ cmd_simple(const char *name, int min, int max, int argc, char **argv)
 	char	*words[GTP_MAXARGS + 1];
 	int	 i;
 
-	if (argc - 1 < min || argc - 1 > max || argc > GTP_MAXARGS) {
-		fprintf(stderr, "refctl %s: wrong number of arguments "
-		    "(see refctl -h)\n", argv[0]);
-		return 2;
-	}
+	if (argc - 1 < min || argc - 1 > max || argc > GTP_MAXARGS)
+		return REFCTL_USAGE;
 	words[0] = (char *)name;
 	for (i = 1; i < argc; i++)
 		words[i] = argv[i];
@@ -143,12 +51,8 @@ cmd_bot(int argc, char **argv)
 		return refctl_command(1, (char *[]){ "bot_list" }, NULL, NULL);
 	if (argc < 5 || strcmp(argv[1], "add") != 0 ||
 	    (strcmp(argv[3], "--remote") != 0 && strcmp(argv[3], "--") != 0) ||
-	    argc - 4 > GTP_MAXARGS - 3) {
-		fprintf(stderr, "usage: refctl bot add NAME -- COMMAND [ARG ...]\n"
-		    "       refctl bot add NAME --remote TOKEN\n"
-		    "       refctl bot list\n");
-		return 2;
-	}
+	    argc - 4 > GTP_MAXARGS - 3)
+		return REFCTL_USAGE;
 	words[n++] = "bot_add";
 	words[n++] = argv[2];
 	words[n++] = strcmp(argv[3], "--") == 0 ? "spawn" : "remote";
@@ -230,11 +134,8 @@ cmd_match(int argc, char **argv)
 				    names[k - keys], optarg);
 		}
 	}
-	if (optind >= argc || argc - optind > BRI_MAXSEATS) {
-		fprintf(stderr, "usage: refctl match [--variant V] [--seed HEX] "
-		    "[--move-ms N] [--policy P] [--watch] BOT ...\n");
-		return 2;
-	}
+	if (optind >= argc || argc - optind > BRI_MAXSEATS)
+		return REFCTL_USAGE;
 	words[n++] = "match_start";
 	words[n++] = (char *)variant;
 	while (optind < argc)
@@ -257,61 +158,129 @@ cmd_match(int argc, char **argv)
 	return refctl_command(2, (char *[]){ "match_wait", id }, NULL, NULL);
 }
 
+/* refctl watch ID: follow a match's events. */
+static int
+cmd_watch(int argc, char **argv)
+{
+	if (argc != 2)
+		return REFCTL_USAGE;
+	return refctl_command(2, (char *[]){ "match_watch", argv[1] },
+	    print_event, NULL);
+}
+
+/*
+ * Every subcommand: its name, how it is run (a function, or a control
+ * command taking min to max words as they are), and its synopses with
+ * what each does.  The dispatch, the usage and refctl -h all come from
+ * here, so they cannot drift apart.
+ */
+static const struct refctl_cmd cmds[] = {
+	{ "status", NULL, "status", 0, 0, 0,
+	    { { "", "what refd is doing" } } },
+	{ "bot", cmd_bot, NULL, 0, 0, 0,
+	    { { "add NAME -- CMD [ARG...]", "register a bot refd spawns" },
+	    { "add NAME --remote TOKEN", "register a bot that connects" },
+	    { "list", "the registered bots" } } },
+	{ "match", cmd_match, NULL, 0, 0, 0,
+	    { { "[--variant V] [--seed HEX] [--move-ms N] [--bank-ms N]\n"
+	    "[--startup-ms N] [--policy forfeit|fallback]\n"
+	    "[--max-faults N] [--option KEY=VALUE] [--watch]\n"
+	    "[--no-wait] BOT ...", "play a match, print its result" } } },
+	{ "list", NULL, "match_list", 0, 0, 0,
+	    { { "", "every match with its state" } } },
+	{ "info", NULL, "match_show", 1, 1, 0,
+	    { { "ID", "one match in detail" } } },
+	{ "watch", cmd_watch, NULL, 0, 0, 0,
+	    { { "ID", "follow a match live" } } },
+	{ "wait", NULL, "match_wait", 1, 1, 0,
+	    { { "ID", "wait for a match to end" } } },
+	{ "stop", NULL, "match_stop", 1, 1, 0,
+	    { { "ID", "stop a match (aborted)" } } },
+	{ "shutdown", NULL, "shutdown", 0, 0, 0,
+	    { { "", "stop refd gracefully" } } },
+	{ "cmd", cmd_raw, NULL, 0, 0, 0,
+	    { { "COMMAND [ARG...]", "any control command as is" } } },
+	{ "tournament", cmd_tournament, NULL, 0, 0, 0,
+	    { { "SUBCOMMAND ...", "tournaments (refctl tournament -h)" } } },
+	{ "bridge", cmd_bridge, NULL, 0, 0, 0,
+	    { { "-p PORT -n NAME -- CMD", "play a stdio bot over TCP" } } },
+	{ "checkbot", cmd_checkbot, NULL, 0, 0, 1,
+	    { { "[-v] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]",
+	    "check a bot, without refd" } } },
+	{ "audit", cmd_audit, NULL, 0, 0, 1,
+	    { { "--db FILE [--all] [--allow-running] [--key KEY]\n[ID...]",
+	    "verify matches from the log" } } },
+	{ "show", cmd_show, NULL, 0, 0, 1,
+	    { { "--db FILE ID [--deal N] [--seat S]",
+	    "a match's transcript or one seat's view" } } },
+	{ "export", cmd_export, NULL, 0, 0, 1,
+	    { { "--db FILE [--format json] {--all | ID...}",
+	    "matches as JSON, one a line" } } },
+	{ "verify-receipt", cmd_verify_receipt, NULL, 0, 0, 1,
+	    { { "--db FILE --match ID --receipt LINE\n"
+	    "[--transcript FILE --seat S]", "a bot's receipt against the log" } } },
+	{ NULL, NULL, NULL, 0, 0, 0, { { NULL, NULL } } }
+};
+
+/*
+ * One subcommand's synopses on f, within 80 columns: "  prefix name
+ * synopsis", the help at column 34, or on a line of its own when the
+ * synopsis is longer.
+ */
+static void
+refctl_help(FILE *f, const char *prefix, const struct refctl_cmd *c)
+{
+	const char	*s, *e;
+	int		 u, col;
+
+	for (u = 0; u < REFCTL_MAXUSE && c->use[u][1] != NULL; u++) {
+		col = fprintf(f, "  %s%s", prefix, c->name);
+		for (s = c->use[u][0]; ; s = e + 1) {
+			e = strchr(s, '\n');
+			if (e == NULL)
+				e = s + strlen(s);
+			if (e > s)
+				col += fprintf(f, " %.*s", (int)(e - s), s);
+			if (*e == '\0')
+				break;
+			fprintf(f, "\n");
+			col = fprintf(f, "      ");
+		}
+		if (col > 32)
+			fprintf(f, "\n%34s%s\n", "", c->use[u][1]);
+		else
+			fprintf(f, "%*s%s\n", 34 - col, "", c->use[u][1]);
+	}
+}
+
 static void __attribute__((noreturn))
 usage(int status)
 {
-	fprintf(status ? stderr : stdout,
-	    "usage: refctl [-c socket] COMMAND [ARGS]\n"
-	    "\n"
-	    "Commands to a running refd:\n"
-	    "  status                        what refd is doing\n"
-	    "  bot add NAME -- CMD [ARG...]  register a bot refd spawns\n"
-	    "  bot add NAME --remote TOKEN   register a bot that connects\n"
-	    "  bot list                      the registered bots\n"
-	    "  match [--variant V] [--seed HEX] [--move-ms N] [--bank-ms N]\n"
-	    "        [--startup-ms N] [--policy forfeit|fallback]\n"
-	    "        [--max-faults N] [--option KEY=VALUE] [--watch]\n"
-	    "        [--no-wait] BOT ...     play a match, print its result\n"
-	    "  list                          every match with its state\n"
-	    "  info ID                       one match in detail\n"
-	    "  watch ID                      follow a match live\n"
-	    "  wait ID                       wait for a match to end\n"
-	    "  stop ID                       stop a match (aborted)\n"
-	    "  shutdown                      stop refd gracefully\n"
-	    "  cmd COMMAND [ARG...]          any control command as is\n"
-	    "  checkbot [-v] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]\n"
-	    "                                check a bot, without refd\n"
-	    "  tournament run FILE [--wait] run a tournament (refd-tournament(5))\n"
-	    "  tournament status ID [--watch]  progress and standings\n"
-	    "  tournament list|stop|resume|wait  manage tournaments\n"
-	    "  tournament standings|results --db FILE ID [--format F]\n"
-	    "                                from the log alone\n"
-	    "  tournament schedule FILE      the matches a definition makes\n"
-	    "  bridge -p PORT -n NAME -- CMD  play a stdio bot over TCP\n"
-	    "\n"
-	    "Offline tools, which read refd's log without refd:\n"
-	    "  audit --db FILE [--all] [--allow-running] [--key KEY] [ID...]\n"
-	    "                                verify matches from the log\n"
-	    "  show --db FILE ID [--deal N] [--seat S]\n"
-	    "                                a match's transcript, or what\n"
-	    "                                one seat was told\n"
-	    "  export --db FILE [--format json] {--all | ID...}\n"
-	    "                                matches as JSON, one a line\n"
-	    "  verify-receipt --db FILE --match ID --receipt LINE\n"
-	    "      [--transcript FILE --seat S]  a bot's receipt against the\n"
-	    "                                log\n"
-	    "\n"
-	    "  -c socket   refd's control socket (default refd.sock)\n"
-	    "See refctl(1).\n");
+	FILE	*f = status ? stderr : stdout;
+	int	 i, off;
+
+	fprintf(f, "usage: refctl [-c socket] COMMAND [ARGS]\n");
+	for (off = 0; off < 2; off++) {
+		fprintf(f, off ? "\nOffline tools, which read refd's log or "
+		    "run a bot without refd:\n" : "\nCommands to a running "
+		    "refd:\n");
+		for (i = 0; cmds[i].name != NULL; i++)
+			if (cmds[i].offline == off)
+				refctl_help(f, "", &cmds[i]);
+	}
+	fprintf(f, "\n  -c socket   refd's control socket (default "
+	    "refd.sock)\nSee refctl(1).\n");
 	exit(status);
 }
 
 int
 main(int argc, char *argv[])
 {
-	const char	*cmd;
-	int		 ch;
+	const struct refctl_cmd	*c;
+	int			 ch, rc;
 
+	/* a write to a refd that went away fails with EPIPE instead */
+	signal(SIGPIPE, SIG_IGN);
 	if (bri_init() != BRI_OK) {
 		fprintf(stderr, "refctl: cannot initialise libsodium\n");
 		return 2;
@@ -321,7 +290,7 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "+c:h")) != -1) {
 		switch (ch) {
 		case 'c':
-			sockpath = optarg;
+			refctl_socket(optarg);
 			break;
 		case 'h':
 			usage(0);
@@ -333,47 +302,26 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc < 1)
 		usage(2);
-	cmd = argv[0];
-	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0)
+	if (strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0)
 		usage(0);
-	if (strcmp(cmd, "status") == 0)
-		return cmd_simple("status", 0, 0, argc, argv);
-	if (strcmp(cmd, "bot") == 0)
-		return cmd_bot(argc, argv);
-	if (strcmp(cmd, "match") == 0)
-		return cmd_match(argc, argv);
-	if (strcmp(cmd, "list") == 0)
-		return cmd_simple("match_list", 0, 0, argc, argv);
-	if (strcmp(cmd, "info") == 0)
-		return cmd_simple("match_show", 1, 1, argc, argv);
-	if (strcmp(cmd, "watch") == 0) {
-		if (argc != 2)
-			usage(2);
-		return refctl_command(2, (char *[]){ "match_watch", argv[1] },
-		    print_event, NULL);
+	for (c = cmds; c->name != NULL; c++)
+		if (strcmp(c->name, argv[0]) == 0)
+			break;
+	if (c->name == NULL) {
+		fprintf(stderr, "refctl: unknown command %s (see refctl -h)\n",
+		    argv[0]);
+		return 2;
 	}
-	if (strcmp(cmd, "wait") == 0)
-		return cmd_simple("match_wait", 1, 1, argc, argv);
-	if (strcmp(cmd, "stop") == 0)
-		return cmd_simple("match_stop", 1, 1, argc, argv);
-	if (strcmp(cmd, "shutdown") == 0)
-		return cmd_simple("shutdown", 0, 0, argc, argv);
-	if (strcmp(cmd, "cmd") == 0)
-		return cmd_raw(argc, argv);
-	if (strcmp(cmd, "checkbot") == 0)
-		return cmd_checkbot(argc, argv);
-	if (strcmp(cmd, "audit") == 0)
-		return cmd_audit(argc, argv);
-	if (strcmp(cmd, "show") == 0)
-		return cmd_show(argc, argv);
-	if (strcmp(cmd, "export") == 0)
-		return cmd_export(argc, argv);
-	if (strcmp(cmd, "verify-receipt") == 0)
-		return cmd_verify_receipt(argc, argv);
-	if (strcmp(cmd, "bridge") == 0)
-		return cmd_bridge(argc, argv);
-	if (strcmp(cmd, "tournament") == 0)
-		return cmd_tournament(argc, argv);
-	fprintf(stderr, "refctl: unknown command %s (see refctl -h)\n", cmd);
-	return 2;
+	rc = c->fn != NULL ? c->fn(argc, argv) :
+	    cmd_simple(c->ctl, c->min, c->max, argc, argv);
+	if (rc == REFCTL_USAGE) {
+		fprintf(stderr, "usage:\n");
+		if (c->fn == cmd_tournament)
+			for (c = refctl_tourney_cmds; c->name != NULL; c++)
+				refctl_help(stderr, "tournament ", c);
+		else
+			refctl_help(stderr, "", c);
+		rc = 2;
+	}
+	return rc;
 }

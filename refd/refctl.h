@@ -7,6 +7,23 @@
 #ifndef REFCTL_H
 #define REFCTL_H
 
+#include <stdio.h>
+
+#define REFCTL_USAGE	(-1)	/* a subcommand's wrong usage: main says */
+#define REFCTL_MAXUSE	4	/* synopses of one subcommand */
+
+/* A subcommand: refctl.c and refctl-tourney.c each have a table. */
+struct refctl_cmd {
+	const char	*name;
+	int		(*fn)(int, char **);	/* or NULL: */
+	const char	*ctl;		/* this control command, */
+	int		 min, max;	/* with min to max words as they are */
+	int		 offline;	/* needs no refd */
+	const char	*use[REFCTL_MAXUSE][2];	/* synopsis, what it does */
+};
+
+extern const struct refctl_cmd refctl_tourney_cmds[];	/* refctl-tourney.c */
+
 int	cmd_checkbot(int, char **);	/* refctl-checkbot.c */
 int	cmd_audit(int, char **);	/* refctl-audit.c */
 int	cmd_show(int, char **);		/* refctl-show.c */
@@ -15,7 +32,8 @@ int	cmd_verify_receipt(int, char **); /* refctl-receipt.c */
 int	cmd_bridge(int, char **);	/* refctl-bridge.c */
 int	cmd_tournament(int, char **);	/* refctl-tourney.c */
 
-/* Send one control command; each answer line goes to cb (or stdout). */
+/* refctl-ctl.c: the control socket; each answer line goes to cb. */
+void	refctl_socket(const char *);
 int	refctl_command(int, char **, void (*)(const char *, void *), void *);
 
 #endif

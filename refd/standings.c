@@ -27,7 +27,6 @@
 #define ST_TOL		1e-10	/* converged: no ln(strength) moved more */
 #define ST_PRIOR	1.0	/* virtual draws of each bot with the anchor */
 #define ST_MAXLOG	300.0	/* extrapolate no further: exp() stays finite */
-#define ST_SPRT_EPS	1e-3	/* SPRT: weight given to an empty W/D/L cell */
 
 /* What one st_compute() needs besides the table: too big for a stack. */
 struct st_work {
@@ -602,42 +601,147 @@ st_compute(const struct st_match *ms, int n, int nbots, uint64_t seed,
 }
 
 /*
- * Run the sequential probability ratio test of bot candidate against
- * bot baseline over the n match records ms.
- *
- * The caller sets s->elo0, s->elo1 (H0 and H1: the candidate's Elo
- * advantage is elo0, or elo1), s->alpha and s->beta (the error rates);
- * st_sprt() fills the rest.  Every ordered pair of seats, candidate
- * against baseline, of every counted match (not aborted, valid as for
- * st_compute(), classic4 partners excepted) is one game: s->wins,
- * s->draws and s->losses count them.  The log-likelihood ratio is the
- * normal approximation used by fishtest,
- *	llr = (s1 - s0) (2 x - s0 - s1) N / (2 var),
- * with s_i = 1 / (1 + 10^(-elo_i / 400)), x the mean score per game and
- * var its variance, after an empty win, draw or loss count is given the
- * weight 1e-3 as fishtest does, so that a perfect record still has a
- * variance.  s->lower = ln(beta / (1 - alpha)), s->upper = ln((1 - beta)
- * / alpha); s->decided is 1 (H1 accepted) when llr >= upper, -1 (H0)
- * when llr <= lower, else 0.  With no games, or parameters out of range
- * (alpha, beta in (0, 1) with alpha + beta < 1, finite elo0 and elo1),
- * llr is 0 and nothing is decided; the bounds are then 0 as well when
- * the parameters are at fault.  Never NaN.  ms may be NULL when n is 0.
+ * Do these parameters make a test?  Both error rates in (0, 1/2), so
+ * that the lower bound is below 0 and the upper above; elo0 < elo1,
+ * both finite and within +-1000, so that the hypotheses differ.
+ * Anything else would decide at once or never.
  */
+int
+st_sprt_valid(double elo0, double elo1, double alpha, double beta)
+{
+	return alpha > 0 && alpha < 0.5 && beta > 0 && beta < 0.5 &&
+	    elo0 >= -1000 && elo1 <= 1000 && elo0 < elo1;
+}
+
+/* Start a test: the caller has set elo0, elo1, alpha and beta. */
 void
-st_sprt(const struct st_match *ms, int n, int candidate, int baseline,
-    struct st_sprt *s)
+st_sprt_begin(struct st_sprt *s)
+{
+	assert(s != NULL);
+	s->valid = st_sprt_valid(s->elo0, s->elo1, s->alpha, s->beta);
+	s->llr = s->lower = s->upper = 0;
+	s->units = s->wins = s->draws = s->losses = 0;
+	s->decided = 0;
+	s->ncat = 0;
+	if (s->valid) {
+		s->lower = log(s->beta / (1 - s->alpha));
+		s->upper = log((1 - s->beta) / s->alpha);
+	}
+}
+
+/*
+ * The Lagrange multiplier of the maximum-likelihood distribution over
+ * the observed scores with expected score sc (Van den Bergh's
+ * Proposition 1.1): the root of
+ *	f(l) = sum_i n_i (a_i - sc) / (1 + l (a_i - sc))
+ * on [-1 / (1 - sc), 1 / sc], the range where every possible score,
+ * 0 and 1 included, keeps a probability >= 0.  When f keeps its sign up
+ * to an end of that range, the maximum puts the missing mass on the
+ * unobserved extreme score (0 or 1) and the multiplier is that end:
+ * exactly, without giving empty counts a weight.  f is decreasing, so
+ * safeguarded Newton steps within a shrinking bracket find the root.
+ */
+static double
+st_f(const struct st_sprt *s, double sc, double l, double *df)
+{
+	double	 f = 0, d, t;
+	int	 i;
+
+	*df = 0;
+	for (i = 0; i < s->ncat; i++) {
+		d = s->cat[i] - sc;
+		t = 1 + l * d;
+		f += s->catn[i] * d / t;
+		*df -= s->catn[i] * d * d / (t * t);
+	}
+	return f;
+}
+
+static double
+st_lambda(const struct st_sprt *s, double sc)
+{
+	double	 lo = -1 / (1 - sc), hi = 1 / sc, l = 0, f, df, t;
+	int	 i, it, has0 = 0, has1 = 0;
+
+	for (i = 0; i < s->ncat; i++) {
+		has0 |= s->cat[i] == 0;
+		has1 |= s->cat[i] == 1;
+	}
+	/* at an end, f is finite only if the score beyond is unobserved */
+	if (!has0 && st_f(s, sc, hi, &df) >= 0)
+		return hi;
+	if (!has1 && st_f(s, sc, lo, &df) <= 0)
+		return lo;
+	for (it = 0; it < 200; it++) {
+		f = st_f(s, sc, l, &df);
+		if (f == 0)
+			break;
+		if (f > 0)
+			lo = l;
+		else
+			hi = l;
+		t = df < 0 ? l - f / df : (lo + hi) / 2;
+		if (!(t > lo && t < hi))
+			t = lo / 2 + hi / 2;
+		if (t == l || hi - lo <= 1e-14 * fmax(1, fabs(l)))
+			break;
+		l = t;
+	}
+	return l;
+}
+
+/*
+ * The generalized log-likelihood ratio of the observations so far:
+ * the log-likelihood of the most likely distribution of observation
+ * scores whose expectation is s1 = 1 / (1 + 10^(-elo1/400)), less that
+ * for s0.  Each maximum is p_i = phat_i / (1 + l (a_i - s)), so the
+ * empirical term cancels and
+ *	LLR = sum_i n_i [ln(1 + l0 (a_i - s0)) - ln(1 + l1 (a_i - s1))].
+ */
+double
+st_sprt_llr(const struct st_sprt *s)
+{
+	double	 s0, s1, l0, l1, llr = 0;
+	int	 i;
+
+	if (!s->valid || s->ncat == 0)
+		return 0;
+	s0 = 1 / (1 + pow(10, -s->elo0 / 400));
+	s1 = 1 / (1 + pow(10, -s->elo1 / 400));
+	l0 = st_lambda(s, s0);
+	l1 = st_lambda(s, s1);
+	for (i = 0; i < s->ncat; i++)
+		llr += s->catn[i] * (log1p(l0 * (s->cat[i] - s0)) -
+		    log1p(l1 * (s->cat[i] - s1)));
+	return isfinite(llr) ? llr : 0;
+}
+
+/*
+ * Add one observation, the n match records ms (one match, or a whole
+ * duplicate set), to the test of bot candidate against bot baseline.
+ * Its pairwise games are every ordered pair of seats, candidate against
+ * baseline, of its counted matches (not aborted, valid as for
+ * st_compute(), classic4 partners excepted); its score is their mean,
+ * 1 a win and 1/2 a draw.  With one game per match that is fishtest's
+ * trinomial, with game pairs its pentanomial, and with the k! matches
+ * of a k-seat duplicate set the same model over the set's possible
+ * means.  An observation without such a game counts for nothing.
+ * Once the test has decided, nothing more is added.  Returns
+ * s->decided: 1 when the LLR reached the upper bound (H1 accepted), -1
+ * the lower (H0), else 0.
+ */
+int
+st_sprt_add(struct st_sprt *s, const struct st_match *ms, int n,
+    int candidate, int baseline)
 {
 	const struct st_match	*m;
-	double			 w, d, l, tot, x, var, s0, s1;
-	int			 k, a, b, r;
+	int			 k, a, b, r, i, games = 0, half = 0;
+	double			 sc;
 
 	assert(s != NULL);
-	if (ms == NULL)
-		n = 0;
-	s->llr = s->lower = s->upper = 0;
-	s->wins = s->draws = s->losses = 0;
-	s->decided = 0;
-	for (k = 0; k < n && candidate != baseline; k++) {
+	if (s->decided != 0 || ms == NULL || candidate == baseline)
+		return s->decided;
+	for (k = 0; k < n; k++) {
 		m = &ms[k];
 		if (m->aborted || !st_valid(m, INT_MAX))
 			continue;
@@ -648,6 +752,8 @@ st_sprt(const struct st_match *ms, int n, int candidate, int baseline,
 				    st_partners(m, a, b))
 					continue;
 				r = st_pairwise(m, a, b, 1);
+				games++;
+				half += r + 1;
 				if (r > 0)
 					s->wins++;
 				else if (r < 0)
@@ -656,27 +762,332 @@ st_sprt(const struct st_match *ms, int n, int candidate, int baseline,
 					s->draws++;
 			}
 	}
-	if (!(s->alpha > 0 && s->alpha < 1 && s->beta > 0 && s->beta < 1 &&
-	    s->alpha + s->beta < 1 && isfinite(s->elo0) && isfinite(s->elo1)))
-		return;
-	s->lower = log(s->beta / (1 - s->alpha));
-	s->upper = log((1 - s->beta) / s->alpha);
-	if (s->wins + s->draws + s->losses == 0)
-		return;
-	w = s->wins > 0 ? s->wins : ST_SPRT_EPS;
-	d = s->draws > 0 ? s->draws : ST_SPRT_EPS;
-	l = s->losses > 0 ? s->losses : ST_SPRT_EPS;
-	tot = w + d + l;
-	x = (w + 0.5 * d) / tot;
-	var = (w * (1 - x) * (1 - x) + d * (0.5 - x) * (0.5 - x) +
-	    l * x * x) / tot;
-	if (!(var > 0))
-		return;
-	s0 = 1 / (1 + pow(10, -s->elo0 / 400));
-	s1 = 1 / (1 + pow(10, -s->elo1 / 400));
-	s->llr = (s1 - s0) * (2 * x - s0 - s1) * tot / (2 * var);
+	if (games == 0)
+		return 0;
+	sc = (double)half / (2.0 * games);
+	for (i = 0; i < s->ncat && s->cat[i] != sc; i++)
+		;
+	if (i == ST_SPRT_MAXCAT)
+		return 0;	/* more kinds of set than any schedule makes */
+	if (i == s->ncat) {
+		s->cat[i] = sc;
+		s->catn[i] = 0;
+		s->ncat++;
+	}
+	s->catn[i]++;
+	s->units++;
+	if (!s->valid)
+		return 0;
+	s->llr = st_sprt_llr(s);
 	if (s->llr >= s->upper)
 		s->decided = 1;
 	else if (s->llr <= s->lower)
 		s->decided = -1;
+	return s->decided;
+}
+
+/*
+ * Run the test over the n match records ms, taken in their order:
+ * consecutive records with the same unit[] form one observation (unit
+ * may be NULL: each match its own).  The caller sets s->elo0, s->elo1,
+ * s->alpha and s->beta; st_sprt() fills the rest.  The test stops at
+ * the first observation that takes the LLR to a bound, so records after
+ * it change nothing.  Invalid parameters (st_sprt_valid()) leave llr
+ * and both bounds 0 and decide nothing; the games are still counted.
+ * Never NaN.  ms may be NULL when n is 0.
+ */
+void
+st_sprt(const struct st_match *ms, int n, const int *unit, int candidate,
+    int baseline, struct st_sprt *s)
+{
+	int	 k, j;
+
+	st_sprt_begin(s);
+	if (ms == NULL)
+		return;
+	for (k = 0; k < n; k = j) {
+		for (j = k + 1; unit != NULL && j < n && unit[j] == unit[k];
+		    j++)
+			;
+		st_sprt_add(s, ms + k, j - k, candidate, baseline);
+	}
+}
+
+/*
+ * The role-aware rating.  Each decided deal is one comparison between
+ * the sides of that deal: in joker3 the Joker against the two allies, in
+ * classic4 pair against pair, in classic2 and classic3 each seat for
+ * itself.  A side's strength is the sum of its bots' strengths, the
+ * Joker's multiplied by a constant of the role (Huang, Weng and Lin,
+ * 2006); the side that won had probability its strength over the sum
+ * of all sides'.  Hunter's (2004) MM algorithm fits it.  Void and drawn
+ * deals are dropped: they say nothing about who is stronger.
+ */
+#define ST_TMAXEV	4096	/* kinds of comparison told apart */
+#define ST_TITER	2000	/* MM steps at most */
+#define ST_TTOL		1e-9	/* converged: no ln(strength) moved more */
+#define ST_TBOOT	100	/* resamples of whole units */
+
+/* One kind of comparison: its sides, which is the Joker's, who won. */
+struct st_tev {
+	int		 nsides;
+	int		 size[BRI_MAXSEATS];
+	int		 bot[BRI_MAXSEATS][2];	/* each side's bots, sorted */
+	int		 joker;		/* the Joker's side, or -1 */
+	int		 win;		/* the side that won */
+};
+
+/* What one fit needs: the kinds and how often each happened. */
+struct st_tfit {
+	struct st_tev	 ev[ST_TMAXEV];
+	double		 w[ST_TMAXEV];
+	int		 nev;
+	int		 nb;
+};
+
+/* The comparison a deal of m makes, into *e; 0 if it makes none. */
+static int
+st_tevent(const struct st_match *m, const struct st_deal *d,
+    struct st_tev *e)
+{
+	int	 s, k, t;
+
+	memset(e, 0, sizeof(*e));
+	e->joker = -1;
+	if (m->variant == BRI_JOKER3) {
+		if ((d->result != BRI_DEAL_JOKER &&
+		    d->result != BRI_DEAL_ALLIES) || d->joker < 0)
+			return 0;
+		e->nsides = 2;
+		e->joker = 0;
+		e->size[0] = 1;
+		e->bot[0][0] = m->bot[d->joker];
+		for (s = 0; s < m->nseats; s++)
+			if (s != d->joker)
+				e->bot[1][e->size[1]++] = m->bot[s];
+		e->win = d->result == BRI_DEAL_JOKER ? 0 : 1;
+	} else if (m->variant == BRI_CLASSIC4) {
+		if (d->result != BRI_DEAL_WON || d->winner < 0 || d->winner > 1)
+			return 0;
+		e->nsides = 2;
+		for (s = 0; s < 4; s++)
+			e->bot[s % 2][e->size[s % 2]++] = m->bot[s];
+		e->win = d->winner;
+	} else {
+		if (d->result != BRI_DEAL_WON || d->winner < 0 ||
+		    d->winner >= m->nseats)
+			return 0;
+		e->nsides = m->nseats;
+		for (s = 0; s < m->nseats; s++) {
+			e->size[s] = 1;
+			e->bot[s][0] = m->bot[s];
+		}
+		e->win = d->winner;
+	}
+	for (s = 0; s < e->nsides; s++)	/* one order, for telling apart */
+		if (e->size[s] == 2 && e->bot[s][0] > e->bot[s][1]) {
+			t = e->bot[s][0];
+			e->bot[s][0] = e->bot[s][1];
+			e->bot[s][1] = t;
+		}
+	for (k = 0; k < e->nsides; k++)
+		for (s = e->size[k]; s < 2; s++)
+			e->bot[k][s] = -1;
+	return 1;
+}
+
+/* Add w of the comparisons of match m to f; -1 when f is full. */
+static int
+st_tadd(struct st_tfit *f, const struct st_match *m, double w)
+{
+	struct st_tev	 e;
+	int		 k, i;
+
+	if (m->aborted)
+		return 0;
+	for (k = 0; k < m->ndeals; k++) {
+		if (!st_tevent(m, &m->deals[k], &e))
+			continue;
+		for (i = 0; i < f->nev; i++)
+			if (memcmp(&f->ev[i], &e, sizeof(e)) == 0)
+				break;
+		if (i == f->nev) {
+			if (f->nev == ST_TMAXEV)
+				return -1;
+			f->ev[f->nev] = e;
+			f->w[f->nev++] = 0;
+		}
+		f->w[i] += w;
+	}
+	return 0;
+}
+
+/*
+ * Fit strengths g[0..nb-1] and the Joker constant *theta by MM: each
+ * step maximizes Hunter's minorizer, where the winning side's
+ * ln(sum of strengths) is bounded below by Jensen's inequality with the
+ * current shares and each -ln(total) by its tangent.  Each bot also
+ * drew ST_PRIOR games with an anchor of strength 1, as in st_fit(), so
+ * that a bot that never lost stays finite.  Strengths start at 1.
+ */
+static void
+st_tfitmm(const struct st_tfit *f, double *g, double *theta)
+{
+	double	 num[ST_MAXBOTS], den[ST_MAXBOTS], ng[ST_MAXBOTS];
+	double	 side[BRI_MAXSEATS], tot, jw, jd, change, nt;
+	int	 it, i, k, s, b, nb = f->nb;
+
+	for (i = 0; i < nb; i++)
+		g[i] = 1;
+	*theta = 1;
+	for (it = 0; it < ST_TITER; it++) {
+		jw = jd = 0;
+		for (i = 0; i < nb; i++) {
+			num[i] = ST_PRIOR / 2;
+			den[i] = ST_PRIOR / (g[i] + 1);
+		}
+		for (k = 0; k < f->nev; k++) {
+			const struct st_tev *e = &f->ev[k];
+
+			tot = 0;
+			for (s = 0; s < e->nsides; s++) {
+				side[s] = 0;
+				for (b = 0; b < e->size[s]; b++)
+					side[s] += g[e->bot[s][b]];
+				tot += (s == e->joker ? *theta : 1) * side[s];
+			}
+			for (s = 0; s < e->nsides; s++)
+				for (b = 0; b < e->size[s]; b++) {
+					i = e->bot[s][b];
+					den[i] += f->w[k] * (s == e->joker ?
+					    *theta : 1) / tot;
+					if (s == e->win)
+						num[i] += f->w[k] * g[i] /
+						    side[s];
+				}
+			if (e->joker >= 0) {
+				jd += f->w[k] * side[e->joker] / tot;
+				if (e->win == e->joker)
+					jw += f->w[k];
+			}
+		}
+		change = 0;
+		for (i = 0; i < nb; i++) {
+			ng[i] = num[i] / den[i];
+			change = fmax(change, fabs(log(ng[i] / g[i])));
+		}
+		for (i = 0; i < nb; i++)
+			g[i] = ng[i];
+		if (jd > 0) {
+			/* one drawn game of the role keeps it finite too */
+			nt = (jw + 0.5) / (jd + 1 / (*theta + 1));
+			change = fmax(change, fabs(log(nt / *theta)));
+			*theta = nt;
+		}
+		if (change < ST_TTOL)
+			break;
+	}
+}
+
+/* Strengths to Elo, centred on the mean. */
+static void
+st_telo(const double *g, int nb, double *elo)
+{
+	double	 mean = 0;
+	int	 i;
+
+	for (i = 0; i < nb; i++)
+		mean += (elo[i] = 400 * log10(g[i])) / nb;
+	for (i = 0; i < nb; i++)
+		elo[i] -= mean;
+}
+
+/*
+ * Fill t's role-aware ratings (telo, its interval, the Joker constant
+ * and tdeals), t having been filled by st_compute() from the same
+ * records.  unit[k] (or NULL: each match its own) groups the records
+ * into the units the interval resamples whole: duplicate sets, whose
+ * permutations share their cards' luck, or matches.  Returns 0, or -1
+ * (the fields left 0) on bad input or when memory runs out.
+ */
+int
+st_teams(const struct st_match *ms, int n, const int *unit, int nbots,
+    uint64_t seed, struct st_table *t)
+{
+	struct st_tfit	*f;
+	double		 g[ST_MAXBOTS], elo[ST_MAXBOTS], theta;
+	double		*boot = NULL, jboot[ST_TBOOT];
+	int		*start = NULL, nu = 0, i, k, b, j, r;
+	uint64_t	 state = seed ^ 0x7465616d73ULL;	/* "teams" */
+
+	if (nbots < 1 || nbots > ST_MAXBOTS || n < 0 || t->nbots != nbots ||
+	    (n > 0 && ms == NULL))
+		return -1;
+	for (k = 0; k < n; k++)
+		if (!ms[k].aborted && !st_valid(&ms[k], nbots))
+			return -1;
+	if ((f = calloc(1, sizeof(*f))) == NULL ||
+	    (start = calloc(n + 1, sizeof(int))) == NULL ||
+	    (boot = calloc((size_t)nbots * ST_TBOOT, sizeof(double))) == NULL)
+		goto fail;
+	f->nb = nbots;
+	for (k = 0; k < n; k++) {
+		if (k == 0 || unit == NULL || unit[k] != unit[k - 1])
+			start[nu++] = k;
+		if (st_tadd(f, &ms[k], 1) == -1)
+			goto fail;
+	}
+	start[nu] = n;
+	for (k = 0, t->tdeals = 0; k < f->nev; k++)
+		t->tdeals += (int)f->w[k];
+	st_tfitmm(f, g, &theta);
+	st_telo(g, nbots, elo);
+	t->joker = t->joker_lo = t->joker_hi = 400 * log10(theta);
+	for (r = 0; r < nbots; r++) {
+		i = t->row[r].bot;
+		t->row[r].telo = t->row[r].telo_lo = t->row[r].telo_hi =
+		    elo[i];
+	}
+	if (nu == 0) {
+		free(f);
+		free(start);
+		free(boot);
+		return 0;
+	}
+	for (b = 0; b < ST_TBOOT; b++) {
+		f->nev = 0;
+		for (k = 0; k < nu; k++) {
+			j = (int)st_uniform(&state, (uint64_t)nu);
+			for (i = start[j]; i < start[j + 1]; i++)
+				if (st_tadd(f, &ms[i], 1) == -1)
+					goto fail;
+		}
+		st_tfitmm(f, g, &theta);
+		st_telo(g, nbots, elo);
+		for (i = 0; i < nbots; i++)
+			boot[i * ST_TBOOT + b] = elo[i];
+		jboot[b] = 400 * log10(theta);
+	}
+	t->tresamples = ST_TBOOT;
+	for (r = 0; r < nbots; r++) {
+		i = t->row[r].bot;
+		st_sortd(boot + i * ST_TBOOT, ST_TBOOT);
+		t->row[r].telo_lo = fmin(t->row[r].telo,
+		    st_quantile(boot + i * ST_TBOOT, ST_TBOOT, 0.025));
+		t->row[r].telo_hi = fmax(t->row[r].telo,
+		    st_quantile(boot + i * ST_TBOOT, ST_TBOOT, 0.975));
+	}
+	st_sortd(jboot, ST_TBOOT);
+	t->joker_lo = fmin(t->joker, st_quantile(jboot, ST_TBOOT, 0.025));
+	t->joker_hi = fmax(t->joker, st_quantile(jboot, ST_TBOOT, 0.975));
+	free(f);
+	free(start);
+	free(boot);
+	return 0;
+fail:
+	free(f);
+	free(start);
+	free(boot);
+	t->tdeals = t->tresamples = 0;
+	return -1;
 }

@@ -49,6 +49,7 @@ struct st_row {
 	int		 faults;
 	double		 score;		/* pairwise score fraction, 0..1 */
 	double		 elo, elo_lo, elo_hi;	/* rating and 95% interval */
+	double		 telo, telo_lo, telo_hi; /* the role-aware rating */
 };
 
 /* Pairwise results of bot a against bot b, from matches they shared. */
@@ -61,21 +62,44 @@ struct st_table {
 	struct st_row	 row[ST_MAXBOTS];	/* by rating, best first */
 	struct st_h2h	 h2h[ST_MAXBOTS][ST_MAXBOTS]; /* by bot index */
 	int		 resamples;	/* bootstrap resamples used */
+	int		 tdeals;	/* deals the role-aware rating used */
+	int		 tresamples;	/* and its resamples, of whole units */
+	double		 joker, joker_lo, joker_hi;	/* joker3: the Joker
+					   role's advantage, on the Elo scale */
 };
 
-/* The sequential probability ratio test of a candidate. */
+#define ST_SPRT_MAXCAT	256	/* distinct scores of an observation */
+
+/*
+ * The sequential probability ratio test of a candidate against a
+ * baseline, observation by observation: an observation is a match, or
+ * with duplicate deals a whole set of one seed's permutations.
+ */
 struct st_sprt {
 	double		 elo0, elo1;	/* hypotheses H0: elo0, H1: elo1 */
 	double		 alpha, beta;	/* error rates */
+	int		 valid;		/* the four above make a test */
 	double		 llr;		/* log-likelihood ratio so far */
 	double		 lower, upper;	/* its bounds */
-	int		 wins, draws, losses;	/* candidate's pairwise */
+	int		 units;		/* observations counted */
+	int		 wins, draws, losses;	/* their pairwise games */
 	int		 decided;	/* 0 running, 1 H1 accepted, -1 H0 */
+	int		 ncat;		/* distinct observed scores */
+	double		 cat[ST_SPRT_MAXCAT];	/* each score, 0..1 */
+	int		 catn[ST_SPRT_MAXCAT];	/* and how often seen */
 };
 
 int	 st_compute(const struct st_match *, int, int, uint64_t,
 	    struct st_table *);
-void	 st_sprt(const struct st_match *, int, int, int, struct st_sprt *);
+int	 st_sprt_valid(double, double, double, double);
+void	 st_sprt_begin(struct st_sprt *);
+int	 st_sprt_add(struct st_sprt *, const struct st_match *, int, int,
+	    int);
+double	 st_sprt_llr(const struct st_sprt *);
+void	 st_sprt(const struct st_match *, int, const int *, int, int,
+	    struct st_sprt *);
 int	 st_pairwise(const struct st_match *, int, int, int);
+int	 st_teams(const struct st_match *, int, const int *, int, uint64_t,
+	    struct st_table *);
 
 #endif /* REFD_STANDINGS_H */

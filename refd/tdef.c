@@ -3,9 +3,11 @@
  *
  * The schedule is a pure function of the definition: tables (every
  * combination of participants of the table's size, or the candidate with
- * every combination of the pool), each played in every seat rotation, or
- * with duplicate deals in every seat permutation of one seed, cycle after
- * cycle until the number of matches is reached.  Seeds come from the
+ * every combination of the pool), each played in every seat permutation,
+ * each on a seed of its own or with duplicate deals all on one, cycle
+ * after cycle until the number of matches is reached.  Rotations alone
+ * would keep the bots' cyclic order, so that a bot always played right
+ * after the same opponent (and in classic4 with the same partner).  Seeds come from the
  * master seed, so a tournament replays identically from its definition.
  */
 #include "config.h"
@@ -23,6 +25,24 @@
 #include "util.h"
 
 #define TDEF_SEED_TAG	"refd-tourney-v1"
+
+/* The variants each option of a match applies to, and their names. */
+static const unsigned optvariants[TDEF_NOPTS] = {
+	[TDEF_OPT_TARGET] = 1u << BRI_JOKER3,
+	[TDEF_OPT_DEALS] = 1u << BRI_CLASSIC2 | 1u << BRI_CLASSIC3 |
+	    1u << BRI_CLASSIC4,
+	[TDEF_OPT_TWO] = 1u << BRI_CLASSIC3,
+};
+static const char *const optnames[TDEF_NOPTS] = {
+	[TDEF_OPT_TARGET] = "target",
+	[TDEF_OPT_DEALS] = "deals_to_win",
+	[TDEF_OPT_TWO] = "removed_two",
+};
+static const char *const optwhere[TDEF_NOPTS] = {
+	[TDEF_OPT_TARGET] = "joker3",
+	[TDEF_OPT_DEALS] = "classic2, classic3 and classic4",
+	[TDEF_OPT_TWO] = "classic3",
+};
 
 /* Name of a format, as written in a definition. */
 const char *
@@ -175,6 +195,7 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 		if (tdef_num(argv[1], 1, TDEF_MAXSLOTS, &d->matches, err,
 		    errlen) == -1)
 			return -1;
+		d->matchesline = line;
 	} else if (strcmp(argv[0], "concurrency") == 0) {
 		ARITY(2);
 		if (tdef_num(argv[1], 1, 1024, &d->concurrency, err,
@@ -210,17 +231,22 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 	} else if (strcmp(argv[0], "option") == 0) {
 		ARITY(2);
 		snprintf(kv, sizeof(kv), "%s", argv[1]);
-		if (strncmp(kv, "target=", 7) == 0)
+		if (strncmp(kv, "target=", 7) == 0) {
+			d->optline[TDEF_OPT_TARGET] = line;
 			return tdef_num(kv + 7, 1, 1000, &d->opt.match_target,
 			    err, errlen);
-		if (strncmp(kv, "deals_to_win=", 13) == 0)
+		}
+		if (strncmp(kv, "deals_to_win=", 13) == 0) {
+			d->optline[TDEF_OPT_DEALS] = line;
 			return tdef_num(kv + 13, 1, 1000, &d->opt.deals_to_win,
 			    err, errlen);
+		}
 		if (strncmp(kv, "deal_cap=", 9) == 0)
 			return tdef_num(kv + 9, 1, 100000, &d->opt.deal_cap,
 			    err, errlen);
 		if (strncmp(kv, "removed_two=", 12) == 0) {
 			const char *w = kv + 12;
+			d->optline[TDEF_OPT_TWO] = line;
 			if (strcmp(w, "random") == 0)
 				d->opt.removed_two = -1;
 			else if (strlen(w) == 1 && bri_suit_parse(w[0]) != -1)
@@ -246,7 +272,14 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 			snprintf(err, errlen, "sprt: elo1 must exceed elo0");
 			return -1;
 		}
+		/* at 1/2 the bounds meet at 0 and the first game decides */
+		if (d->alpha >= 0.5 || d->beta >= 0.5) {
+			snprintf(err, errlen, "sprt: alpha and beta must be "
+			    "below 0.5");
+			return -1;
+		}
 		d->sprt = 1;
+		d->sprtline = line;
 	} else if (strcmp(argv[0], "bot") == 0) {
 		if (argc < 4) {
 			snprintf(err, errlen, "usage: bot NAME spawn COMMAND "
@@ -314,7 +347,7 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 	char		 line[GTP_MAXLINE + 1], *w[GTP_MAXARGS], why[300];
 	char		 candidate[TDEF_NAMELEN + 1] = "";
 	const char	*s = text, *e;
-	int		 n, lineno = 0, candline = 0, seats, blines = 0, i;
+	int		 n, lineno = 0, candline = 0, seats, blines = 0, i, narr;
 	size_t		 len;
 
 	memset(d, 0, sizeof(*d));
@@ -395,10 +428,31 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 			goto fail;
 		}
 	}
-	if (d->sprt && d->format != TDEF_GAUNTLET) {
-		snprintf(err, errlen, "%s: sprt needs a gauntlet", fname);
+	/* a block is a table's every seating: a part of one is biased */
+	for (narr = 1, i = 2; i <= seats; i++)
+		narr *= i;
+	if (d->matches % narr != 0) {
+		tdef_err(err, errlen, fname, d->matchesline, "matches %d "
+		    "splits a block of %d seatings (every seat permutation "
+		    "of a %s table): use a multiple of %d", d->matches, narr,
+		    bri_variant_name(d->opt.variant), narr);
 		goto fail;
 	}
+	if (d->sprt && d->format != TDEF_GAUNTLET) {
+		tdef_err(err, errlen, fname, d->sprtline, "sprt needs a "
+		    "gauntlet");
+		goto fail;
+	}
+	/* the variant may come after its options: checked at the end */
+	for (i = 0; i < TDEF_NOPTS; i++)
+		if (d->optline[i] > 0 && !(optvariants[i] &
+		    (1u << d->opt.variant))) {
+			tdef_err(err, errlen, fname, d->optline[i], "option "
+			    "%s= does not apply to %s (only to %s)",
+			    optnames[i], bri_variant_name(d->opt.variant),
+			    optwhere[i]);
+			goto fail;
+		}
 	if (bri_options_check(&d->opt) != BRI_OK) {
 		snprintf(err, errlen, "%s: an option does not fit %s", fname,
 		    bri_variant_name(d->opt.variant));
@@ -474,7 +528,7 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
     size_t errlen)
 {
 	int	 k = bri_variant_seats(d->opt.variant), tables[4096][4];
-	int	 ntables = 0, narr, total, c[4], p[4], i, t, a, s, perm;
+	int	 ntables = 0, narr, total, c[4], p[4], i, t, a, s;
 	struct tslot *out;
 
 	/* the tables: combinations of the table's size */
@@ -500,11 +554,16 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
 			ntables++;
 		} while (next_combination(c, k - 1, d->nbots - 1));
 	}
-	/* arrangements: rotations, or with duplicate deals permutations */
-	narr = k;
-	if (d->duplicate)
-		for (narr = 1, i = 2; i <= k; i++)
-			narr *= i;
+	/*
+	 * arrangements: every seat permutation of the table, so that each
+	 * bot sits in each seat, right after each other bot and (classic4)
+	 * with each partner equally often; with duplicate deals all on one
+	 * seed, else each on its own.  They come as the k rotations of each
+	 * cyclic order (the first bot fixed, the others in lexicographic
+	 * order), so that every k matches of a block balance the seats.
+	 */
+	for (narr = 1, i = 2; i <= k; i++)
+		narr *= i;
 	total = d->matches > 0 ? d->matches : ntables * narr;
 	if (total > TDEF_MAXSLOTS)
 		goto toomany;
@@ -515,16 +574,17 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
 	for (s = 0, t = 0; s < total; t++) {
 		for (i = 0; i < k; i++)
 			p[i] = i;
-		for (a = 0, perm = 1; s < total && a < narr && perm; a++, s++) {
+		for (a = 0; s < total && a < narr; a++, s++) {
+			/* the k rotations of each cyclic order in turn */
+			if (a > 0 && a % k == 0)
+				next_permutation(p + 1, k - 1);
 			out[s].block = t;
 			out[s].arrangement = a;
 			for (i = 0; i < k; i++)
-				out[s].bot[i] = tables[t % ntables][d->duplicate ?
-				    p[i] : (i + a) % k];
+				out[s].bot[i] =
+				    tables[t % ntables][p[(i + a) % k]];
 			tdef_seed(&d->seed, t, d->duplicate ? 0 : a,
 			    &out[s].seed);
-			if (d->duplicate)
-				perm = next_permutation(p, k);
 		}
 	}
 	*slots = out;

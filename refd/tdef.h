@@ -17,6 +17,9 @@
 
 enum tdef_format { TDEF_ROUNDROBIN, TDEF_GAUNTLET };
 
+/* The match options that apply to some variants only. */
+enum tdef_opt { TDEF_OPT_TARGET, TDEF_OPT_DEALS, TDEF_OPT_TWO, TDEF_NOPTS };
+
 struct tdef {
 	char		 name[TDEF_NAMELEN + 1];
 	struct bri_options opt;		/* variant and match options */
@@ -28,13 +31,16 @@ struct tdef {
 	char		 bots[TDEF_MAXBOTS][TDEF_NAMELEN + 1];
 	int		 botline[TDEF_MAXBOTS]; /* where each was named */
 	int		 matches;	/* total, 0 for one cycle */
+	int		 matchesline;	/* where it was set */
 	int		 concurrency;	/* matches at once */
 	struct bri_seed	 seed;		/* master seed */
 	int		 have_seed;
 	int		 move_ms, bank_ms, startup_ms; /* -1: refd's default */
 	enum fault_policy policy;	/* POLICY_DEFAULT: refd's */
 	int		 max_faults;	/* -1 default */
+	int		 optline[TDEF_NOPTS];	/* where each was set, or 0 */
 	int		 sprt;		/* stop on a decision of the SPRT */
+	int		 sprtline;
 	double		 elo0, elo1, alpha, beta;
 	int		 nbotdefs;	/* "bot NAME spawn|remote ..." lines */
 	char		*botdef[TDEF_MAXBOTS];	/* the words after "bot" */
@@ -45,7 +51,7 @@ struct tdef {
 struct tslot {
 	int		 bot[BRI_MAXSEATS];	/* participant of each seat */
 	int		 block;		/* cycle * tables + table */
-	int		 arrangement;	/* rotation or permutation number */
+	int		 arrangement;	/* permutation number */
 	struct bri_seed	 seed;
 };
 

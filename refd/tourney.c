@@ -22,10 +22,13 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <event2/event.h>
 #include <sqlite3.h>
 
 #include <event2/event.h>
@@ -58,6 +61,7 @@ struct tourney {
 	int		 ndone, nrunning;
 	int		 done_here;	/* slots finished since this refd started */
 	int64_t		 started_ms;	/* when this refd took it up */
+	int64_t		 ended_ms;	/* and when it ended, if over */
 	int		 over;		/* done or stopped */
 	char		 commit[2 * BRI_COMMITLEN + 1]; /* of the master seed */
 	char		 state_name[16];
@@ -65,6 +69,7 @@ struct tourney {
 };
 
 static TAILQ_HEAD(, tourney) tourneys = TAILQ_HEAD_INITIALIZER(tourneys);
+static struct event	*sweep_ev;	/* frees finished tournament matches */
 
 static void	tourney_fill(struct tourney *);
 
@@ -83,30 +88,106 @@ tourney_find(int64_t id)
 	return NULL;
 }
 
-/* Register the bots a definition brings, unless already known. */
+/*
+ * Is the spawn command cmd one execvp(3) can run: a path to an
+ * executable file, or a name found so on PATH?  Checked before the
+ * first match, so that a missing program stops the tournament at once
+ * rather than forfeiting every match it was to play.
+ */
 static int
-tourney_bots(const struct tdef *d, char *err, size_t errlen)
+tourney_runnable(const char *cmd)
 {
-	char	 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], why[256];
-	int	 i, n;
+	const char	*path, *p, *e;
+	char		 buf[PATH_MAX];
+	struct stat	 sb;
+
+	if (strchr(cmd, '/') != NULL)
+		return access(cmd, X_OK) == 0 && stat(cmd, &sb) == 0 &&
+		    S_ISREG(sb.st_mode);
+	if ((path = getenv("PATH")) == NULL)
+		path = "/usr/bin:/bin";
+	for (p = path; ; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
+		    e == p ? "." : p, cmd) < sizeof(buf) &&
+		    access(buf, X_OK) == 0 && stat(buf, &sb) == 0 &&
+		    S_ISREG(sb.st_mode))
+			return 1;
+		if (*e == '\0')
+			return 0;
+	}
+}
+
+/* Does the known bot b have the command of a "bot" line's words? */
+static int
+tourney_samebot(const struct bot *b, int n, char **w)
+{
+	int	 i;
+
+	if (strcmp(w[1], bots_kind_name(BOT_REMOTE)) == 0)
+		return n == 3 && bots_auth(w[0], w[2]);
+	if (b->kind != BOT_SPAWN || b->argc != n - 2)
+		return 0;
+	for (i = 0; i < b->argc; i++)
+		if (strcmp(b->argv[i], w[i + 2]) != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * Register the bots a definition (from file fname) brings; a bot refd
+ * already knows must have the very same command.  Then check that every
+ * participant is known and, if spawned, runnable.  Errors read
+ * "fname:line: reason".
+ */
+static int
+tourney_bots(const struct tdef *d, const char *fname, char *err,
+    size_t errlen)
+{
+	char			 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], why[256];
+	struct sandbox_opts	 o;
+	struct bot		*b;
+	const char		*cmd;
+	int			 i, n;
 
 	for (i = 0; i < d->nbotdefs; i++) {
 		snprintf(buf, sizeof(buf), "%s", d->botdef[i]);
-		if ((n = gtp_split(buf, w, GTP_MAXARGS)) < 1 ||
-		    bots_find(w[0]) != NULL)
+		if ((n = gtp_split(buf, w, GTP_MAXARGS)) < 1)
 			continue;
+		if ((b = bots_find(w[0])) != NULL) {
+			if (n >= 3 && tourney_samebot(b, n, w))
+				continue;
+			snprintf(err, errlen, "%s:%d: bot %s is already known "
+			    "with another command", fname, d->botdefline[i],
+			    w[0]);
+			return -1;
+		}
 		if (bots_define(n, w, why, sizeof(why)) == -1) {
-			snprintf(err, errlen, "line %d: %s", d->botdefline[i],
-			    why);
+			snprintf(err, errlen, "%s:%d: %s", fname,
+			    d->botdefline[i], why);
 			return -1;
 		}
 	}
-	for (i = 0; i < d->nbots; i++)
-		if (bots_find(d->bots[i]) == NULL) {
-			snprintf(err, errlen, "line %d: unknown bot %s",
+	for (i = 0; i < d->nbots; i++) {
+		if ((b = bots_find(d->bots[i])) == NULL) {
+			snprintf(err, errlen, "%s:%d: unknown bot %s", fname,
 			    d->botline[i], d->bots[i]);
 			return -1;
 		}
+		if (b->kind != BOT_SPAWN)
+			continue;
+		/* the command, after the bot's sandbox options */
+		cmd = sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == 0 ?
+		    o.cmd[0] : b->argv[0];
+		if (!tourney_runnable(cmd)) {
+			snprintf(err, errlen, "%s:%d: bot %s cannot start: "
+			    "%.100s is no executable file", fname,
+			    d->botline[i], d->bots[i], cmd);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -203,6 +284,19 @@ tourney_new(int64_t id, struct tdef *d, char *err, size_t errlen)
 	return t;
 }
 
+/* Stop the matches of t still running: they end aborted. */
+static void
+tourney_halt(struct tourney *t, const char *why)
+{
+	struct match	*m, *next;
+
+	for (m = TAILQ_FIRST(&matches); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		if (m->conf.tournament == t->id && !match_over(m))
+			match_stop(m, why);
+	}
+}
+
 /* End a tournament: log its state, answer whoever waits. */
 static void
 tourney_end(struct tourney *t, const char *state, const char *reason)
@@ -212,6 +306,7 @@ tourney_end(struct tourney *t, const char *state, const char *reason)
 	if (t->over)
 		return;
 	t->over = 1;
+	t->ended_ms = util_now_ms();
 	snprintf(t->state_name, sizeof(t->state_name), "%s", state);
 	snprintf(t->reason, sizeof(t->reason), "%s", reason);
 	if (db_tourney_state(logdb, t->id, state, reason) == -1)
@@ -243,7 +338,11 @@ tourney_fill_cb(evutil_socket_t fd, short what, void *arg)
 		tourney_fill(t);
 }
 
-/* The SPRT of a gauntlet: stop as soon as it decides. */
+/*
+ * The SPRT of a gauntlet, in schedule order (tstand_sprt()): stop as
+ * soon as it decides.  When every match has been played and it has not,
+ * the reason says so, with the LLR where it stopped.
+ */
 static int
 tourney_sprt(struct tourney *t)
 {
@@ -256,20 +355,53 @@ tourney_sprt(struct tourney *t)
 	if (tstand_load(db_handle(logdb), t->id, &t->def, &ts, err,
 	    sizeof(err)) == -1)
 		return 0;
-	memset(&s, 0, sizeof(s));
-	s.elo0 = t->def.elo0;
-	s.elo1 = t->def.elo1;
-	s.alpha = t->def.alpha;
-	s.beta = t->def.beta;
-	st_sprt(ts.m, ts.n, 0, 1, &s);
+	tstand_sprt(&t->def, t->slots, t->nslots, &ts, &s);
 	tstand_free(&ts);
-	if (s.decided == 0)
+	if (s.decided == 0 && t->ndone < t->nslots)
 		return 0;
-	snprintf(why, sizeof(why), "SPRT: %s accepted (LLR %.2f, bounds "
-	    "[%.2f, %.2f], %d-%d-%d)", s.decided > 0 ? "H1" : "H0", s.llr,
-	    s.lower, s.upper, s.wins, s.draws, s.losses);
+	snprintf(why, sizeof(why), "SPRT: %s (LLR %.2f, bounds [%.2f, %.2f], "
+	    "%d %s, games %d-%d-%d)", s.decided > 0 ? "H1 accepted" :
+	    s.decided < 0 ? "H0 accepted" : "undecided at the match limit",
+	    s.llr, s.lower, s.upper, s.units, t->def.duplicate ? "sets" :
+	    "matches", s.wins, s.draws, s.losses);
 	tourney_end(t, "done", why);
 	return 1;
+}
+
+/*
+ * Free the finished matches of tournaments.  Their results are in the
+ * log (match_finish() committed them) and the tournament has taken
+ * them into account, so nothing needs them in memory: a tournament of
+ * a million matches must not keep a million of them.  Run from the
+ * event loop, after the callers of match_finish() are done with them.
+ */
+static void
+tourney_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct match	*m, *next;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	for (m = TAILQ_FIRST(&matches); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, entry);
+		if (m->conf.tournament > 0 && (m->state == MATCH_DONE ||
+		    m->state == MATCH_ABORTED))
+			match_free(m);
+	}
+}
+
+/* Sweep at the next turn of the event loop. */
+static void
+tourney_sweep_soon(void)
+{
+	struct timeval	 now = { 0, 0 };
+
+	if (sweep_ev == NULL &&
+	    (sweep_ev = evtimer_new(base, tourney_sweep, NULL)) == NULL)
+		return;		/* kept until exit: memory, not correctness */
+	if (!evtimer_pending(sweep_ev, NULL))
+		evtimer_add(sweep_ev, &now);
 }
 
 /* A match of a tournament ended: its slot is done, or to do again. */
@@ -279,15 +411,27 @@ tourney_match_done(struct match *m)
 	struct tourney	*t;
 	struct timeval	 now = { 0, 0 };
 	char		 why[400];
-	int		 s = m->conf.slot;
+	int		 s = m->conf.slot, i;
 
 	if (m->conf.tournament <= 0 ||
 	    (t = tourney_find(m->conf.tournament)) == NULL)
 		return;
-
+	tourney_sweep_soon();
 	if (s < 0 || s >= t->nslots || t->state[s] != SLOT_RUNNING)
 		return;
 	t->nrunning--;
+	if (m->state == MATCH_DONE && m->bm.ndeals == 0 &&
+	    strncmp(m->result, "forfeit", 7) == 0) {
+		/* a bot failed before the first deal: it will again */
+		i = atoi(m->result + 7);
+		snprintf(why, sizeof(why), "bot %s cannot start: %.300s",
+		    i >= 0 && i < m->nseats ? m->conf.bots[i] : "?", m->reason);
+		t->state[s] = SLOT_DONE;
+		t->ndone++;
+		tourney_end(t, "stopped", why);
+		tourney_halt(t, "tournament stopped: a bot cannot start");
+		return;
+	}
 	if (m->state == MATCH_DONE) {	/* else aborted: played again */
 		t->state[s] = SLOT_DONE;
 		t->ndone++;
@@ -458,10 +602,8 @@ tourney_start(const char *path, char *err, size_t errlen)
 		free(text);
 		return -1;
 	}
-	if (tourney_bots(&d, why, sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s:%s", path, why);
+	if (tourney_bots(&d, path, err, errlen) == -1)
 		goto fail;
-	}
 	if (tourney_trust(&d, why, sizeof(why)) == -1) {
 		snprintf(err, errlen, "%s:%s", path, why);
 		goto fail;
@@ -504,7 +646,7 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	sqlite3_stmt	*st;
 	struct tdef	 d;
 	struct tourney	*t;
-	char		 name[64], why[300];
+	char		 name[64];
 	const char	*text, *seed, *state;
 	int		 rc = -1;
 
@@ -543,8 +685,7 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 		goto out;
 	}
 	d.have_seed = 1;
-	if (tourney_bots(&d, why, sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s: %s", name, why);
+	if (tourney_bots(&d, name, err, errlen) == -1) {
 		tdef_free(&d);
 		goto out;
 	}
@@ -563,7 +704,9 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	db_tourney_state(logdb, id, "running", NULL);
 	log_info("tournament %lld resumed: %d of %d matches done",
 	    (long long)id, t->ndone, t->nslots);
-	if (t->ndone == t->nslots)
+	if (tourney_sprt(t))
+		;	/* decided before this refd went down */
+	else if (t->ndone == t->nslots)
 		tourney_end(t, "done", "every match played");
 	else
 		tourney_fill(t);
@@ -599,7 +742,6 @@ int
 tourney_stop(int64_t id, char *err, size_t errlen)
 {
 	struct tourney	*t = tourney_find(id);
-	struct match	*m;
 
 	if (t == NULL || t->over) {
 		snprintf(err, errlen, "no running tournament %lld",
@@ -607,9 +749,7 @@ tourney_stop(int64_t id, char *err, size_t errlen)
 		return -1;
 	}
 	tourney_end(t, "stopped", "stopped by the operator");
-	TAILQ_FOREACH(m, &matches, entry)
-		if (m->conf.tournament == id && !match_over(m))
-			match_stop(m, "tournament stopped");
+	tourney_halt(t, "tournament stopped");
 	return 0;
 }
 
@@ -635,16 +775,19 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 	struct tourney	*t = tourney_find(id);
 	struct tstand	 ts;
 	struct st_table	*tab;
+	struct st_sprt	 sp;
 	struct match	*m;
 	char		 seed[BRI_SEED_STRLEN];
 	int64_t		 el, eta = -1;
+	int		*unit;
 
 	if (t == NULL) {
 		snprintf(err, errlen, "no tournament %lld in this refd",
 		    (long long)id);
 		return -1;
 	}
-	el = util_now_ms() - t->started_ms;
+	/* elapsed stops with the tournament */
+	el = (t->over ? t->ended_ms : util_now_ms()) - t->started_ms;
 	if (t->done_here > 0 && !t->over)
 		eta = el * (t->nslots - t->ndone) / t->done_here / 1000;
 	fprintf(f, "tournament %lld %s %s\nprogress %d/%d\nrunning %d\n"
@@ -668,7 +811,19 @@ tourney_status(int64_t id, FILE *f, char *err, size_t errlen)
 		return -1;
 	}
 	st_compute(ts.m, ts.n, t->def.nbots, 1, tab);
-	tstand_print(f, &t->def, tab, TSTAND_TEXT);
+	if ((unit = tstand_units(&t->def, t->slots, t->nslots, &ts)) != NULL)
+		st_teams(ts.m, ts.n, unit, t->def.nbots, 1, tab);
+	free(unit);
+	if (t->def.sprt) {
+		tstand_sprt(&t->def, t->slots, t->nslots, &ts, &sp);
+		fprintf(f, "sprt llr %.4f lower %.4f upper %.4f units %d "
+		    "games %d-%d-%d state %s\n", sp.llr, sp.lower, sp.upper,
+		    sp.units, sp.wins, sp.draws, sp.losses,
+		    tstand_sprt_state(&sp));
+	}
+	/* no thinking times here: their queries would stall the loop */
+	tstand_print(f, &t->def, &ts, tab, t->def.sprt ? &sp : NULL,
+	    TSTAND_TEXT);
 	free(tab);
 	tstand_free(&ts);
 	return 0;
@@ -693,6 +848,10 @@ tourney_free_all(void)
 {
 	struct tourney	*t;
 
+	if (sweep_ev != NULL) {
+		event_free(sweep_ev);
+		sweep_ev = NULL;
+	}
 	while ((t = TAILQ_FIRST(&tourneys)) != NULL) {
 		TAILQ_REMOVE(&tourneys, t, entry);
 		tdef_free(&t->def);

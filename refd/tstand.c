@@ -15,6 +15,10 @@
 #include "tstand.h"
 #include "util.h"
 
+#ifndef MAX
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+#endif
+
 /* Parse "text", "csv" or "json". */
 int
 tstand_fmt_parse(const char *s, enum tstand_fmt *f)
@@ -245,9 +249,170 @@ out:
 	return rc;
 }
 
-/* A string as JSON, with every control character escaped. */
+/*
+ * The SPRT of gauntlet d, the candidate (bot 0) against the first bot
+ * of the pool (bot 1), over the finished matches ts, in schedule order:
+ * an observation is a match, or with duplicate deals a whole set (the
+ * slots of one block).  Only the schedule's longest prefix of whole
+ * observations, every slot of them done, counts, and the test stops at
+ * the first that takes it to a bound: the verdict cannot depend on
+ * which match finished first.  Returns the number of slots of the
+ * prefix the test has read.
+ */
+int
+tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
+    const struct tstand *ts, struct st_sprt *s)
+{
+	int	 pos = 0, end, k = 0, j;
+
+	memset(s, 0, sizeof(*s));
+	s->elo0 = d->elo0;
+	s->elo1 = d->elo1;
+	s->alpha = d->alpha;
+	s->beta = d->beta;
+	st_sprt_begin(s);
+	while (pos < nslots && s->decided == 0) {
+		for (end = pos + 1; d->duplicate && end < nslots &&
+		    slots[end].block == slots[pos].block; end++)
+			;
+		while (k < ts->n && ts->slot[k] < pos)
+			k++;
+		for (j = pos; j < end; j++)
+			if (k + j - pos >= ts->n || ts->slot[k + j - pos] != j)
+				return pos;
+		st_sprt_add(s, ts->m + k, end - pos, 0, 1);
+		k += end - pos;
+		pos = end;
+	}
+	return pos;
+}
+
+/*
+ * The unit of each finished match of ts, for resampling whole: its
+ * block (a duplicate set) with duplicate deals, else its slot.  A new
+ * array the caller frees, or NULL when memory runs out.
+ */
+int *
+tstand_units(const struct tdef *d, const struct tslot *slots, int nslots,
+    const struct tstand *ts)
+{
+	int	*u, k;
+
+	if ((u = calloc(ts->n + 1, sizeof(int))) == NULL)
+		return NULL;
+	for (k = 0; k < ts->n; k++)
+		u[k] = d->duplicate && ts->slot[k] >= 0 &&
+		    ts->slot[k] < nslots ? slots[ts->slot[k]].block :
+		    ts->slot[k];
+	return u;
+}
+
+/* The state of a test in words. */
+const char *
+tstand_sprt_state(const struct st_sprt *s)
+{
+	if (!s->valid)
+		return "invalid";
+	return s->decided > 0 ? "H1" : s->decided < 0 ? "H0" : "undecided";
+}
+
+/* Copy text column i of st into buf, "" for NULL. */
 static void
-json_str(FILE *f, const char *s)
+tstand_col(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const char	*s = (const char *)sqlite3_column_text(st, i);
+
+	snprintf(buf, len, "%s", s != NULL ? s : "");
+}
+
+/*
+ * Read what the standings show besides the matches: the tournament's
+ * name, seed, dates and state, and each bot's thinking time (mean,
+ * nearest-rank 99th percentile and maximum of the cards it chose, and
+ * its time-outs) in the finished matches, as the standings count, into
+ * ts.  Returns 0, or -1 with the reason in err.
+ */
+int
+tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
+    char *err, size_t errlen)
+{
+	sqlite3_stmt	*st = NULL, *sq = NULL, *sp = NULL, *sf = NULL;
+	struct tstand_time *tm;
+	int		 i, rc = -1;
+
+	memset(&ts->meta, 0, sizeof(ts->meta));
+	memset(ts->time, 0, sizeof(ts->time));
+	if (sqlite3_prepare_v2(h, "SELECT name, seed, started, "
+	    "coalesce(ended, ''), state FROM tournaments WHERE id = ?", -1,
+	    &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT count(*), coalesce(avg(p.ms), 0), "
+	    "coalesce(max(p.ms), 0) FROM plays p JOIN seats s ON s.match_id = "
+	    "p.match_id AND s.seat = p.seat JOIN matches m ON m.id = "
+	    "p.match_id WHERE m.tournament = ?1 AND m.state = 'done' AND "
+	    "s.bot = ?2 AND p.fault = 0", -1, &sq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT p.ms FROM plays p JOIN seats s ON "
+	    "s.match_id = p.match_id AND s.seat = p.seat JOIN matches m ON "
+	    "m.id = p.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
+	    "AND s.bot = ?2 AND p.fault = 0 ORDER BY p.ms LIMIT 1 OFFSET ?3",
+	    -1, &sp, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT count(*) FROM faults f JOIN seats s "
+	    "ON s.match_id = f.match_id AND s.seat = f.seat JOIN matches m ON "
+	    "m.id = f.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
+	    "AND s.bot = ?2 AND f.kind = 'timeout'", -1, &sf, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, tid);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(err, errlen, "no tournament %lld in the log",
+		    (long long)tid);
+		goto out;
+	}
+	ts->meta.id = tid;
+	tstand_col(st, 0, ts->meta.name, sizeof(ts->meta.name));
+	tstand_col(st, 1, ts->meta.seed, sizeof(ts->meta.seed));
+	tstand_col(st, 2, ts->meta.started, sizeof(ts->meta.started));
+	tstand_col(st, 3, ts->meta.ended, sizeof(ts->meta.ended));
+	tstand_col(st, 4, ts->meta.state, sizeof(ts->meta.state));
+	for (i = 0; i < d->nbots; i++) {
+		tm = &ts->time[i];
+		sqlite3_reset(sq);
+		sqlite3_bind_int64(sq, 1, tid);
+		sqlite3_bind_text(sq, 2, d->bots[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(sq) == SQLITE_ROW) {
+			tm->moves = sqlite3_column_int(sq, 0);
+			tm->mean = sqlite3_column_double(sq, 1);
+			tm->max = sqlite3_column_int(sq, 2);
+		}
+		if (tm->moves > 0) {
+			/* nearest rank: the ceil(0.99 n)-th smallest */
+			sqlite3_reset(sp);
+			sqlite3_bind_int64(sp, 1, tid);
+			sqlite3_bind_text(sp, 2, d->bots[i], -1, SQLITE_STATIC);
+			sqlite3_bind_int(sp, 3, (int)((99LL * tm->moves + 99) /
+			    100) - 1);
+			if (sqlite3_step(sp) == SQLITE_ROW)
+				tm->p99 = sqlite3_column_int(sp, 0);
+		}
+		sqlite3_reset(sf);
+		sqlite3_bind_int64(sf, 1, tid);
+		sqlite3_bind_text(sf, 2, d->bots[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(sf) == SQLITE_ROW)
+			tm->timeouts = sqlite3_column_int(sf, 0);
+	}
+	ts->have_extra = 1;
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(sq);
+	sqlite3_finalize(sp);
+	sqlite3_finalize(sf);
+	return rc;
+}
+
+/* A string as JSON, with every control character escaped. */
+void
+tstand_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s != '\0'; s++) {
@@ -262,23 +427,99 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Print the standings table t of tournament d in format fmt. */
+/*
+ * Two lines on the SPRT sp of tournament d, each within 80 columns:
+ * hypotheses and error rates, then LLR, bounds, counts and state.
+ */
 void
-tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
-    enum tstand_fmt fmt)
+tstand_sprt_print(FILE *f, const struct tdef *d, const struct st_sprt *sp)
+{
+	fprintf(f, "\nSPRT %.16s against %.16s: H0 %g Elo, H1 %g Elo, alpha %g, "
+	    "beta %g\n", d->bots[0], d->nbots > 1 ? d->bots[1] : "-",
+	    sp->elo0, sp->elo1, sp->alpha, sp->beta);
+	fprintf(f, "LLR %.3f [%.3f, %.3f], %d %s, games %d-%d-%d: %s\n",
+	    sp->llr, sp->lower, sp->upper, sp->units, d->duplicate ? "sets" :
+	    "matches", sp->wins, sp->draws, sp->losses,
+	    sp->decided > 0 ? "H1 accepted" : sp->decided < 0 ?
+	    "H0 accepted" : "undecided");
+}
+
+/*
+ * The crosstable: bots by rank, against each other by rank number, each
+ * cell wins-draws-losses of the row's bot against the column's.  When
+ * it would not fit in 80 columns, one line per pair instead.
+ */
+static void
+tstand_cross(FILE *f, const struct tdef *d, const struct st_table *t)
+{
+	const struct st_h2h	*h;
+	char			 cell[40];
+	int			 i, j, w = 2, a, b;
+
+	for (i = 0; i < t->nbots; i++)
+		for (j = 0; j < t->nbots; j++) {
+			h = &t->h2h[t->row[i].bot][t->row[j].bot];
+			w = MAX(w, snprintf(cell, sizeof(cell), "%d-%d-%d",
+			    h->wins, h->draws, h->losses) + 1);
+		}
+	fprintf(f, "\nhead to head (row against column: wins-draws-losses)\n");
+	if (21 + t->nbots * w > 80) {
+		for (i = 0; i < t->nbots; i++)
+			for (j = i + 1; j < t->nbots; j++) {
+				a = t->row[i].bot;
+				b = t->row[j].bot;
+				h = &t->h2h[a][b];
+				fprintf(f, "%d %.16s - %d %.16s: %d-%d-%d\n",
+				    i + 1, d->bots[a], j + 1, d->bots[b],
+				    h->wins, h->draws, h->losses);
+			}
+		return;
+	}
+	fprintf(f, "%-21s", "");
+	for (j = 0; j < t->nbots; j++)
+		fprintf(f, "%*d", w, j + 1);
+	fputc('\n', f);
+	for (i = 0; i < t->nbots; i++) {
+		fprintf(f, "%-4d %-16.16s", i + 1, d->bots[t->row[i].bot]);
+		for (j = 0; j < t->nbots; j++) {
+			h = &t->h2h[t->row[i].bot][t->row[j].bot];
+			if (i == j)
+				snprintf(cell, sizeof(cell), "-");
+			else
+				snprintf(cell, sizeof(cell), "%d-%d-%d",
+				    h->wins, h->draws, h->losses);
+			fprintf(f, "%*s", w, cell);
+		}
+		fputc('\n', f);
+	}
+}
+
+/*
+ * Print the standings table t of tournament d in format fmt, with the
+ * state of its SPRT sp (NULL: none) and, if ts has them (tstand_extra()),
+ * the tournament's name, seed and dates and each bot's thinking time.
+ */
+void
+tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
+    const struct st_table *t, const struct st_sprt *sp, enum tstand_fmt fmt)
 {
 	const struct st_row	*r;
+	const struct tstand_time *tm;
 	int			 i, j, first, joker = d->opt.variant == BRI_JOKER3;
 
 	if (fmt == TSTAND_CSV) {
 		fprintf(f, "rank,bot,elo,elo_lo,elo_hi,score,played,won,drawn,"
 		    "lost,deals,deals_won,deals_lost,deals_void,joker_deals,"
 		    "joker_won,joker_lost,ally_deals,ally_won,ally_lost,"
-		    "joker_rate,mpoints_per_deal,faults\n");
+		    "joker_rate,mpoints_per_deal,faults,sprt_llr,sprt_lower,"
+		    "sprt_upper,sprt_units,sprt_state,moves,think_mean_ms,"
+		    "think_p99_ms,think_max_ms,timeouts,tournament,id,seed,"
+		    "started,ended,team_elo,team_elo_lo,team_elo_hi,"
+		    "joker_role_elo\n");
 		for (i = 0; i < t->nbots; i++) {
 			r = &t->row[i];
 			fprintf(f, "%d,%s,%.1f,%.1f,%.1f,%.4f,%d,%d,%d,%d,%d,%d,"
-			    "%d,%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%d\n", i + 1,
+			    "%d,%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%d", i + 1,
 			    d->bots[r->bot], r->elo, r->elo_lo, r->elo_hi,
 			    r->score, r->played, r->won, r->drawn, r->lost,
 			    r->deals, r->deals_won, r->deals_lost,
@@ -286,12 +527,37 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 			    r->joker_lost, r->ally_deals, r->ally_won,
 			    r->ally_lost, r->joker_rate, r->mpoints_per_deal,
 			    r->faults);
+			if (sp != NULL)
+				fprintf(f, ",%.4f,%.4f,%.4f,%d,%s", sp->llr,
+				    sp->lower, sp->upper, sp->units,
+				    tstand_sprt_state(sp));
+			else
+				fprintf(f, ",,,,,");
+			if (ts != NULL && ts->have_extra) {
+				tm = &ts->time[r->bot];
+				/* the name is checked: no comma, no quote */
+				fprintf(f, ",%d,%.1f,%d,%d,%d,%s,%lld,%s,%s,%s",
+				    tm->moves, tm->mean, tm->p99, tm->max,
+				    tm->timeouts, d->name,
+				    (long long)ts->meta.id, ts->meta.seed,
+				    ts->meta.started, ts->meta.ended);
+			} else
+				fprintf(f, ",,,,,,%s,,,,", d->name);
+			if (t->tdeals > 0)
+				fprintf(f, ",%.1f,%.1f,%.1f,", r->telo,
+				    r->telo_lo, r->telo_hi);
+			else
+				fprintf(f, ",,,,");
+			if (t->tdeals > 0 && joker)
+				fprintf(f, "%.1f\n", t->joker);
+			else
+				fputc('\n', f);
 		}
 		return;
 	}
 	if (fmt == TSTAND_JSON) {
 		fprintf(f, "{\"tournament\": ");
-		json_str(f, d->name);
+		tstand_json_str(f, d->name);
 		fprintf(f, ", \"variant\": \"%s\", \"resamples\": %d, "
 		    "\"standings\": [", bri_variant_name(d->opt.variant),
 		    t->resamples);
@@ -299,7 +565,7 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 			r = &t->row[i];
 			fprintf(f, "%s\n  {\"rank\": %d, \"bot\": ", i ? "," : "",
 			    i + 1);
-			json_str(f, d->bots[r->bot]);
+			tstand_json_str(f, d->bots[r->bot]);
 			fprintf(f, ", \"elo\": %.1f, \"elo_lo\": %.1f, "
 			    "\"elo_hi\": %.1f, \"score\": %.4f, \"played\": %d, "
 			    "\"won\": %d, \"drawn\": %d, \"lost\": %d, "
@@ -308,73 +574,132 @@ tstand_print(FILE *f, const struct tdef *d, const struct st_table *t,
 			    "\"joker_won\": %d, \"joker_lost\": %d, "
 			    "\"ally_deals\": %d, \"ally_won\": %d, "
 			    "\"ally_lost\": %d, \"joker_rate\": %.4f, "
-			    "\"mpoints_per_deal\": %.4f, \"faults\": %d}",
+			    "\"mpoints_per_deal\": %.4f, \"faults\": %d",
 			    r->elo, r->elo_lo, r->elo_hi, r->score, r->played,
 			    r->won, r->drawn, r->lost, r->deals, r->deals_won,
 			    r->deals_lost, r->deals_void, r->joker_deals,
 			    r->joker_won, r->joker_lost, r->ally_deals,
 			    r->ally_won, r->ally_lost, r->joker_rate,
 			    r->mpoints_per_deal, r->faults);
+			if (t->tdeals > 0)
+				fprintf(f, ", \"team_elo\": %.1f, "
+				    "\"team_elo_lo\": %.1f, \"team_elo_hi\": "
+				    "%.1f", r->telo, r->telo_lo, r->telo_hi);
+			fputc('}', f);
 		}
-		fprintf(f, "\n], \"head_to_head\": [");
+		fprintf(f, "\n], \"role_aware\": {\"deals\": %d, "
+		    "\"resamples\": %d", t->tdeals, t->tresamples);
+		if (joker)
+			fprintf(f, ", \"joker_role_elo\": %.1f, "
+			    "\"joker_role_lo\": %.1f, \"joker_role_hi\": %.1f",
+			    t->joker, t->joker_lo, t->joker_hi);
+		fprintf(f, "}, \"head_to_head\": [");
 		for (i = 0, first = 1; i < t->nbots; i++)
 			for (j = 0; j < t->nbots; j++) {
 				if (i == j)
 					continue;
 				fprintf(f, "%s\n  {\"bot\": ", first ? "" : ",");
 				first = 0;
-				json_str(f, d->bots[i]);
+				tstand_json_str(f, d->bots[i]);
 				fprintf(f, ", \"against\": ");
-				json_str(f, d->bots[j]);
+				tstand_json_str(f, d->bots[j]);
 				fprintf(f, ", \"wins\": %d, \"draws\": %d, "
 				    "\"losses\": %d}", t->h2h[i][j].wins,
 				    t->h2h[i][j].draws, t->h2h[i][j].losses);
 			}
-		fprintf(f, "\n]}\n");
+		fprintf(f, "\n]");
+		if (ts != NULL && ts->have_extra) {
+			fprintf(f, ", \"id\": %lld, \"seed\": \"%s\", "
+			    "\"started\": \"%s\", \"ended\": ",
+			    (long long)ts->meta.id, ts->meta.seed,
+			    ts->meta.started);
+			if (ts->meta.ended[0] != '\0')
+				fprintf(f, "\"%s\"", ts->meta.ended);
+			else
+				fprintf(f, "null");
+			fprintf(f, ", \"state\": ");
+			tstand_json_str(f, ts->meta.state);
+			fprintf(f, ", \"times\": [");
+			for (i = 0; i < d->nbots; i++) {
+				tm = &ts->time[i];
+				fprintf(f, "%s\n  {\"bot\": ", i ? "," : "");
+				tstand_json_str(f, d->bots[i]);
+				fprintf(f, ", \"moves\": %d, \"mean_ms\": %.1f, "
+				    "\"p99_ms\": %d, \"max_ms\": %d, "
+				    "\"timeouts\": %d}", tm->moves, tm->mean,
+				    tm->p99, tm->max, tm->timeouts);
+			}
+			fprintf(f, "\n]");
+		}
+		if (sp != NULL)
+			fprintf(f, ", \"sprt\": {\"elo0\": %g, \"elo1\": %g, "
+			    "\"alpha\": %g, \"beta\": %g, \"llr\": %.4f, "
+			    "\"lower\": %.4f, \"upper\": %.4f, \"units\": %d, "
+			    "\"wins\": %d, \"draws\": %d, \"losses\": %d, "
+			    "\"state\": \"%s\"}", sp->elo0, sp->elo1, sp->alpha,
+			    sp->beta, sp->llr, sp->lower, sp->upper, sp->units,
+			    sp->wins, sp->draws, sp->losses,
+			    tstand_sprt_state(sp));
+		fprintf(f, "}\n");
 		return;
 	}
-	fprintf(f, "%-4s %-16s %7s %17s %6s %5s %4s %4s %4s %6s %6s",
-	    "rank", "bot", "elo", "95% interval", "score", "games", "won",
-	    "drew", "lost", "deals", "mp/dl");
-	if (joker)
-		fprintf(f, " %6s %9s %9s", "joker%", "as joker", "as ally");
-	else
-		fprintf(f, " %11s", "deals w/l/d");
-	fprintf(f, " %6s\n", "faults");
+	/* text: three tables, each within 80 columns */
+	fprintf(f, "%-4s %-16s %6s %17s %5s %5s %4s %4s %4s\n", "rank", "bot",
+	    "elo", "95% interval", "score", "games", "won", "drew", "lost");
 	for (i = 0; i < t->nbots; i++) {
 		r = &t->row[i];
-		fprintf(f, "%-4d %-16s %7.1f [%7.1f,%7.1f] %6.3f %5d %4d %4d %4d "
-		    "%6d %6.3f", i + 1, d->bots[r->bot], r->elo, r->elo_lo,
-		    r->elo_hi, r->score, r->played, r->won, r->drawn, r->lost,
-		    r->deals, r->mpoints_per_deal);
-		if (joker)
-			fprintf(f, " %5.1f%% %4d/%-4d %4d/%-4d",
-			    100 * r->joker_rate, r->joker_won, r->joker_lost,
-			    r->ally_won, r->ally_lost);
-		else
-			fprintf(f, " %3d/%3d/%3d", r->deals_won, r->deals_lost,
-			    r->deals_void);
+		fprintf(f, "%-4d %-16.16s %6.1f [%7.1f,%7.1f] %5.3f %5d %4d %4d "
+		    "%4d\n", i + 1, d->bots[r->bot], r->elo, r->elo_lo,
+		    r->elo_hi, r->score, r->played, r->won, r->drawn, r->lost);
+	}
+	fprintf(f, "\n%-16s %6s %11s %6s", "bot", "deals", "w/l/v", "mp/dl");
+	if (joker)
+		fprintf(f, " %7s %9s %9s", "joker%", "as joker", "as ally");
+	fprintf(f, " %6s\n", "faults");
+	for (i = 0; i < t->nbots; i++) {
+		char wlv[40], aj[24], aa[24];
+
+		r = &t->row[i];
+		snprintf(wlv, sizeof(wlv), "%d/%d/%d", r->deals_won,
+		    r->deals_lost, r->deals_void);
+		fprintf(f, "%-16.16s %6d %11s %6.3f", d->bots[r->bot], r->deals,
+		    wlv, r->mpoints_per_deal);
+		if (joker) {
+			snprintf(aj, sizeof(aj), "%d/%d", r->joker_won,
+			    r->joker_lost);
+			snprintf(aa, sizeof(aa), "%d/%d", r->ally_won,
+			    r->ally_lost);
+			fprintf(f, " %6.1f%% %9s %9s", 100 * r->joker_rate, aj,
+			    aa);
+		}
 		fprintf(f, " %6d\n", r->faults);
 	}
-	fprintf(f, "\nhead to head (row against column: wins-draws-losses)\n"
-	    "%-16s", "");
-	for (j = 0; j < t->nbots; j++)
-		fprintf(f, " %12.12s", d->bots[j]);
-	fputc('\n', f);
-	for (i = 0; i < t->nbots; i++) {
-		fprintf(f, "%-16s", d->bots[i]);
-		for (j = 0; j < t->nbots; j++) {
-			char cell[40];
-			if (i == j)
-				snprintf(cell, sizeof(cell), "-");
-			else
-				snprintf(cell, sizeof(cell), "%d-%d-%d",
-				    t->h2h[i][j].wins, t->h2h[i][j].draws,
-				    t->h2h[i][j].losses);
-			fprintf(f, " %12s", cell);
+	if (ts != NULL && ts->have_extra) {
+		fprintf(f, "\n%-16s %8s %9s %9s %9s %8s\n", "thinking (ms)",
+		    "moves", "mean", "p99", "max", "timeouts");
+		for (i = 0; i < t->nbots; i++) {
+			tm = &ts->time[t->row[i].bot];
+			fprintf(f, "%-16.16s %8d %9.1f %9d %9d %8d\n",
+			    d->bots[t->row[i].bot], tm->moves, tm->mean, tm->p99,
+			    tm->max, tm->timeouts);
 		}
-		fputc('\n', f);
 	}
+	if (t->tdeals > 0) {
+		fprintf(f, "\nrole-aware rating: %d deals, side against side\n",
+		    t->tdeals);
+		if (joker)
+			fprintf(f, "the Joker role: %+.1f [%.1f, %.1f]\n",
+			    t->joker, t->joker_lo, t->joker_hi);
+		fprintf(f, "%-16s %6s %17s\n", "bot", "elo", "95% interval");
+		for (i = 0; i < t->nbots; i++) {
+			r = &t->row[i];
+			fprintf(f, "%-16.16s %6.1f [%7.1f,%7.1f]\n",
+			    d->bots[r->bot], r->telo, r->telo_lo, r->telo_hi);
+		}
+	}
+	tstand_cross(f, d, t);
+	if (sp != NULL)
+		tstand_sprt_print(f, d, sp);
 }
 
 /* Print every match of tournament tid: slot, id, seats, result, points. */
@@ -412,17 +737,17 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 			fprintf(f, "%s\n  {\"slot\": %s, \"match\": %s, "
 			    "\"variant\": ", first ? "" : ",", c[0][0] ? c[0] :
 			    "null", c[1]);
-			json_str(f, c[2]);
+			tstand_json_str(f, c[2]);
 			fprintf(f, ", \"state\": ");
-			json_str(f, c[3]);
+			tstand_json_str(f, c[3]);
 			fprintf(f, ", \"result\": ");
-			json_str(f, c[4]);
+			tstand_json_str(f, c[4]);
 			fprintf(f, ", \"mpoints\": ");
-			json_str(f, c[5]);
+			tstand_json_str(f, c[5]);
 			fprintf(f, ", \"seed\": ");
-			json_str(f, c[6]);
+			tstand_json_str(f, c[6]);
 			fprintf(f, ", \"bots\": ");
-			json_str(f, c[7]);
+			tstand_json_str(f, c[7]);
 			fprintf(f, "}");
 		} else
 			fprintf(f, "%s%c%s%c%s%c%s%c%s%c\"%s\"%c%s%c%s\n", c[0],

@@ -16,6 +16,23 @@ struct sqlite3;
 
 enum tstand_fmt { TSTAND_TEXT, TSTAND_CSV, TSTAND_JSON };
 
+/* A bot's thinking time over a tournament's moves, in milliseconds. */
+struct tstand_time {
+	int		 moves;		/* cards it chose itself */
+	double		 mean;
+	int		 p99, max;	/* nearest-rank 99th percentile */
+	int		 timeouts;	/* time-out faults */
+};
+
+/* What the log says of the tournament itself. */
+struct tstand_meta {
+	int64_t		 id;
+	char		 name[40];
+	char		 seed[65];
+	char		 started[32], ended[32];	/* UTC, ISO 8601 */
+	char		 state[16];
+};
+
 /* A tournament's finished matches, in schedule order. */
 struct tstand {
 	int		 n;		/* matches */
@@ -23,15 +40,28 @@ struct tstand {
 	struct st_deal	*deals;		/* every match's deals, in one array */
 	int64_t		*id;		/* each match's id in the log */
 	int		*slot;		/* and its slot in the schedule */
+	int		 have_extra;	/* tstand_extra() filled these: */
+	struct tstand_meta meta;
+	struct tstand_time time[TDEF_MAXBOTS];	/* by bot index */
 };
 
 int	tstand_load(struct sqlite3 *, int64_t, const struct tdef *,
 	    struct tstand *, char *, size_t);
+int	tstand_extra(struct sqlite3 *, int64_t, const struct tdef *,
+	    struct tstand *, char *, size_t);
 void	tstand_free(struct tstand *);
-void	tstand_print(FILE *, const struct tdef *, const struct st_table *,
-	    enum tstand_fmt);
+void	tstand_print(FILE *, const struct tdef *, const struct tstand *,
+	    const struct st_table *, const struct st_sprt *, enum tstand_fmt);
+void	tstand_sprt_print(FILE *, const struct tdef *,
+	    const struct st_sprt *);
 int	tstand_results(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
 	    char *, size_t);
+int	tstand_sprt(const struct tdef *, const struct tslot *, int,
+	    const struct tstand *, struct st_sprt *);
+const char *tstand_sprt_state(const struct st_sprt *);
+int	*tstand_units(const struct tdef *, const struct tslot *, int,
+	    const struct tstand *);
+void	tstand_json_str(FILE *, const char *);
 int	tstand_fmt_parse(const char *, enum tstand_fmt *);
 
 #endif

@@ -495,8 +495,13 @@ def test_duplicate_seed(r, conf):
         for seat in range(2):
             log = [f for f in os.listdir(r.tmp)
                    if f.startswith("match%d-seat%d-" % (mid, seat))]
-            text = open(os.path.join(r.tmp, log[0])).read()
-            ends = [l for l in text.splitlines() if " match_end " in l]
+            # the last matches' bots may still be writing their end
+            for _ in range(100):
+                text = open(os.path.join(r.tmp, log[0])).read()
+                ends = [l for l in text.splitlines() if " match_end " in l]
+                if ends:
+                    break
+                time.sleep(0.05)
             assert ends, text[-300:]
             w = ends[0].split()
             # match_end RESULT MPOINTS SEED CHAIN [receipt]

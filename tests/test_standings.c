@@ -37,7 +37,8 @@ static struct st_match	 duel(int, int, int);
 static void		 finite_table(const struct st_table *);
 static const struct st_row *rowof(const struct st_table *, int);
 static void		 check_row(const struct st_row *, const int [17]);
-static void		 sprt_run(int, int, int, struct st_sprt *);
+static void		 sprt_run(int, int, int, double, double,
+			    struct st_sprt *);
 
 /* A deal record; m0..m3 are the match points it gave each seat. */
 static struct st_deal
@@ -609,53 +610,69 @@ test_degenerate(void **state)
 	}
 }
 
-/* Run the SPRT of cand against base on gen[0..n-1], 0/+5 Elo, 5%/5%. */
+/* Run the SPRT of cand against base on gen[0..n-1], elo0/elo1, 5%/5%. */
 static void
-sprt_run(int n, int cand, int base, struct st_sprt *s)
+sprt_run(int n, int cand, int base, double elo0, double elo1,
+    struct st_sprt *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->elo0 = 0;
-	s->elo1 = 5;
+	s->elo0 = elo0;
+	s->elo1 = elo1;
 	s->alpha = 0.05;
 	s->beta = 0.05;
-	st_sprt(gen, n, cand, base, s);
+	st_sprt(gen, n, NULL, cand, base, s);
 	assert_false(isnan(s->llr));
+	assert_int_equal(s->valid, 1);
 	assert_float_equal(s->lower, log(0.05 / 0.95), 1e-12);
 	assert_float_equal(s->upper, log(0.95 / 0.05), 1e-12);
 }
 
-/* Winning every game reaches H1, losing every game H0, in time. */
+/*
+ * Winning every game reaches H1, losing every game H0, exactly when the
+ * binomial SPRT says: with only wins the most likely distribution of
+ * mean s is P(win) = s, P(loss) = 1 - s, so after k wins LLR = k
+ * ln(s1/s0) and after k losses k ln((1 - s1)/(1 - s0)).  With 0/50 Elo,
+ * s1 = 0.571463: H1 after ceil(ln 19 / 0.133582) = 23 wins, H0 after
+ * ceil(ln 19 / 0.154210) = 20 losses.  One win (the 0.001 trick gave
+ * LLR 5.69 there) is worth ln(s1/s0) = 0.133582, far from a bound.
+ */
 static void
 test_sprt_decides(void **state)
 {
 	struct st_sprt	 s;
+	double		 s1 = 1 / (1 + pow(10, -50.0 / 400));
 	int		 k, first = 0;
 
 	(void)state;
 	for (k = 0; k < 100; k++)
 		gen[k] = duel(k % 2 ? A : B, k % 2 ? B : A, k % 2 ? 0 : 1);
 	for (k = 1; k <= 100 && first == 0; k++) {
-		sprt_run(k, A, B, &s);
+		sprt_run(k, A, B, 0, 50, &s);
 		assert_int_equal(s.wins, k);
-		assert_true(s.llr > 0);
+		assert_int_equal(s.units, k);
+		assert_float_equal(s.llr, k * log(2 * s1), 1e-9);
 		assert_int_equal(s.decided, s.llr >= s.upper);
 		if (s.decided != 0)
 			first = k;
 	}
-	assert_true(first > 1);
+	assert_int_equal(first, 23);
 	assert_int_equal(s.decided, 1);
-	assert_true(s.llr >= s.upper);
 
 	for (k = 1, first = 0; k <= 100 && first == 0; k++) {
-		sprt_run(k, B, A, &s);
+		sprt_run(k, B, A, 0, 50, &s);
 		assert_int_equal(s.losses, k);
+		assert_float_equal(s.llr, k * log(2 * (1 - s1)), 1e-9);
 		assert_int_equal(s.decided, -(s.llr <= s.lower));
 		if (s.decided != 0)
 			first = k;
 	}
-	assert_true(first > 1);
+	assert_int_equal(first, 20);
 	assert_int_equal(s.decided, -1);
-	assert_true(s.llr <= s.lower);
+
+	/* 0/10: even 20 straight wins cannot decide (20 x 0.028368) */
+	sprt_run(20, A, B, 0, 10, &s);
+	assert_int_equal(s.decided, 0);
+	assert_float_equal(s.llr, 20 * 0.028368160050, 1e-9);
 }
 
 /* An even candidate stays undecided for a small number of games. */
@@ -670,97 +687,378 @@ test_sprt_even(void **state)
 	for (k = 0; k < 40; k++)
 		gen[k] = duel(A, B, pattern[k % 4]);
 	for (k = 1; k <= 40; k++) {
-		sprt_run(k, A, B, &s);
+		sprt_run(k, A, B, 0, 5, &s);
 		assert_int_equal(s.decided, 0);
 		assert_true(s.llr > s.lower && s.llr < s.upper);
+		if (k % 4 == 0)		/* a score of 1/2 favours H0 */
+			assert_true(s.llr <= 0);
 	}
 	assert_int_equal(s.wins + s.draws + s.losses, 40);
 	assert_int_equal(s.draws, 20);
 }
 
-/* The LLR is the documented formula, counted over every seat pair. */
+/*
+ * The LLR against values computed independently of refd's method: the
+ * constrained maximum likelihood found by golden-section search over the
+ * free probabilities (one for the trinomial, three for the
+ * pentanomial), with no Lagrange multiplier, in Python:
+ *	trinomial, P(D) = 2 (s - P(W)), P(L) = 1 - 2 s + P(W):
+ *	  W D L = 30 10 20, 0/10 Elo:	0.315742177195
+ *	  W D L = 12  0  2, -10/20 Elo:	0.846084555506
+ *	  W D L =  0  5  0, 0/10 Elo:	-0.145982336374
+ *	pentanomial LL LD LW+DD DW WW = 1 3 8 5 3, 0/10 Elo: 0.2629848623
+ * (fishtest's LLR_logistic gives the same wherever no count is 0.)
+ */
 static void
-test_sprt_formula(void **state)
+test_sprt_published(void **state)
 {
+	static const int tri[][5] = {	/* W, D, L, elo0, elo1 */
+		{ 30, 10, 20, 0, 10 }, { 12, 0, 2, -10, 20 },
+		{ 0, 5, 0, 0, 10 },
+	};
+	static const double want[] = { 0.315742177195, 0.846084555506,
+	    -0.145982336374 };
+	/* the pairs of each pentanomial class: -1 draw, else the winner */
+	static const int pair[5][2] = { { 1, 1 }, { 1, -1 }, { 1, 0 },
+	    { -1, 0 }, { 0, 0 } };
+	static const int penta[5] = { 1, 3, 8, 5, 3 };
+	int		 unit[MAXGEN];
 	struct st_sprt	 s;
-	double		 n, x, var, s0, s1, llr;
+	int		 c, k, n, i;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		n = 0;
+		for (k = 0; k < tri[c][0]; k++)
+			gen[n++] = duel(A, B, 0);
+		for (k = 0; k < tri[c][1]; k++)
+			gen[n++] = duel(B, A, -1);
+		for (k = 0; k < tri[c][2]; k++)
+			gen[n++] = duel(B, A, 0);
+		sprt_run(n, A, B, tri[c][3], tri[c][4], &s);
+		assert_float_equal(s.llr, want[c], 1e-9);
+		assert_int_equal(s.wins, tri[c][0]);
+		assert_int_equal(s.draws, tri[c][1]);
+		assert_int_equal(s.losses, tri[c][2]);
+	}
+	/* 20 game pairs, A against B, each pair one observation */
+	n = 0;
+	for (c = 0; c < 5; c++)
+		for (k = 0; k < penta[c]; k++)
+			for (i = 0; i < 2; i++) {
+				unit[n] = n / 2;
+				gen[n++] = i == 0 ? duel(A, B, pair[c][0]) :
+				    duel(B, A, pair[c][1] < 0 ? -1 :
+				    1 - pair[c][1]);
+			}
+	memset(&s, 0, sizeof(s));
+	s.elo1 = 10;
+	s.alpha = s.beta = 0.05;
+	st_sprt(gen, n, unit, A, B, &s);
+	assert_int_equal(s.units, 20);
+	assert_int_equal(s.wins + s.draws + s.losses, 40);
+	assert_float_equal(s.llr, 0.2629848623, 1e-8);
+	/* the same games one by one are another, trinomial, test */
+	st_sprt(gen, n, NULL, A, B, &s);
+	assert_int_equal(s.units, 40);
+	assert_true(fabs(s.llr - 0.2629848623) > 1e-3);
+}
+
+/*
+ * The test reads observations in order and stops at the first that
+ * reaches a bound: what comes after changes nothing.  A duplicate set
+ * whose games cancel (a win and a loss) is one observation of score 1/2.
+ */
+static void
+test_sprt_order(void **state)
+{
+	int		 unit[MAXGEN];
+	struct st_sprt	 s;
 	int		 k;
 
 	(void)state;
-	/* joker3: A at two seats, B at one; A wins the first 6 */
-	for (k = 0; k < 6; k++)
-		gen[k] = mkmatch(BRI_JOKER3, A, B, A, -1, 10, 3, 5, 0, 0, -1);
-	gen[6] = mkmatch(BRI_JOKER3, B, A, A, -1, 10, 3, 3, 0, 0, -1);
-	/* 6 * (1 win, 1 win) + (1 loss, 1 loss) */
+	for (k = 0; k < 23; k++)
+		gen[k] = duel(A, B, 0);
+	for (; k < 200; k++)
+		gen[k] = duel(A, B, 1);
+	sprt_run(200, A, B, 0, 50, &s);
+	assert_int_equal(s.decided, 1);
+	assert_int_equal(s.units, 23);
+	assert_int_equal(s.losses, 0);
+
+	/* twin bots whose sets always cancel: never H1, in time H0 */
+	for (k = 0; k < 240; k++) {
+		gen[k] = duel(A, B, k % 2);
+		unit[k] = k / 2;
+	}
 	memset(&s, 0, sizeof(s));
-	s.elo0 = -10;
-	s.elo1 = 20;
-	s.alpha = 0.1;
-	s.beta = 0.2;
-	st_sprt(gen, 7, A, B, &s);
-	assert_int_equal(s.wins, 12);
-	assert_int_equal(s.draws, 0);
-	assert_int_equal(s.losses, 2);
-	n = 12 + 0.001 + 2;
-	x = (12 + 0.0005) / n;
-	var = (12 * (1 - x) * (1 - x) + 0.001 * (0.5 - x) * (0.5 - x) +
-	    2 * x * x) / n;
-	s0 = 1 / (1 + pow(10, 10.0 / 400));
-	s1 = 1 / (1 + pow(10, -20.0 / 400));
-	llr = (s1 - s0) * (2 * x - s0 - s1) * n / (2 * var);
-	assert_float_equal(s.llr, llr, 1e-12);
-	assert_float_equal(s.lower, log(0.2 / 0.9), 1e-12);
-	assert_float_equal(s.upper, log(0.8 / 0.1), 1e-12);
-	assert_int_equal(s.decided, llr >= s.upper ? 1 :
-	    llr <= s.lower ? -1 : 0);
-	assert_true(s.elo0 == -10 && s.alpha == 0.1);	/* inputs kept */
+	s.elo1 = 10;
+	s.alpha = s.beta = 0.05;
+	st_sprt(gen, 40, unit, A, B, &s);
+	assert_int_equal(s.units, 20);
+	assert_int_equal(s.decided, 0);
+	/* every set at 1/2: LLR = n ln(P1(1/2)), P1(1/2) = 2 (1 - s1) */
+	assert_float_equal(s.llr, 20 * log(2 * (1 - 1 / (1 + pow(10,
+	    -10.0 / 400)))), 1e-9);
+	st_sprt(gen, 240, unit, A, B, &s);	/* -0.0292 a set */
+	assert_int_equal(s.decided, -1);
+	assert_int_equal(s.units, 101);
+}
+
+/*
+ * The average number of observations to a decision is Wald's: about
+ * (P(H1) upper + P(H0) lower) / E[LLR step], the expected step being the
+ * drift of the LLR under the true distribution (computed here from a
+ * very large sample of that distribution).  A candidate 107.5 Elo
+ * stronger (win 0.55, draw 0.2, loss 0.25: score 0.65) tested with 0/50
+ * Elo; 2000 runs from a fixed generator.  Wald's figure neglects the
+ * overshoot past the bound, so the runs take somewhat longer.  A twin
+ * (0.4, 0.2, 0.4) under 0/50 must accept H1 rarely: at most alpha.
+ */
+static void
+test_sprt_asn(void **state)
+{
+	struct st_sprt	 s, big;
+	uint64_t	 x = 42;
+	double		 drift, theory, mean;
+	long		 total = 0;
+	int		 run, h1 = 0, wrong = 0, u;
+	struct st_match	 w, d, l;
+
+	(void)state;
+	w = duel(A, B, 0);
+	d = duel(A, B, -1);
+	l = duel(A, B, 1);
+	memset(&big, 0, sizeof(big));
+	big.elo1 = 50;
+	big.alpha = big.beta = 0.05;
+	st_sprt_begin(&big);
+	big.ncat = 3;
+	big.cat[0] = 1, big.catn[0] = 550000;
+	big.cat[1] = 0.5, big.catn[1] = 200000;
+	big.cat[2] = 0, big.catn[2] = 250000;
+	drift = st_sprt_llr(&big) / 1e6;
+	for (run = 0; run < 4000; run++) {
+		memset(&s, 0, sizeof(s));
+		s.elo1 = 50;
+		s.alpha = s.beta = 0.05;
+		st_sprt_begin(&s);
+		for (u = 0; u < 100000 && s.decided == 0; u++) {
+			double r;
+
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			r = (double)(x >> 11) / 9007199254740992.0;
+			if (run < 2000)
+				st_sprt_add(&s, r < 0.55 ? &w : r < 0.75 ? &d :
+				    &l, 1, A, B);
+			else
+				st_sprt_add(&s, r < 0.4 ? &w : r < 0.6 ? &d :
+				    &l, 1, A, B);
+		}
+		if (run < 2000) {
+			total += s.units;
+			h1 += s.decided > 0;
+		} else
+			wrong += s.decided > 0;
+	}
+	mean = total / 2000.0;
+	theory = (h1 / 2000.0 * big.upper + (1 - h1 / 2000.0) * big.lower) /
+	    drift;
+	print_message("ASN: %.2f observations, Wald %.2f; H1 %d/2000; "
+	    "twin H1 %d/2000\n", mean, theory, h1, wrong);
+	assert_true(h1 >= 1900);
+	assert_true(mean >= 0.95 * theory && mean <= 1.35 * theory);
+	assert_true(wrong <= 0.05 * 2000);
 }
 
 /* No games, bad parameters, the bot against itself: nothing decided. */
 static void
 test_sprt_edges(void **state)
 {
+	static const double bad[][4] = {	/* elo0, elo1, alpha, beta */
+		{ 0, 5, 0, 0.05 }, { 0, 5, 0.5, 0.05 }, { 0, 5, 0.05, 0.5 },
+		{ 5, 5, 0.05, 0.05 }, { 10, 5, 0.05, 0.05 },
+		{ 0, NAN, 0.05, 0.05 }, { NAN, 5, 0.05, 0.05 },
+		{ 0, 2000, 0.05, 0.05 }, { 0, 5, 0.6, 0.3 },
+	};
 	struct st_sprt	 s;
+	size_t		 i;
 
 	(void)state;
-	sprt_run(0, A, B, &s);
+	sprt_run(0, A, B, 0, 5, &s);
 	assert_int_equal(s.wins + s.draws + s.losses, 0);
 	assert_float_equal(s.llr, 0, 0);
 	assert_int_equal(s.decided, 0);
 
 	gen[0] = duel(A, B, 0);
-	sprt_run(1, A, A, &s);
+	sprt_run(1, A, A, 0, 5, &s);
 	assert_int_equal(s.wins + s.draws + s.losses, 0);
 	assert_int_equal(s.decided, 0);
 
-	memset(&s, 0, sizeof(s));
-	s.elo1 = 5;
-	s.alpha = 0;
-	s.beta = 0.05;
-	st_sprt(gen, 1, A, B, &s);
-	assert_int_equal(s.wins, 1);
-	assert_float_equal(s.llr, 0, 0);
-	assert_float_equal(s.upper, 0, 0);
-	assert_int_equal(s.decided, 0);
-
-	memset(&s, 0, sizeof(s));
-	s.elo1 = NAN;
-	s.alpha = s.beta = 0.05;
-	st_sprt(gen, 1, A, B, &s);
-	assert_false(isnan(s.llr));
-	assert_int_equal(s.decided, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(st_sprt_valid(bad[i][0], bad[i][1], bad[i][2],
+		    bad[i][3]));
+		memset(&s, 0, sizeof(s));
+		s.elo0 = bad[i][0];
+		s.elo1 = bad[i][1];
+		s.alpha = bad[i][2];
+		s.beta = bad[i][3];
+		st_sprt(gen, 1, NULL, A, B, &s);
+		assert_int_equal(s.valid, 0);
+		assert_int_equal(s.wins, 1);
+		assert_float_equal(s.llr, 0, 0);
+		assert_float_equal(s.upper, 0, 0);
+		assert_int_equal(s.decided, 0);
+	}
+	assert_true(st_sprt_valid(-1000, 1000, 0.49, 1e-6));
 
 	build_hand();		/* an aborted match counts nowhere */
 	memset(&s, 0, sizeof(s));
 	s.elo1 = 5;
 	s.alpha = s.beta = 0.05;
-	st_sprt(&hand[4], 1, D, D, &s);
-	st_sprt(&hand[4], 1, D, 99, &s);
+	st_sprt(&hand[4], 1, NULL, D, D, &s);
+	st_sprt(&hand[4], 1, NULL, D, 99, &s);
 	assert_int_equal(s.wins + s.draws + s.losses, 0);
-	st_sprt(hand, NHAND, C, D, &s);	/* the h2h of C against D */
+	st_sprt(hand, NHAND, NULL, C, D, &s);	/* the h2h of C against D */
 	assert_int_equal(s.wins, 1);
 	assert_int_equal(s.draws, 1);
 	assert_int_equal(s.losses, 1);
+}
+
+/* Deals for the role-aware tests: many matches, few deals each. */
+#define TDEALS	8
+static struct st_deal	 tdeal[MAXGEN][TDEALS];
+
+/*
+ * joker3 with strengths 4, 1 and 1/4 (Elo +240.8, 0, -240.8 before
+ * centring) and a Joker role worth 1/2 (-120.4 Elo): 360 matches, each
+ * bot Joker in 120, holding the expected counts of each comparison.
+ * The fit finds them back: the likelihood's maximum for exact expected
+ * counts is the truth, but for the small prior.
+ */
+static void
+test_teams_recover(void **state)
+{
+	static const double gam[3] = { 4, 1, 0.25 };
+	double		 theta = 0.5, pj, want[3], mean = 0;
+	int		 k, j, d, wins, s, i;
+	const struct st_row *r;
+
+	(void)state;
+	for (k = 0; k < 360; k++) {
+		j = k % 3;		/* the Joker's seat and bot */
+		gen[k] = mkmatch(BRI_JOKER3, A, B, C, -1, 0, 0, 0, 0, -1, -1);
+		pj = theta * gam[j] / (theta * gam[j] + gam[(j + 1) % 3] +
+		    gam[(j + 2) % 3]);
+		/* of every 120 x 8 deals, 960 pj Joker wins, spread out */
+		for (d = 0; d < TDEALS; d++) {
+			wins = (k / 3) * TDEALS + d;
+			s = floor((wins + 1) * pj) > floor(wins * pj) ?
+			    BRI_DEAL_JOKER : BRI_DEAL_ALLIES;
+			tdeal[k][d] = mkdeal(s, -1, j, 0, 0, 0, 0);
+		}
+		gen[k].deals = tdeal[k];
+		gen[k].ndeals = TDEALS;
+	}
+	assert_int_equal(st_compute(gen, 360, 3, SEED, &t1), 0);
+	assert_int_equal(st_teams(gen, 360, NULL, 3, SEED, &t1), 0);
+	assert_int_equal(t1.tdeals, 360 * TDEALS);
+	for (i = 0; i < 3; i++)
+		mean += (want[i] = 400 * log10(gam[i])) / 3;
+	for (i = 0; i < 3; i++) {
+		r = rowof(&t1, i);
+		assert_float_equal(r->telo, want[i] - mean, 3.0);
+		print_message("bot %d: %.1f [%.1f, %.1f], truth %.1f\n", i,
+		    r->telo, r->telo_lo, r->telo_hi, want[i] - mean);
+		assert_true(r->telo_lo <= want[i] - mean &&
+		    want[i] - mean <= r->telo_hi);
+		assert_true(r->telo_hi - r->telo_lo < 150);
+	}
+	assert_float_equal(t1.joker, 400 * log10(theta), 3.0);
+	assert_true(t1.joker_lo < t1.joker && t1.joker < t1.joker_hi);
+}
+
+/*
+ * classic4 where three bots are equal (strength 1) and S is nine times
+ * stronger, so that S's side wins 10/12 of the deals, the counts exact
+ * and spread out; but S partners W1 in 8 matches of 10.  The
+ * match-level rating credits W1 with S's wins; the role-aware one sees
+ * that W1's record is S's and rates W1, W2 and W3 alike.  (Bot
+ * indices: S = A, W1 = B, W2 = C, W3 = D.)
+ */
+static void
+test_teams_partner(void **state)
+{
+	int		 k, d, p, q, o1, o2, sw, idx, win, ws;
+	const struct st_row *w1, *w2, *w3;
+
+	(void)state;
+	for (k = 0, idx = 0; k < 200; k++) {
+		p = k % 10 < 8 ? B : k % 10 == 8 ? C : D;	/* S's partner */
+		q = p == B ? C : B;
+		o1 = q;
+		o2 = B + C + D - p - q;
+		ws = k % 2;		/* S's team: seats 0+2 or 1+3 */
+		for (d = sw = 0; d < 6; d++, idx++) {
+			win = (idx + 1) * 10 / 12 > idx * 10 / 12;
+			sw += win;
+			tdeal[k][d] = mkdeal(BRI_DEAL_WON, win ? ws : 1 - ws,
+			    -1, 0, 0, 0, 0);
+		}
+		/* the match: the side with more deals, else drawn */
+		win = sw > 3 ? ws : sw < 3 ? 1 - ws : -1;
+		if (ws == 0)
+			gen[k] = mkmatch(BRI_CLASSIC4, A, o1, p, o2, sw, 6 - sw,
+			    sw, 6 - sw, win, -1);
+		else
+			gen[k] = mkmatch(BRI_CLASSIC4, o1, A, o2, p, 6 - sw, sw,
+			    6 - sw, sw, win, -1);
+		gen[k].deals = tdeal[k];
+		gen[k].ndeals = 6;
+	}
+	assert_int_equal(st_compute(gen, 200, 4, SEED, &t1), 0);
+	assert_int_equal(st_teams(gen, 200, NULL, 4, SEED, &t1), 0);
+	w1 = rowof(&t1, B);
+	w2 = rowof(&t1, C);
+	w3 = rowof(&t1, D);
+	print_message("partner: elo W1 %.1f W2 %.1f; role-aware W1 %.1f "
+	    "W2 %.1f W3 %.1f S %.1f\n", w1->elo, w2->elo, w1->telo, w2->telo,
+	    w3->telo, rowof(&t1, A)->telo);
+	assert_true(w1->elo - w2->elo > 100);	/* the pairwise view */
+	assert_true(fabs(w1->telo - w2->telo) < 30);
+	assert_true(fabs(w2->telo - w3->telo) < 30);
+	/* S: 400 log10 9 = 381.7 above the others */
+	assert_float_equal(rowof(&t1, A)->telo - w2->telo, 381.7, 40);
+	assert_float_equal(t1.joker, 0, 0);	/* no Joker in classic4 */
+}
+
+/* Units resampled whole; equal records give equal numbers. */
+static void
+test_teams_units(void **state)
+{
+	int		 unit[MAXGEN], k;
+	struct st_match	 one[1];
+
+	(void)state;
+	test_teams_recover(state);
+	for (k = 0; k < 360; k++)
+		unit[k] = k / 6;
+	assert_int_equal(st_compute(gen, 360, 3, SEED, &t2), 0);
+	assert_int_equal(st_teams(gen, 360, unit, 3, SEED, &t2), 0);
+	assert_int_equal(t2.tresamples, 100);
+	/* the same fit, another interval */
+	for (k = 0; k < 3; k++) {
+		assert_float_equal(t2.row[k].telo, t1.row[k].telo, 1e-9);
+		assert_true(t2.row[k].telo_lo <= t2.row[k].telo);
+	}
+	assert_int_equal(st_teams(gen, 360, unit, 3, SEED, &t1), 0);
+	assert_memory_equal(&t1, &t2, sizeof(t1));	/* deterministic */
+	/* bad input */
+	assert_int_equal(st_teams(gen, 360, NULL, 2, SEED, &t1), -1);
+	memset(one, 0, sizeof(one));
+	one[0].variant = 99;
+	t2.nbots = 3;
+	assert_int_equal(st_teams(one, 1, NULL, 3, SEED, &t2), -1);
 }
 
 int
@@ -781,8 +1079,13 @@ main(void)
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_sprt_decides),
 		cmocka_unit_test(test_sprt_even),
-		cmocka_unit_test(test_sprt_formula),
+		cmocka_unit_test(test_sprt_published),
+		cmocka_unit_test(test_sprt_order),
+		cmocka_unit_test(test_sprt_asn),
 		cmocka_unit_test(test_sprt_edges),
+		cmocka_unit_test(test_teams_recover),
+		cmocka_unit_test(test_teams_partner),
+		cmocka_unit_test(test_teams_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

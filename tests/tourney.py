@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """tourney.py: tests of refd's tournaments against a real refd.
 
-Schedules for every format, clear errors for bad definitions, exact
-standings checked against the log, identical standings at concurrency 1
-and 8, identical standings after refd is killed with SIGKILL in the middle
-and resumed, the SPRT stopping a gauntlet, and the CSV and JSON exports.
+refctl's table of subcommands; balanced schedules for every format;
+clear errors, with file and line, for bad definitions, conflicting bot
+lines and bots that cannot start; exact standings checked against the
+log, with thinking times, the role-aware rating and the whole-tournament
+export; identical standings at concurrency 1 and 8 and after refd is
+killed with SIGKILL and resumed; the SPRT deciding in schedule order,
+never on twins within 20 matches; twin bots' intervals overlapping; a
+tournament's finished matches leaving memory; refctl within 80 columns
+and exiting 2 when refd goes away.
 Prints "N passed, M failed"; exits 1 if anything failed.
 """
 import csv
@@ -52,17 +57,38 @@ def schedule(tmp, text):
     return rows
 
 
+def balance(rows, k):
+    """Counts of (bot, seat), (bot right after bot) and classic4 pairs."""
+    seat, after, pair = {}, {}, {}
+    for r in rows:
+        b = r[3]
+        for i in range(k):
+            seat[b[i], i] = seat.get((b[i], i), 0) + 1
+            nxt = (b[(i + 1) % k], b[i])
+            after[nxt] = after.get(nxt, 0) + 1
+        if k == 4:
+            p = frozenset((frozenset((b[0], b[2])), frozenset((b[1], b[3]))))
+            pair[p] = pair.get(p, 0) + 1
+    return seat, after, pair
+
+
 def test_schedules(tmp):
-    """Counts, rotations and duplicate seeds of every format."""
+    """Counts, balanced seatings and duplicate seeds of every format."""
     rr = schedule(tmp, "variant joker3\nbots a b c d\nseed %s\n" % SEED)
-    assert len(rr) == 4 * 3, len(rr)
-    assert len({r[2] for r in rr}) == 12, "seeds not distinct"
+    assert len(rr) == 4 * 6, len(rr)
+    assert len({r[2] for r in rr}) == 24, "seeds not distinct"
     for block in range(4):
-        ms = [r[3] for r in rr if r[0] == block]
-        assert len(ms) == 3 and len(set(ms[0])) == 3
-        for seat in range(3):      # each bot once in each seat
-            assert len({m[seat] for m in ms}) == 3, ms
-        assert all(m == ms[0][i:] + ms[0][:i] for i, m in enumerate(ms)), ms
+        ms = [r for r in rr if r[0] == block]
+        assert len({m[3] for m in ms}) == 6, "every seating once"
+        for part in (ms[:3], ms[3:]):   # every 3 balance the seats
+            for seat in range(3):
+                assert len({m[3][seat] for m in part}) == 3, part
+        seat, after, _ = balance(ms, 3)
+        assert set(seat.values()) == {2}, seat
+        assert len(after) == 6 and set(after.values()) == {3}, after
+    seat, after, _ = balance(rr, 3)     # over the cycle, bot by bot
+    assert len(after) == 12 and len(set(after.values())) == 1, after
+    assert len(set(seat.values())) == 1, seat
     dup = schedule(tmp, "variant joker3\nduplicate yes\nbots a b c d\n"
                    "seed %s\n" % SEED)
     assert len(dup) == 4 * 6, len(dup)
@@ -73,13 +99,21 @@ def test_schedules(tmp):
     assert len({r[2] for r in dup}) == 4
     g = schedule(tmp, "variant classic3\nformat gauntlet\ncandidate z\n"
                  "bots a b c\n")
-    assert len(g) == 3 * 3 and all("z" in r[3] for r in g), g
-    c4 = schedule(tmp, "variant classic4\nduplicate yes\nbots a b c d\n")
-    assert len(c4) == 24 and len({r[3] for r in c4}) == 24
-    cyc = schedule(tmp, "variant classic2\nbots a b\nmatches 5\n")
+    assert len(g) == 3 * 6 and all("z" in r[3] for r in g), g
+    # four bots of classic4: all three partnerships, equally often
+    for dupl in ("no", "yes"):
+        c4 = schedule(tmp, "variant classic4\nduplicate %s\nbots a b c d\n"
+                      % dupl)
+        assert len(c4) == 24 and len({r[3] for r in c4}) == 24
+        seat, after, pair = balance(c4, 4)
+        assert len(pair) == 3 and set(pair.values()) == {8}, pair
+        assert set(seat.values()) == {6} and set(after.values()) == {8}
+        # the first half-block already holds each partnership
+        assert len(balance(c4[:12], 4)[2]) == 3
+    cyc = schedule(tmp, "variant classic2\nbots a b\nmatches 6\n")
     assert [(r[0], r[1]) for r in cyc] == [(0, 0), (0, 1), (1, 0), (1, 1),
-                                           (2, 0)], cyc
-    assert len({r[2] for r in cyc}) == 5
+                                           (2, 0), (2, 1)], cyc
+    assert len({r[2] for r in cyc}) == 6
 
 
 def test_bad_definitions(tmp):
@@ -94,10 +128,26 @@ def test_bad_definitions(tmp):
         ("variant chiamata5\n", ":1: variant chiamata5: refd does not "
          "referee its auction yet"),
         ("bots a a b\n", ":1: bot a named twice"),
+        ("variant classic2\nbots a b\nmatches 5\n",
+         ":3: matches 5 splits a block of 2 seatings"),
+        ("variant classic4\nduplicate yes\nmatches 12\nbots a b c d\n",
+         ":3: matches 12 splits a block of 24"),
         ("variant classic2\nbots a b\nsprt 0 10 0.05 0.05\n",
-         "sprt needs a gauntlet"),
+         ":3: sprt needs a gauntlet"),
+        ("variant classic2\noption target=5\nbots a b\n",
+         ":2: option target= does not apply to classic2 (only to joker3)"),
+        ("option deals_to_win=3\nvariant joker3\nbots a b c\n",
+         ":1: option deals_to_win= does not apply to joker3"),
+        ("variant classic4\noption removed_two=C\nbots a b c d\n",
+         ":2: option removed_two= does not apply to classic4"),
         ("variant classic2\nbots a b\nconcurrency 99999\n",
          ":3: 99999: too large"),
+        ("variant classic2\nformat gauntlet\ncandidate c\nbots a b\n"
+         "sprt 0 10 0.5 0.05\n", ":5: sprt: alpha and beta must be below"),
+        ("variant classic2\nformat gauntlet\ncandidate c\nbots a b\n"
+         "sprt 0 10 0.05 0.5\n", ":5: sprt: alpha and beta must be below"),
+        ("variant classic2\nformat gauntlet\ncandidate c\nbots a b\n"
+         "sprt 10 10 0.05 0.05\n", ":5: sprt: elo1 must exceed elo0"),
     ]
     for text, want in cases:
         p = refctl("tournament", "schedule", write(tmp, "bad.tour", text),
@@ -109,8 +159,48 @@ def test_bad_definitions(tmp):
         path = write(tmp, "unknown.tour", "variant classic2\n# two bots\n"
                      "bots nobody nobody2\n")
         ok, text = r.ctl("tournament_start", path)
-        assert not ok and "unknown.tour:line 3: unknown bot nobody" in \
-            text.replace(": line", ":line"), text
+        assert not ok and "unknown.tour:3: unknown bot nobody" in text, text
+    finally:
+        r.stop()
+
+
+def test_bot_lines(tmp):
+    """A bot line for a known name with another command is refused; a
+    bot that cannot start stops the tournament before it plays."""
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    heur = os.path.join(harness.BUILD, "bots", "heurbot")
+    try:
+        r.add("rand", [rand])
+        same = write(tmp, "same.tour", "variant classic2\nbot rand spawn "
+                     "%s\nbot heur spawn %s\nbots rand heur\n" % (rand, heur))
+        ok, tid = r.ctl("tournament_start", same)
+        assert ok, tid
+        assert r.must("tournament_wait", tid).startswith("done"), tid
+        # elapsed stops with the tournament
+        el = [r.must("tournament_status", tid).split("\nelapsed ")[1]
+              .split("\n")[0] for _ in range(2) if not time.sleep(1.1)]
+        assert el[0] == el[1], el
+        other = write(tmp, "other.tour", "variant classic2\nbots rand heur\n"
+                      "# rand is known as randbot\nbot rand spawn %s\n" % heur)
+        ok, text = r.ctl("tournament_start", other)
+        assert not ok and "other.tour:4: bot rand is already known with " \
+            "another command" in text, text
+        ghost = write(tmp, "ghost.tour", "variant classic2\nbot ghost spawn "
+                      "/nonexistent/ghost\nbots rand ghost\n")
+        ok, text = r.ctl("tournament_start", ghost)
+        assert not ok and "ghost.tour:3: bot ghost cannot start: " \
+            "/nonexistent/ghost is no executable file" in text, text
+        n0 = r.query("SELECT count(*) FROM matches")[0][0]
+        quit_ = write(tmp, "quit.tour", "variant classic2\nbot quitter spawn "
+                      "%s %s early\nbots rand quitter\nmatches 40\n"
+                      "concurrency 2\n" % (harness.PY, harness.EVIL[1]))
+        ok, tid = r.ctl("tournament_start", quit_)
+        assert ok, tid
+        state = r.must("tournament_wait", tid)
+        assert state.startswith("stopped bot quitter cannot start"), state
+        n = r.query("SELECT count(*) FROM matches")[0][0] - n0
+        assert 1 <= n <= 2, n
     finally:
         r.stop()
 
@@ -180,7 +270,7 @@ def test_standings_exact(tmp):
     r = harness.Refd(tempfile.mkdtemp(dir=tmp))
     try:
         r.add("never", harness.EVIL + ["notacard"])
-        tid = run(r, definition(tmp, "exact", "bots never\nmatches 20\n"))
+        tid = run(r, definition(tmp, "exact", "bots never\nmatches 18\n"))
         rows = list(csv.DictReader(io.StringIO(standings(r.db, tid))))
         assert len(rows) == 5, rows
         never = [x for x in rows if x["bot"] == "never"][0]
@@ -192,9 +282,44 @@ def test_standings_exact(tmp):
         assert len(j["standings"]) == 5 and j["variant"] == "joker3"
         res = refctl("tournament", "results", "--db", r.db, tid,
                      "--format", "csv").stdout
-        assert len(list(csv.DictReader(io.StringIO(res)))) == 20
+        assert len(list(csv.DictReader(io.StringIO(res)))) == 18
         text = standings(r.db, tid, "text")
         assert "95% interval" in text and "head to head" in text, text
+        for line in text.splitlines():
+            assert len(line) <= 80, line
+        # name, seed and dates in every CSV row; thinking times per bot
+        for x in rows:
+            assert x["tournament"] == "exact" and x["seed"] == SEED, x
+            assert x["started"].startswith("20") and \
+                x["ended"] >= x["started"], x
+            if x["bot"] != "never":
+                assert int(x["moves"]) > 0 and \
+                    float(x["think_mean_ms"]) <= int(x["think_max_ms"]), x
+            assert int(x["think_p99_ms"]) <= int(x["think_max_ms"]), x
+        moves = dict(r.query(
+            "SELECT s.bot, count(*) FROM plays p JOIN seats s ON "
+            "s.match_id = p.match_id AND s.seat = p.seat JOIN matches m ON "
+            "m.id = p.match_id WHERE m.tournament = ? AND p.fault = 0 "
+            "GROUP BY s.bot", int(tid)))
+        for x in rows:
+            assert int(x["moves"]) == moves.get(x["bot"], 0), (x, moves)
+        assert "thinking (ms)" in text and "timeouts" in text, text
+        # one JSON export of the whole tournament
+        ex = json.loads(refctl("tournament", "export", "--db", r.db,
+                               tid).stdout)
+        assert "bots good rand heur pyr" in ex["definition"], ex
+        assert ex["reason"] == "every match played", ex["reason"]
+        assert len(ex["matches"]) == 18 and ex["standings"]["seed"] == SEED
+        assert len(ex["standings"]["times"]) == 5 and \
+            ex["standings"]["state"] == "done", ex["standings"]
+        # the role-aware rating beside the match-level one
+        ra = ex["standings"]["role_aware"]
+        assert ra["deals"] > 0 and ra["resamples"] == 100, ra
+        assert ra["joker_role_lo"] <= ra["joker_role_elo"] <= \
+            ra["joker_role_hi"], ra
+        for x in ex["standings"]["standings"]:
+            assert x["team_elo_lo"] <= x["team_elo"] <= x["team_elo_hi"], x
+        assert "role-aware rating" in text and "the Joker role" in text
     finally:
         r.stop()
 
@@ -228,7 +353,11 @@ def test_concurrency_and_resume(tmp):
             assert "progress" in st, st
         state = r.must("tournament_wait", tid, timeout=600)
         assert state.startswith("done"), state
-        results[name] = standings(r.db, tid)
+        # the same standings, but for the name, dates and clock readings
+        results[name] = [{k: v for k, v in x.items() if k not in (
+            "tournament", "id", "started", "ended", "think_mean_ms",
+            "think_p99_ms", "think_max_ms")} for x in
+            csv.DictReader(io.StringIO(standings(r.db, tid)))]
         r.stop()
         integ = subprocess.run(["sqlite3", r.db, "PRAGMA integrity_check"],
                                capture_output=True, text=True).stdout
@@ -239,25 +368,145 @@ def test_concurrency_and_resume(tmp):
                                               results["killed"])
 
 
+def sprt_gauntlet(tmp, name, conc):
+    return write(tmp, name + ".tour", "variant classic3\nformat gauntlet\n"
+                 "candidate cand\nbots weak other\nmatches 996\n"
+                 "concurrency %d\nsprt 0 50 0.05 0.05\nseed %s\n"
+                 % (conc, SEED))
+
+
 def test_sprt_stops(tmp):
-    """A gauntlet stops as soon as the SPRT decides."""
+    """A gauntlet stops as soon as the SPRT decides, at the observation
+    the binomial SPRT predicts, whatever the concurrency; the LLR shows
+    in the status and in every export."""
+    reasons = {}
+    for conc in (1, 4):
+        r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+        try:
+            r.add("cand", harness.EVIL + ["good"])
+            r.add("weak", harness.EVIL + ["notacard"])
+            r.add("other", harness.EVIL + ["good"])
+            ok, tid = r.ctl("tournament_start",
+                            sprt_gauntlet(tmp, "sprt%d" % conc, conc))
+            assert ok, tid
+            st = r.must("tournament_status", tid)
+            assert "\nsprt llr " in st and "SPRT cand against weak" in st, st
+            state = r.must("tournament_wait", tid, timeout=300)
+            # weak forfeits every match: k wins give k ln(s1/s0), and
+            # ln 19 / ln(2 s1) = 22.03 with s1 = 0.571463
+            assert state.startswith("done SPRT: H1 accepted") and \
+                "23 matches, games 23-0-0" in state, state
+            reasons[conc] = state
+            n = r.query("SELECT count(*) FROM matches WHERE tournament = ? "
+                        "AND state = 'done'", int(tid))[0][0]
+            assert 23 <= n < 23 + conc, n
+            st = r.must("tournament_status", tid)
+            assert "state H1" in st and "H1 accepted" in st, st
+            rows = list(csv.DictReader(io.StringIO(standings(r.db, tid))))
+            assert all(x["sprt_state"] == "H1" and x["sprt_units"] == "23"
+                       for x in rows), rows
+            j = json.loads(standings(r.db, tid, "json"))
+            assert j["sprt"]["units"] == 23 and j["sprt"]["wins"] == 23, j
+            assert j["sprt"]["llr"] >= j["sprt"]["upper"] > 2.94, j
+        finally:
+            r.stop()
+    assert reasons[1] == reasons[4], reasons
+
+
+def test_sprt_twins(tmp):
+    """Twin bots: the SPRT never decides within 20 matches, on 10 seeds,
+    and says so when the tournament ends at its match limit."""
     r = harness.Refd(tempfile.mkdtemp(dir=tmp))
     try:
-        r.add("cand", harness.EVIL + ["good"])
-        r.add("weak", harness.EVIL + ["notacard"])
-        r.add("other", harness.EVIL + ["good"])
-        path = write(tmp, "sprt.tour", "variant classic3\nformat gauntlet\n"
-                     "candidate cand\nbots weak other\nmatches 1000\n"
-                     "concurrency 1\nsprt 0 50 0.05 0.05\nseed %s\n" % SEED)
-        ok, tid = r.ctl("tournament_start", path)
-        assert ok, tid
-        state = r.must("tournament_wait", tid, timeout=300)
-        assert state.startswith("done SPRT: H1 accepted"), state
-        n = r.query("SELECT count(*) FROM matches WHERE tournament = ?",
-                    int(tid))[0][0]
-        assert n < 1000, n
+        r.add("heur", [os.path.join(harness.BUILD, "bots", "heurbot")])
+        r.add("twin", [os.path.join(harness.BUILD, "bots", "heurbot")])
+        for seed in range(10):
+            path = write(tmp, "twin%d.tour" % seed, "variant classic2\n"
+                         "format gauntlet\ncandidate heur\nbots twin\n"
+                         "matches 20\nconcurrency 4\nsprt 0 10 0.05 0.05\n"
+                         "seed %064x\n" % (seed + 0xc9))
+            ok, tid = r.ctl("tournament_start", path)
+            assert ok, tid
+            state = r.must("tournament_wait", tid, timeout=300)
+            assert state.startswith("done SPRT: undecided at the match "
+                                    "limit") and "20 matches" in state, state
+            j = json.loads(standings(r.db, tid, "json"))
+            assert j["sprt"]["state"] == "undecided", j
+            assert j["sprt"]["lower"] < j["sprt"]["llr"] < \
+                j["sprt"]["upper"], j
     finally:
         r.stop()
+
+
+def test_twins_balanced(tmp):
+    """Twin bots in a non-duplicate joker3 round robin with a random bot
+    get overlapping intervals on 5 seeds.  With rotations only, one twin
+    always played right after the other: 120 matches then rated the
+    first listed higher on every seed, clearly so on 2 of these 5."""
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+    try:
+        r.add("heur", [os.path.join(harness.BUILD, "bots", "heurbot")])
+        r.add("twin", [os.path.join(harness.BUILD, "bots", "heurbot")])
+        r.add("rand", [os.path.join(harness.BUILD, "bots", "randbot"), "-s", "5"])
+        ahead = 0
+        for seed in range(5):
+            path = write(tmp, "twins%d.tour" % seed, "variant joker3\n"
+                         "bots heur twin rand\nmatches 120\nconcurrency 2\n"
+                         "seed %064x\n" % (seed + 0xc9))
+            tid = run(r, path)
+            rows = {x["bot"]: x for x in
+                    csv.DictReader(io.StringIO(standings(r.db, tid)))}
+            h, t = rows["heur"], rows["twin"]
+            assert float(h["elo_lo"]) <= float(t["elo_hi"]) and \
+                float(t["elo_lo"]) <= float(h["elo_hi"]), (seed, h, t)
+            ahead += float(h["elo"]) > float(t["elo"])
+        assert 0 < ahead < 5, "one twin always ahead: %d of 5" % ahead
+    finally:
+        r.stop()
+
+
+def test_memory(tmp):
+    """A tournament's finished matches leave refd's memory once logged,
+    and match_list answers whole past 16 KiB."""
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+    try:
+        tid = run(r, definition(tmp, "mem", "matches 12\n"))
+        assert r.query("SELECT count(*) FROM matches WHERE tournament = ? "
+                       "AND state = 'done'", int(tid))[0][0] == 12
+        assert r.must("match_list").strip() == "", "tournament matches kept"
+        names = ["r%031d" % i for i in range(4)]
+        for n in names:
+            r.add(n, [os.path.join(harness.BUILD, "bots", "randbot"), "-s", "1"])
+        ids = [r.must("match_start", "classic4", *names) for _ in range(100)]
+        for i in ids:
+            r.must("match_wait", i, timeout=120)
+        text = r.must("match_list")
+        assert len(text) > 16384 and len(text.splitlines()) == 100, \
+            (len(text), len(text.splitlines()))
+    finally:
+        r.stop()
+
+
+def test_refctl_table(tmp):
+    """refctl's one table: -h lists every subcommand within 80 columns,
+    usage errors name the subcommand's synopses and exit 2."""
+    h = refctl("-h")
+    assert h.returncode == 0
+    for line in h.stdout.splitlines():
+        assert len(line) <= 80, line
+    for cmd in ("status", "bot add", "match", "list", "info", "watch",
+                "wait", "stop", "shutdown", "cmd", "tournament", "bridge",
+                "checkbot", "audit", "show", "export"):
+        assert "\n  " + cmd + " " in h.stdout, cmd
+    p = refctl("tournament", check=False)
+    assert p.returncode == 2, p
+    for sub in ("run", "status", "wait", "list", "stop", "resume",
+                "standings", "results", "export", "schedule"):
+        assert "tournament " + sub in p.stderr, (sub, p.stderr)
+    p = refctl("status", "extra", check=False)
+    assert p.returncode == 2 and "  status" in p.stderr, p.stderr
+    p = refctl("nosuch", check=False)
+    assert p.returncode == 2 and "unknown command nosuch" in p.stderr
 
 
 def test_batch_run(tmp):
@@ -271,16 +520,33 @@ def test_batch_run(tmp):
         assert p.returncode == 0, p.stderr
         assert "rank" in p.stdout and "6/6 matches" in p.stderr, \
             (p.stdout, p.stderr)
+        for line in (p.stdout + p.stderr).splitlines():    # 80 columns
+            assert len(line) <= 80, line
+        assert "head to head" in p.stdout and "\n1    " in p.stdout
         bad = write(tmp, "refused.tour", "variant joker3\nbots good\n")
         p = subprocess.run([REFCTL, "-c", r.sock, "tournament", "run",
                             bad, "--wait"], capture_output=True, text=True)
         assert p.returncode == 1 and "refused.tour:2:" in p.stderr, p.stderr
+        # refd goes away under a follower: it says so and exits 2
+        path = definition(tmp, "long", "matches 600\n")
+        ok, tid = r.ctl("tournament_start", path)
+        assert ok, tid
+        w = subprocess.Popen([REFCTL, "-c", r.sock, "tournament", "status",
+                              tid, "--watch"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(1.2)
+        r.proc.send_signal(signal.SIGKILL)
+        r.proc.wait()
+        out, err = w.communicate(timeout=30)
+        assert w.returncode == 2 and "refd went away" in err, \
+            (w.returncode, err)
     finally:
         r.stop()
 
 
-TESTS = [test_schedules, test_bad_definitions, test_standings_exact,
-         test_concurrency_and_resume, test_sprt_stops, test_batch_run]
+TESTS = [test_refctl_table, test_schedules, test_bad_definitions,
+         test_bot_lines, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
+         test_sprt_twins, test_twins_balanced, test_memory, test_batch_run]
 
 
 def main():

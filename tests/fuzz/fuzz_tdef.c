@@ -3,8 +3,9 @@
  * text, parsed by tdef_parse and, when it is valid and its schedule is
  * small enough to be quick, scheduled by tdef_schedule.  A definition
  * either parses or gives "fname:line: reason"; a schedule has the
- * promised number of matches, each with distinct participants in range
- * and, in a gauntlet, the candidate at every table.
+ * promised number of matches, a whole number of tables' seatings, each
+ * with distinct participants in range and, in a gauntlet, the candidate
+ * at every table.
  */
 #include "config.h"
 
@@ -27,11 +28,8 @@ fuzz_cycle(const struct tdef *d, long long *ntables)
 	r = d->format == TDEF_GAUNTLET ? k - 1 : k;
 	for (i = 0; i < r; i++)			/* C(n, r), exactly */
 		tables = tables * (n - i) / (i + 1);
-	if (d->duplicate)
-		for (i = 2; i <= k; i++)
-			arr *= i;
-	else
-		arr = k;
+	for (i = 2; i <= k; i++)	/* every seating, duplicate or not */
+		arr *= i;
 	*ntables = tables;
 	return tables * arr;
 }
@@ -113,6 +111,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strlen(d.bots[i]) <= TDEF_NAMELEN);
 	cycle = fuzz_cycle(&d, &tables);
 	total = d.matches > 0 ? d.matches : cycle;
+	/* a count that splits a table's seatings is refused */
+	FUZZ_CHECK(total % (cycle / tables) == 0);
 	if (total <= FUZZ_MAXMATCHES) {
 		if (tdef_schedule(&d, &slots, &n, err, sizeof(err)) == 0) {
 			FUZZ_CHECK(n == total);
