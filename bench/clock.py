@@ -4,8 +4,8 @@
     bench/clock.py [--no-build] [--moves N] [--ks 1,64,250] [--move-ms MS]
                    [--honest-only] [--quick] [-o FILE]
 
-k concurrent joker3 matches of remote bots (one asyncio process, one
-TCP connection per seat) that think for a known, random fraction of
+k concurrent joker3 matches of remote bots (asyncio processes, up to
+six, one TCP connection per seat) that think for a known, random fraction of
 their move time (20-90 %, by sleeping) and answer.  Each bot measures
 its own thinking time, from reading a genplay to writing its answer.
 For each k it reports, over at least N moves:
@@ -25,6 +25,7 @@ LD_PRELOAD shim compiled here).  Prints a table; writes it as JSON with
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -72,8 +73,9 @@ def pct(values, q):
 class Bots:
     """3 * k remote bots over TCP, thinking by sleeping."""
 
-    def __init__(self, port, k, move_ms, rng):
+    def __init__(self, port, k, move_ms, rng, counter=None):
         self.port, self.k, self.move_ms, self.rng = port, k, move_ms, rng
+        self.counter = counter  # moves of every process, shared
         self.moves = 0
         self.think = {}         # (match, deal, card) -> ms the bot took
         self.bycmd = {}         # (match, seat, command id) -> the same
@@ -124,6 +126,9 @@ class Bots:
             self.think[(match, deal, card)] = took
             self.bycmd[(match, seat, int(ident))] = took
             self.moves += 1
+            if self.counter is not None:
+                with self.counter.get_lock():
+                    self.counter.value += 1
 
 
 class Ctl:
@@ -150,14 +155,71 @@ class Ctl:
                     for line in (await self.cmd("status")).split("\n"))
 
 
+def bot_process(port, k, names, move_ms, seed, counter, conn):
+    """One process of bots: k connections of each name, serving until
+    the parent says stop; then their thinking times go back to it."""
+    async def serve():
+        bots = Bots(port, k, move_ms, random.Random(seed), counter)
+        await bots.connect(names)
+        conn.send("ready")
+        await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+        conn.send((bots.think, bots.bycmd))
+    asyncio.run(serve())
+
+
+class Fleet:
+    """The bots of a run, in several processes, so that no one Python
+    process serving hundreds of bots is what makes them late."""
+
+    def __init__(self, port, k, move_ms, nproc):
+        self.move_ms = move_ms
+        self.counter = multiprocessing.Value("l", 0)
+        self.procs, self.conns = [], []
+        self.think, self.bycmd = {}, {}
+        self.args = (port, k, move_ms, nproc)
+
+    @property
+    def moves(self):
+        return self.counter.value
+
+    async def start(self, names):
+        port, k, move_ms, nproc = self.args
+        loop = asyncio.get_running_loop()
+        for i in range(nproc):
+            share = k // nproc + (1 if i < k % nproc else 0)
+            if share == 0:
+                continue
+            mine, theirs = multiprocessing.Pipe()
+            p = multiprocessing.Process(target=bot_process, args=(
+                port, share, names, move_ms, 1000 * k + i, self.counter,
+                theirs), daemon=True)
+            p.start()
+            self.procs.append(p)
+            self.conns.append(mine)
+        for c in self.conns:
+            if await loop.run_in_executor(None, c.recv) != "ready":
+                raise RuntimeError("a bot process failed")
+
+    async def stop(self):
+        loop = asyncio.get_running_loop()
+        for c in self.conns:
+            c.send("stop")
+        for c in self.conns:
+            think, bycmd = await loop.run_in_executor(None, c.recv)
+            self.think.update(think)
+            self.bycmd.update(bycmd)
+        for p in self.procs:
+            p.join(10)
+
+
 async def scenario(r, k, moves, move_ms, stop_at=None):
-    bots = Bots(r.port, k, move_ms, random.Random(k))
+    bots = Fleet(r.port, k, move_ms, max(1, min(6, k // 32)))
     ctl = Ctl()
     await ctl.open(r.sock)
     names = ["b%d" % i for i in range(3)]
     for i, n in enumerate(names):
         await ctl.cmd("bot_add", n, "remote", run.TOKEN % i)
-    await bots.connect(names)
+    await bots.start(names)
     started = 0
     stopped = False
     t0 = time.monotonic()
@@ -178,6 +240,7 @@ async def scenario(r, k, moves, move_ms, stop_at=None):
         await asyncio.sleep(0.1)
     wall = time.monotonic() - t0
     lag = int((await ctl.status())["loop_lag_max_us"]) / 1000
+    await bots.stop()
     return bots, started, wall, lag
 
 
