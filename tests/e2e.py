@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from harness import (EVIL, REFCTL, SEATS, SRC, Refd, RemoteBot,
+from harness import (EVIL, REFCTL, REFD, SEATS, SRC, Refd, RemoteBot,
                      check_transcript, example_bots, finish, run_tests)
 
 
@@ -500,12 +500,47 @@ def test_stop_and_refuse(r):
         assert not ok and err in text, (words, text)
 
 
+def test_botlog_dir_and_port_zero(r):
+    """-L with a missing directory makes it (0700), or refuses at start if
+    its parent is missing; -l host:0 shows the real port in status."""
+    sub = os.path.join(r.tmp, "sub")
+    os.mkdir(sub)
+    logs = os.path.join(sub, "botlogs")
+    r2 = Refd(sub, extra=["-L", logs, "-l", "127.0.0.1:0"])
+    try:
+        st = r2.must("status")
+        m = re.search(r"^listen 127\.0\.0\.1:(\d+)$", st, re.M)
+        assert m and int(m.group(1)) > 0, st
+        socket.create_connection(("127.0.0.1", int(m.group(1))), 5).close()
+        assert os.path.isdir(logs), "no bot log directory"
+        assert os.stat(logs).st_mode & 0o777 == 0o700, \
+            oct(os.stat(logs).st_mode)
+        r2.add("bl-a", EVIL + ["good"])
+        r2.add("bl-b", EVIL + ["good"])
+        mid = r2.start("classic2", ["bl-a", "bl-b"], "deals_to_win=1")
+        r2.wait(mid)
+        assert os.listdir(logs), "no bot log written"
+    finally:
+        assert r2.stop() == 0
+    # a port given is shown as given
+    st = r.must("status")
+    assert "\nlisten 127.0.0.1:%d" % r.port in st, st
+    bad = os.path.join(sub, "no", "botlogs")
+    p = subprocess.run([REFD, "-D", os.path.join(sub, "b.db"), "-c",
+                        os.path.join(sub, "b.sock"), "-L", bad],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=30)
+    assert p.returncode != 0, p
+    assert b"bot log directory" in p.stderr, p.stderr
+
+
 TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_wrong_token, test_faults_while_serving,
          test_disconnect_mid_deal, test_fallback_policy, test_information,
          test_no_forged_output, test_watch_then_command, test_auth_garbage,
          test_clocks, test_log_unwritable, test_bridge_example_bots,
-         test_bot_transcript, test_bot_hygiene, test_stop_and_refuse]
+         test_bot_transcript, test_bot_hygiene, test_stop_and_refuse,
+         test_botlog_dir_and_port_zero]
 
 
 def main():
