@@ -1575,8 +1575,11 @@ cmd_checkbot(int argc, char **argv)
 	}
 	ck.argv = argv + optind;
 	ck.note_ms = ck.move_ms > 1000 ? ck.move_ms : 1000;
-	/* refd's startup_ms defaults to twice its default move_ms */
-	ck.startup_ms = 2 * ck.move_ms;
+	/*
+	 * refd's startup_ms defaults to twice its default move_ms; at
+	 * least a second, as an interpreter takes that long to start
+	 */
+	ck.startup_ms = ck.move_ms > 500 ? 2 * ck.move_ms : 1000;
 	log_init("refctl", 1, 0);
 	/* the bot finds here what it will find under refd */
 	if (spawn_setup(mode, bot_user, why, sizeof(why)) == -1) {
