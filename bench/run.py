@@ -206,6 +206,12 @@ class Refd:
             self.port = s.getsockname()[1]
             s.close()
             args += ["-l", "127.0.0.1:%d" % self.port]
+            # thousands of bots from one address, all connecting at once
+            conf = os.path.join(self.dir, "refd.conf")
+            with open(conf, "w") as f:
+                f.write("max_connections 100000\nmax_unauthenticated "
+                        "100000\nmax_per_address 100000\n")
+            args += ["-f", conf]
         self.args = args
         self.err = open(os.path.join(self.dir, "refd.err"), "w")
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""scripts/sandbox-cost: what the bubblewrap sandbox costs refd.
+"""bench/sandbox.py: what the bubblewrap sandbox costs refd.
 
-    scripts/sandbox-cost [MATCHES]
+    scripts/bench sandbox [MATCHES]
 
 Runs the same work on two refds, one with the sandbox (the default) and
 one with "sandbox none", on the built tree: MATCHES (default 40)
