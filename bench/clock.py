@@ -118,7 +118,7 @@ class Bots:
                 continue
             limit = int(words[2])
             await asyncio.sleep(self.rng.uniform(0.2, 0.9) * limit / 1000)
-            card = self.rng.choice([w for w in words[3:] if "=" not in w])
+            card = self.rng.choice(words[3:])
             w.write(("=%s %s\n\n" % (ident, card)).encode())
             took = (time.monotonic() - t0) * 1000
             self.think[(match, deal, card)] = took

@@ -137,9 +137,6 @@ main(int argc, char *argv[])
 			answer('=', id, "");
 			return 0;
 		} else if (strcmp(av[0], "genplay") == 0) {
-			/* the hand ends before trick=C1,C2, which is no card */
-			while (ac > 2 && strchr(av[ac - 1], '=') != NULL)
-				ac--;
 			if (ac < 3)
 				answer('?', id, "no cards in hand");
 			else

@@ -71,16 +71,13 @@ function command(line, random) {
 	case 'quit':
 		answer(true, id, '');
 		return false;
-	case 'genplay': {
-		/* the hand; a word with '=' (trick=C1,C2) is not a card */
-		const hand = args.slice(2).filter((w) => !w.includes('='));
-		if (hand.length === 0)
+	case 'genplay':
+		if (args.length < 3)
 			answer(false, id, 'no cards in hand');
 		else
-			answer(true, id,
-			    hand[Math.floor(random() * hand.length)]);
+			answer(true, id, args[2 +
+			    Math.floor(random() * (args.length - 2))]);
 		break;
-	}
 	case 'genbid': {
 		/* pass, or the rank just weaker than the last named */
 		const i = RANKS.indexOf(args.length > 2 ? args[2] : '-');

@@ -76,12 +76,10 @@ def main():
             answer(True, ident)
             return
         elif cmd == "genplay":
-            # the hand; a word with "=" (trick=C1,C2) is not a card
-            hand = [w for w in args[2:] if "=" not in w]
-            if not hand:
+            if len(args) < 3:
                 answer(False, ident, "no cards in hand")
             else:
-                answer(True, ident, rng.choice(hand))
+                answer(True, ident, rng.choice(args[2:]))
         elif cmd == "genbid":
             # pass, or the rank just weaker than the last named
             last = args[2] if len(args) > 2 else "-"

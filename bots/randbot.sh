@@ -10,8 +10,7 @@ exec awk $ia -v s="$1" -v p=$$ 'BEGIN { srand(); srand(s == "" ? srand() + p : s
   else if (c == "name" || c == "version") r = c == "name" ? "randbot.sh" : "1.0"
   else if (c == "list_commands") { r = substr(k, 2, length(k) - 2); gsub(/ /, "\n", r) }
   else if (c == "known_command") r = n > 1 && index(k, " " a[2] " ") ? "true" : "false"
-  else if (c == "genplay") { while (n > 2 && index(a[n], "=")) n--  # trick=C1,C2 is no card
-    e = n < 3; r = e ? "no cards" : a[3 + int(rand() * (n-2))] }
+  else if (c == "genplay") { e = n < 3; r = e ? "no cards" : a[3 + int(rand() * (n-2))] }
   else if (c == "genbid") { i = n > 2 ? index(rk, a[3] " ") : 0; split(substr(rk, i), q, " ")
     r = i && rand() < .5 && q[2] != "-" ? q[2] : "pass" }
   else if (c == "gencall") r = substr("CDBS", 1 + int(rand() * 4), 1)

@@ -125,20 +125,8 @@ botproto_format(enum botmsg m, const struct bri_view *v, int arg, char *buf,
 		    bri_card_format(v->removed, c2));
 		break;
 	case BOTMSG_GENPLAY:
-		/*
-		 * The cards already played to this trick, in order, as one
-		 * word a card parser skips: the leader's line keeps the old
-		 * form, and a bot that ignores words holding '=' needs no
-		 * change.
-		 */
-		l2[0] = '\0';
-		for (i = (t + 1) * v->nseats, pts = 0; i < v->nplays &&
-		    pts + 5 < (int)sizeof(l2); i++)
-			pts += snprintf(l2 + pts, sizeof(l2) - pts, "%s%s",
-			    pts ? "," : " trick=", bri_card_format(v->plays[i],
-			    c1));
-		snprintf(buf, len, "genplay %d %s%s", arg,
-		    cardlist(v->hand, v->nhand, l1, sizeof(l1)), l2);
+		snprintf(buf, len, "genplay %d %s", arg,
+		    cardlist(v->hand, v->nhand, l1, sizeof(l1)));
 		break;
 	case BOTMSG_BID:
 		/* the same line to every seat, whoever holds what */

@@ -19,7 +19,7 @@ enum botmsg {
 	BOTMSG_DRAW,		/* draw CARD: the seat's own last draw */
 	BOTMSG_PARTNER,		/* partner_hand CARDS (classic4) */
 	BOTMSG_DEAL_END,	/* deal_end RESULT POINTS MPOINTS REMOVED */
-	BOTMSG_GENPLAY,		/* genplay MS CARDS [trick=C1,C2] */
+	BOTMSG_GENPLAY,		/* genplay MS CARDS */
 	/* chiamata5's auction and partner */
 	BOTMSG_BID,		/* bid SEAT RANK|pass: the last call */
 	BOTMSG_CALLED,		/* called CARD CALLER: card and trump named */

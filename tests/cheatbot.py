@@ -261,7 +261,7 @@ def main():
         elif args[0] == "version":
             text = " 1"
         elif args[0] == "genplay":
-            text = " " + rng.choice([w for w in args[2:] if "=" not in w])
+            text = " " + rng.choice(args[2:])
         out.write(("=%s%s\n\n" % (ident, text)).encode())
         out.flush()
         if args[0] == "quit":

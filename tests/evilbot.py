@@ -131,7 +131,7 @@ def main():
             if MODE == "unasked":
                 send(b"=424242 surprise\n\n")
         elif cmd == "genplay":
-            hand = [w for w in args[2:] if "=" not in w]
+            hand = args[2:]
             genplays += 1
             if MODE == "stderrflood" and genplays == 1:
                 sys.stderr.write("e" * (3 << 20))

@@ -179,8 +179,7 @@ class RemoteBot(threading.Thread):
                     s.shutdown(socket.SHUT_RDWR)
                     s.close()
                     return
-                text = " " + self.rng.choice(
-                    [w for w in words[3:] if "=" not in w])
+                text = " " + self.rng.choice(words[3:])
             elif cmd == "name":
                 text = " " + self.name
             else:

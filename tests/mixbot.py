@@ -33,7 +33,7 @@ def main():
         if words[0] == "genplay" and len(words) > 2 and answer and \
                 answer[0].startswith("=") and rng.random() < q:
             head = answer[0].split()
-            head[-1] = rng.choice([w for w in words[2:] if "=" not in w])
+            head[-1] = rng.choice(words[2:])
             answer[0] = " ".join(head) + "\n"
         sys.stdout.write("".join(answer))
         sys.stdout.flush()

@@ -38,7 +38,7 @@ awk '{ printf "%s%s\n", $0, NR % 2 ? "\r" : "" }' >"$tmp/session" <<EOT
 7 match_start match=42 variant=joker3 seat=1 seats=a,b,c commit=$commit target=10 deal_cap=100 move_ms=1000 future=yes
 8 deal_start 1 2 4S 1B 10D 3C
 9 play 0 5B
-10 genplay 1000 1B 10D 3C trick=5B
+10 genplay 1000 1B 10D 3C
 11 play 1 10D
 12	play 2 4S
 13 joker 2
@@ -46,7 +46,7 @@ awk '{ printf "%s%s\n", $0, NR % 2 ? "\r" : "" }' >"$tmp/session" <<EOT
 15 draw 7D
 16 play 2 1C
 17 play 0 6C   # a comment after a command
-18 genplay 990 1B 3C 7D trick=1C,6C
+18 genplay 990 1B 3C 7D
 19 play 1 3C
 20 trick 1 21
 21 draw 2S
@@ -73,10 +73,8 @@ FNR == NR {
 	if (split($0, a, " ") == 0 || quit)
 		next
 	n++; id[n] = a[1]; cmd[n] = a[2]; hand[n] = " "
-	# the hand, without the trick=C1,C2 word after it
 	for (i = 4; a[i] != ""; i++)
-		if (index(a[i], "=") == 0)
-			hand[n] = hand[n] a[i] " "
+		hand[n] = hand[n] a[i] " "
 	arg[n] = a[3]
 	if (a[2] == "quit")
 		quit = 1
