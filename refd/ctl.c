@@ -478,6 +478,7 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
 	struct match	*m;
 	char		 key[65];
+	size_t		 n;
 	int		 done = 0;
 
 	(void)c;
@@ -491,6 +492,12 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	    "log %s\nlog_key %s", REFD_VERSION, match_running(), done,
 	    seat_count(), nconns, (long long)clock_lag_max(), conf.db_path,
 	    key);
+	/* with -l host:0 this is the only place the real port shows */
+	if (conf.listen_host[0] != '\0') {
+		n = strlen(r);
+		snprintf(r + n, len - n, "\nlisten %s:%d", conf.listen_host,
+		    conf.listen_port);
+	}
 	return 0;
 }
 

@@ -46,7 +46,6 @@
 #define CK_MAXPEND	256	/* unanswered commands, as SEAT_MAXPEND */
 #define CK_MAXPROBLEMS	20	/* problems before a variant is given up */
 #define CK_MAXRESTARTS	3	/* bots lost during the probes, then skip */
-#define CK_STARTUP_MS	10000	/* name, version: refd's default startup_ms */
 #define CK_QUIT_MS	1000	/* to exit after quit, as refd allows */
 #define CK_REAP_MS	500	/* to exit after closing its output */
 #define CK_BLANK_MS	500	/* from an answer's first line to its end */
@@ -133,6 +132,9 @@ struct ck_state {
 	char		**argv;		/* the bot's command */
 	int		 move_ms;
 	int		 note_ms;	/* refd's NOTE_MS */
+	int		 startup_ms;	/* the first command: twice move_ms */
+	int		 heard;		/* some run's bot wrote anything */
+	int		 mute;		/* a run's bot wrote nothing: stop */
 	int		 ndeals;
 	const char	*seedarg;	/* as given, for the header */
 	struct bri_seed	 seed;
@@ -542,7 +544,9 @@ ck_timeout(struct ck_bot *b)
 		c = &b->ans.cmd;
 		ms = (util_now_us() - b->ans.first_us) / 1000;
 		ck_problem(b, c, "no blank line after the answer, %lld ms "
-		    "after its first line: %s, answering %s", (long long)ms,
+		    "after its first line: %s, answering %s (does the bot "
+		    "write the empty line that ends every answer, and flush "
+		    "after it?)", (long long)ms,
 		    ck_lineref(lr, sizeof(lr), b->ans.lineno, b->ans.first,
 		    b->ans.firstlen), ck_cmdref(cr, sizeof(cr), c));
 		ck_answer_done(b);
@@ -556,6 +560,19 @@ ck_timeout(struct ck_bot *b)
 		b->status = st;
 		snprintf(how, sizeof(how), "; the bot has exited, but a "
 		    "process it started holds its output open");
+	} else if (!b->said) {
+		/* the commonest first mistake: output left in a buffer */
+		snprintf(how, sizeof(how), "; the bot wrote nothing at all: "
+		    "does it flush its output after each answer's empty "
+		    "line?");
+		if (!ck.heard)
+			ck.mute = 1;
+	} else if (b->linelen > 0 || b->linetotal > 0) {
+		snprintf(how, sizeof(how), "; the bot's last line has no "
+		    "newline yet: does it flush after the whole answer?");
+	} else {
+		snprintf(how, sizeof(how), "; did the bot forget to flush, "
+		    "or to end its last answer with an empty line?");
 	}
 	ck_problem(b, c, "no answer to %s within %lld ms (the limit is %d "
 	    "ms)%s", ck_cmdref(cr, sizeof(cr), c), (long long)ms, c->limit_ms,
@@ -648,6 +665,7 @@ ck_read(struct ck_bot *b)
 		return;
 	}
 	b->said = 1;
+	ck.heard = 1;
 	for (i = 0; i < n && !b->dead; i++) {
 		if (buf[i] == '\n') {
 			ck_line(b);
@@ -1106,6 +1124,11 @@ ck_probes(void)
 		return -1;
 	for (i = 0; i < CK_NPROBES; i++) {
 		p = &ck_probe_list[i];
+		if (ck.mute) {
+			printf("skip  %s (the bot never wrote a byte)\n",
+			    p->name);
+			continue;
+		}
 		if (b.dead && lost > CK_MAXRESTARTS) {
 			printf("skip  %s (the bot was lost %d times)\n",
 			    p->name, lost);
@@ -1126,7 +1149,7 @@ ck_probes(void)
 		ck_queue_raw(&b, p->before, strlen(p->before));
 		/* the first command of a run also waits for the start-up */
 		for (j = 0; j < 4 && p->cmd[j] != NULL; j++) {
-			limit = b.next_id == 0 ? CK_STARTUP_MS : ck.note_ms;
+			limit = b.next_id == 0 ? ck.startup_ms : ck.note_ms;
 			ck_queue(&b, CK_PROBE, p->check[j], limit, p->cmd[j],
 			    p->eol);
 		}
@@ -1306,15 +1329,15 @@ ck_variant(enum bri_variant var)
 		return -1;
 
 	/* as match_seat_up; match_hello_done waits for both answers */
-	ck_queue(&b, CK_HELLO, NULL, CK_STARTUP_MS, "name", "\n");
-	ck_queue(&b, CK_HELLO, NULL, CK_STARTUP_MS, "version", "\n");
+	ck_queue(&b, CK_HELLO, NULL, ck.startup_ms, "name", "\n");
+	ck_queue(&b, CK_HELLO, NULL, ck.startup_ms, "version", "\n");
 	ck_wait_all(&b);
 	bri_seed_commit(&ck.seed, cm);
 	util_hex(cm, sizeof(cm), commit);
 	snprintf(options, sizeof(options), "target=%d deals_to_win=%d "
 	    "deal_cap=%d removed_two=random move_ms=%d bank_ms=0 "
 	    "startup_ms=%d policy=fallback max_faults=%d%s", opt.match_target,
-	    opt.deals_to_win, opt.deal_cap, ck.move_ms, CK_STARTUP_MS,
+	    opt.deals_to_win, opt.deal_cap, ck.move_ms, ck.startup_ms,
 	    CK_MAXPROBLEMS, bri_variant_info(var)->auction ? " deals=5" : "");
 	ck_queue(&b, CK_NOTE, NULL, ck.note_ms, botproto_match_start_text(buf,
 	    sizeof(buf), (long long)var + 1, bri_variant_name(var), ck.seat,
@@ -1552,6 +1575,11 @@ cmd_checkbot(int argc, char **argv)
 	}
 	ck.argv = argv + optind;
 	ck.note_ms = ck.move_ms > 1000 ? ck.move_ms : 1000;
+	/*
+	 * refd's startup_ms defaults to twice its default move_ms; at
+	 * least a second, as an interpreter takes that long to start
+	 */
+	ck.startup_ms = ck.move_ms > 500 ? 2 * ck.move_ms : 1000;
 	log_init("refctl", 1, 0);
 	/* the bot finds here what it will find under refd */
 	if (spawn_setup(mode, bot_user, why, sizeof(why)) == -1) {
@@ -1569,11 +1597,19 @@ cmd_checkbot(int argc, char **argv)
 	    ck.ndeals, ck.ndeals == 1 ? "" : "s", ck.seedarg);
 	if (ck_probes() == -1)
 		return 2;
-	for (var = 0; var < BRI_NVARIANTS; var++)
-		if ((only == BRI_NVARIANTS || only == var) &&
-		    (only == var || util_variant_refereed(var)) &&
-		    ck_variant(var) == -1)
+	for (var = 0; var < BRI_NVARIANTS; var++) {
+		if ((only != BRI_NVARIANTS && only != var) ||
+		    (only != var && !util_variant_refereed(var)))
+			continue;
+		/* a bot that never wrote a byte would only time out again */
+		if (ck.mute) {
+			printf("skip  %s (the bot never wrote a byte)\n",
+			    bri_variant_name(var));
+			continue;
+		}
+		if (ck_variant(var) == -1)
 			return 2;
+	}
 
 	if (ck.ngen > 0) {
 		mean = (double)ck.gen_us / ck.ngen / 1000.0;

@@ -134,6 +134,7 @@ static int
 bot_listen(void)
 {
 	struct sockaddr_in	 sin;
+	socklen_t		 slen;
 
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
@@ -150,6 +151,11 @@ bot_listen(void)
 		log_warn("listen %s:%d", conf.listen_host, conf.listen_port);
 		return -1;
 	}
+	/* port 0 asks the kernel for one: keep the real one for status */
+	slen = sizeof(sin);
+	if (getsockname(evconnlistener_get_fd(bot_listener),
+	    (struct sockaddr *)&sin, &slen) == 0)
+		conf.listen_port = ntohs(sin.sin_port);
 	log_info("listening for bots on %s:%d", conf.listen_host,
 	    conf.listen_port);
 	return 0;

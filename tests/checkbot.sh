@@ -118,6 +118,29 @@ bad refuse "genplay refused ('?')" -n 1
 bad notacard "genplay answered 'x' (not a card)" -n 1
 bad noblank 'no blank line after the answer' -t 500 -V joker3
 
+# A bot that never flushes: checkbot names the likely cause and gives up
+# at once, rather than timing out once in every probe and variant.  The
+# start-up limit follows -t (twice the move limit), so -t 500 makes the
+# first answer due within 1000 ms.
+t0=$(date +%s)
+if run 1 "evilbot noflush" -t 500 -- python3 "$evil" noflush; then
+	t1=$(date +%s)
+	if ! grep -q "^FAIL  .*no answer to '[0-9]* [a-z_]*' within [0-9]* ms (the limit is 1000 ms).*flush" "$tmp/out"; then
+		echo "FAIL: evilbot noflush: no FAIL line naming the flush"
+		cat "$tmp/out"
+		status=1
+	elif [ $((t1 - t0)) -gt 15 ]; then
+		echo "FAIL: evilbot noflush: $((t1 - t0)) s to fail"
+		status=1
+	elif [ "$(grep -c '^FAIL' "$tmp/out")" != 1 ]; then
+		echo "FAIL: evilbot noflush: more than one run timed out"
+		cat "$tmp/out"
+		status=1
+	else
+		echo "ok: evilbot noflush: $((t1 - t0)) s: $(grep -m1 '^FAIL' "$tmp/out" | cut -c1-100)"
+	fi
+fi
+
 # Usage and a bot that cannot be run exit 2.
 run 2 "no command" && echo "ok: no command: exit 2"
 run 2 "bad -n" -n 0 -- "$b/randbot" && echo "ok: bad -n: exit 2"

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from harness import (EVIL, REFCTL, SEATS, SRC, Refd, RemoteBot,
+from harness import (EVIL, REFCTL, REFD, SEATS, SRC, Refd, RemoteBot,
                      check_transcript, example_bots, finish, run_tests)
 
 
@@ -500,12 +500,114 @@ def test_stop_and_refuse(r):
         assert not ok and err in text, (words, text)
 
 
+def test_botlog_dir_and_port_zero(r):
+    """-L with a missing directory makes it (0700), or refuses at start if
+    its parent is missing; -l host:0 shows the real port in status."""
+    sub = os.path.join(r.tmp, "sub")
+    os.mkdir(sub)
+    logs = os.path.join(sub, "botlogs")
+    r2 = Refd(sub, extra=["-L", logs, "-l", "127.0.0.1:0"])
+    try:
+        st = r2.must("status")
+        m = re.search(r"^listen 127\.0\.0\.1:(\d+)$", st, re.M)
+        assert m and int(m.group(1)) > 0, st
+        socket.create_connection(("127.0.0.1", int(m.group(1))), 5).close()
+        assert os.path.isdir(logs), "no bot log directory"
+        assert os.stat(logs).st_mode & 0o777 == 0o700, \
+            oct(os.stat(logs).st_mode)
+        r2.add("bl-a", EVIL + ["good"])
+        r2.add("bl-b", EVIL + ["good"])
+        mid = r2.start("classic2", ["bl-a", "bl-b"], "deals_to_win=1")
+        r2.wait(mid)
+        assert os.listdir(logs), "no bot log written"
+    finally:
+        assert r2.stop() == 0
+    # a port given is shown as given
+    st = r.must("status")
+    assert "\nlisten 127.0.0.1:%d" % r.port in st, st
+    bad = os.path.join(sub, "no", "botlogs")
+    p = subprocess.run([REFD, "-D", os.path.join(sub, "b.db"), "-c",
+                        os.path.join(sub, "b.sock"), "-L", bad],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=30)
+    assert p.returncode != 0, p
+    assert b"bot log directory" in p.stderr, p.stderr
+
+
+def test_refctl_match_output(r):
+    """refctl match prints what refctl(1) says: its start, the watched
+    events indented, then "match ID: RESULT REASON"; and refctl(1) and
+    refd(8) name every line status prints."""
+    r.add("ro-a", EVIL + ["good"])
+    r.add("ro-b", EVIL + ["good"])
+    for watch in ([], ["--watch"]):
+        p = subprocess.run([REFCTL, "-c", r.sock, "match", "--variant",
+                            "classic2", "--option", "deals_to_win=1"] +
+                           watch + ["ro-a", "ro-b"], capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        lines = p.stdout.splitlines()
+        m = re.fullmatch(r"match (\d+) started", lines[0])
+        assert m, lines
+        mid = m.group(1)
+        assert re.fullmatch(r"match %s: seat[01] played out" % mid,
+                            lines[-1]), lines
+        middle = lines[1:-1]
+        if watch:
+            assert middle and all(l.startswith("  ") for l in middle), lines
+        else:
+            assert middle == [], lines
+    keys = [l.split()[0] for l in r.must("status").splitlines()]
+    for page, sect in (("refctl.1", ".It Cm status"),
+                       ("refd.8", ".It Ic status")):
+        text = open(os.path.join(SRC, "man", page)).read()
+        text = text[text.index(sect):]
+        text = text[:text.index("\n.It ", 1)]
+        for k in keys:
+            assert ".Dq Li %s " % k in text, (page, k)
+    # and refctl(1)'s example shows them all, in refd's order
+    text = open(os.path.join(SRC, "man", "refctl.1")).read()
+    text = text[text.index("$ refctl status\n"):]
+    shown = [l.split()[0] for l in text[:text.index("\n.Ed")].splitlines()[1:]]
+    assert shown == keys, (shown, keys)
+
+
+def test_idle_lines(r):
+    """An idle remote connection survives blank and comment lines, as
+    refd(8) and refd-protocol(7) say, and is closed by any other line."""
+    r.must("bot_add", "idler", "remote", "idler-token-1")
+
+    def idle():
+        out = r.must("bot_list")
+        m = re.search(r"^idler remote idle=(\d+)$", out, re.M)
+        assert m, out
+        return int(m.group(1))
+
+    s = socket.create_connection(("127.0.0.1", r.port))
+    s.settimeout(10)
+    s.sendall(b"auth idler idler-token-1\n")
+    assert s.recv(100) == b"=\n\n"
+    s.sendall(b"\n   \t \r\n# a comment\n  # another\n")
+    time.sleep(0.3)
+    assert idle() == 1
+    s.sendall(b"hello\n")
+    assert s.recv(100) == b"", "still open"
+    s.close()
+    for _ in range(50):
+        if idle() == 0:
+            break
+        time.sleep(0.05)
+    assert idle() == 0
+
+
 TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_wrong_token, test_faults_while_serving,
          test_disconnect_mid_deal, test_fallback_policy, test_information,
          test_no_forged_output, test_watch_then_command, test_auth_garbage,
          test_clocks, test_log_unwritable, test_bridge_example_bots,
-         test_bot_transcript, test_bot_hygiene, test_stop_and_refuse]
+         test_bot_transcript, test_bot_hygiene, test_stop_and_refuse,
+         test_botlog_dir_and_port_zero, test_refctl_match_output,
+         test_idle_lines]
 
 
 def main():

@@ -31,6 +31,7 @@ misbehaves it answers like a random bot.  Modes:
   slownote MS   waits MS milliseconds before answering its first
               deal_start, so that a genplay queues behind it
   inject      refuses genplay with a multi-line answer that forges lines
+  noflush     answers everything right but never flushes its output
 """
 import os
 import random
@@ -47,7 +48,8 @@ played = []
 
 def send(data):
     out.write(data)
-    out.flush()
+    if MODE != "noflush":
+        out.flush()
 
 
 def answer(ident, text=""):
