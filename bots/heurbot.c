@@ -22,7 +22,11 @@
  * It uses libbriscola only for cards and the variants' table.
  * Given the same commands it always gives the same answers.
  *
- * Run:		bots/heurbot
+ * Run:		bots/heurbot [-r file]
+ * With -r every line received is appended to file as received, and each
+ * answer after it as "> " and the answer's first line without its id:
+ * the transcript that, with the receipt in its match_end line, refctl
+ * verify-receipt holds the log to.
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "briscola.h"
 
@@ -665,6 +671,8 @@ cmd_gencall(struct game *g, int ac, char **av, char *out, size_t len)
 	return 0;
 }
 
+static FILE	*record;	/* -r: the transcript, or NULL */
+
 /* Print one answer with the command's id, then the blank line. */
 static void
 answer(int ok, const char *id, const char *text)
@@ -672,11 +680,16 @@ answer(int ok, const char *id, const char *text)
 	printf("%c%s%s%s\n\n", ok ? '=' : '?', id, *text != '\0' ? " " : "",
 	    text);
 	fflush(stdout);
+	if (record != NULL) {
+		fprintf(record, "> %c%.*s\n", ok ? '=' : '?',
+		    (int)strcspn(text, "\n"), text);
+		fflush(record);
+	}
 }
 
 /* Answer each command on stdin until quit or end of file. */
 int
-main(void)
+main(int argc, char *argv[])
 {
 	const struct command	*cmd;
 	struct game		 g;
@@ -688,7 +701,21 @@ main(void)
 	g.variant = BRI_JOKER3;
 	g.nseats = 3;
 	g.joker = BRI_NOSEAT;
+	while ((c = getopt(argc, argv, "r:")) != -1) {
+		if (c == 'r' && (record = fopen(optarg, "a")) == NULL) {
+			perror(optarg);
+			return 2;
+		} else if (c != 'r') {
+			fprintf(stderr, "usage: heurbot [-r file]\n");
+			return 2;
+		}
+	}
 	while (fgets(line, sizeof(line), stdin) != NULL) {
+		if (record != NULL) {
+			fprintf(record, "%.*s\n", (int)strcspn(line, "\r\n"),
+			    line);
+			fflush(record);
+		}
 		if (strchr(line, '\n') == NULL && !feof(stdin))
 			while ((c = getchar()) != EOF && c != '\n')
 				continue;	/* an over-long line: truncate */

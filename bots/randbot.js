@@ -8,11 +8,16 @@
  * hand it is given; in chiamata5's auction it passes or names the next
  * weaker rank, at random, and names a random suit.
  *
- * Run:		node bots/randbot.js [seed]
+ * Run:		node bots/randbot.js [seed] [-r file]
  * With a seed (an integer) its choices are the same on every run.
+ * With -r every line received is appended to file as received, and each
+ * answer after it as "> " and the answer's first line without its id:
+ * the transcript that, with the receipt in its match_end line, refctl
+ * verify-receipt holds the log to.
  */
 'use strict';
 
+const fs = require('fs');
 const readline = require('readline');
 
 const COMMANDS = [
@@ -37,10 +42,15 @@ function makeRandom(arg) {
 	};
 }
 
+let record = null;		/* -r: the transcript's descriptor, or null */
+
 /* Write one answer with the command's id, then the blank line. */
 function answer(ok, id, text) {
 	process.stdout.write((ok ? '=' : '?') + id + (text ? ' ' + text : '') +
 	    '\n\n');
+	if (record !== null)
+		fs.writeSync(record, '> ' + (ok ? '=' : '?') +
+		    text.split('\n')[0] + '\n');
 }
 
 /* Answer one command line; returns false after quit. */
@@ -99,7 +109,14 @@ function command(line, random) {
 
 /* Read commands until quit or end of file. */
 function main() {
-	const random = makeRandom(process.argv[2]);
+	const argv = process.argv.slice(2);
+	const r = argv.indexOf('-r');
+
+	if (r >= 0) {
+		record = fs.openSync(argv[r + 1], 'a');
+		argv.splice(r, 2);
+	}
+	const random = makeRandom(argv[0]);
 	const rl = readline.createInterface({ input: process.stdin,
 	    crlfDelay: Infinity, terminal: false });
 	let done = false;
@@ -107,6 +124,8 @@ function main() {
 	rl.on('line', (line) => {
 		if (done)
 			return;
+		if (record !== null)
+			fs.writeSync(record, line.replace(/\r$/, '') + '\n');
 		if (!command(line, random)) {
 			done = true;
 			rl.close();

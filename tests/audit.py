@@ -126,8 +126,21 @@ class Log:
         r.add("rrec1", opt + [PY, os.path.join(SRC, "bots", "randbot.py"),
                               "21", "-r", self.rcpt[1]])
         self.mid["receipt"] = r.start("classic2", ["rrec0", "rrec1"])
+        # the other example bots' recorders, in one classic3 match
+        self.rcpt3 = [os.path.join(rec, "rcpt3-%d.txt" % i) for i in (0, 1, 2)]
+        js = (["node", os.path.join(SRC, "bots", "randbot.js"), "23"]
+              if shutil.which("node") else
+              [os.path.join(BUILD, "bots", "randbot"), "-s", "23"])
+        r.add("rrec2", opt + [os.path.join(BUILD, "bots", "heurbot"), "-r",
+                              self.rcpt3[0]])
+        r.add("rrec3", opt + js + ["-r", self.rcpt3[1]])
+        r.add("rrec4", opt + ["sh", os.path.join(SRC, "bots", "randbot.sh"),
+                              "-r", self.rcpt3[2], "24"])
+        self.mid["receipt3"] = r.start("classic3", ["rrec2", "rrec3",
+                                                    "rrec4"])
         r.wait(self.mid["receipt"])
-        for p in self.rcpt:
+        r.wait(self.mid["receipt3"])
+        for p in self.rcpt + self.rcpt3:
             wait_file(p, " match_end ")
         tdef = os.path.join(self.tmp, "t.tour")
         with open(tdef, "w") as f:
@@ -1427,6 +1440,16 @@ def test_receipts(log):
     print("#   edited transcript: " + out.strip()[:110])
     rc, out, _ = verify(log.db, 0, transcript=log.rcpt[1])
     assert rc == 1 and "receipt FAILED: line" in out, out
+    # every other example bot's recorder: heurbot, randbot.js, randbot.sh
+    for seat, path in enumerate(log.rcpt3):
+        end = next(l for l in open(path) if " match_end " in l).strip()
+        rc, out, err = refctl("verify-receipt", "--db", log.db, "--match",
+                              log.mid["receipt3"], "--receipt", end,
+                              "--transcript", path, "--seat", seat)
+        assert rc == 0 and out.startswith("receipt verified: match %d, "
+                                          % log.mid["receipt3"]), \
+            (path, out + err)
+    print("#   heurbot, randbot.js, randbot.sh transcripts verified")
 
 
 def test_hostile(log):
