@@ -415,28 +415,31 @@ seat_new(int fd)
 	return s;
 }
 
-/* Copy a spawned bot's stderr to its log file, up to the cap. */
-static void
-seat_stderr(evutil_socket_t fd, short what, void *arg)
+/*
+ * Copy what a spawned bot wrote to stderr to its log file, up to the
+ * cap: one read.  Returns what read(2) returned; at the end of the pipe
+ * it is closed.
+ */
+static ssize_t
+seat_stderr_read(struct seat *s)
 {
-	struct seat	*s = arg;
 	char		 buf[4096];
 	ssize_t		 n;
 	size_t		 keep;
 
-	(void)what;
-	n = read(fd, buf, sizeof(buf));
+	n = read(s->errfd, buf, sizeof(buf));
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
+		return n;
 	if (n <= 0) {
-		event_free(s->errev);
+		if (s->errev != NULL)
+			event_free(s->errev);
 		s->errev = NULL;
 		close(s->errfd);
 		s->errfd = -1;
-		return;
+		return n;
 	}
 	if (s->logfd == -1 || s->logged >= SEAT_STDERR_CAP)
-		return;
+		return n;
 	keep = (size_t)n;
 	if (keep > SEAT_STDERR_CAP - s->logged)
 		keep = SEAT_STDERR_CAP - s->logged;
@@ -445,6 +448,16 @@ seat_stderr(evutil_socket_t fd, short what, void *arg)
 	if (s->logged >= SEAT_STDERR_CAP)
 		dprintf(s->logfd, "\n[refd: stderr log capped at %d bytes]\n",
 		    SEAT_STDERR_CAP);
+	return n;
+}
+
+/* The bot's stderr is readable. */
+static void
+seat_stderr(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	seat_stderr_read(arg);
 }
 
 /*
@@ -1253,11 +1266,19 @@ static void
 seat_free(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s = arg;
+	int		 i;
 
 	(void)fd;
 	(void)what;
 	TAILQ_REMOVE(&seats, s, entry);
 	nseats_alive--;
+	/*
+	 * What the bot wrote to stderr before it went belongs in its log,
+	 * though the loop has not read it yet: a bounded last look.
+	 */
+	for (i = 0; i < 64 && s->errfd != -1; i++)
+		if (seat_stderr_read(s) <= 0)
+			break;
 	event_free(s->timer);
 	event_free(s->killtimer);
 	event_free(s->faultev);
