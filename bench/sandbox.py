@@ -54,6 +54,10 @@ def run(mode, n):
 
 
 def main():
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and
+                             not sys.argv[1].isdigit()):
+        sys.stdout.write(__doc__)
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 40
     res = {m: run(m, n) for m in ("bwrap", "none")}
     for m, (pm, pp, plays) in res.items():

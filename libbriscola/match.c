@@ -119,6 +119,16 @@ match_score(struct bri_match *m)
 	}
 }
 
+/* After a play or a bid that ended the deal: score it into the match. */
+static void
+match_after(struct bri_match *m, struct bri_event *ev)
+{
+	if (ev->deal_over) {
+		match_score(m);
+		ev->match_over = m->result != BRI_MATCH_PLAYING;
+	}
+}
+
 /*
  * Seat plays card c in the current deal, as bri_deal_play(); when that
  * ends the deal, the match points move and ev->match_over says whether
@@ -138,10 +148,7 @@ bri_match_play(struct bri_match *m, int seat, bri_card c,
 		ev = &dummy;
 	if ((e = bri_deal_play(&m->deal, seat, c, ev)) != BRI_OK)
 		return e;
-	if (ev->deal_over) {
-		match_score(m);
-		ev->match_over = m->result != BRI_MATCH_PLAYING;
-	}
+	match_after(m, ev);
 	return BRI_OK;
 }
 
@@ -163,10 +170,7 @@ bri_match_bid(struct bri_match *m, int seat, int rank, struct bri_event *ev)
 		ev = &dummy;
 	if ((e = bri_deal_bid(&m->deal, seat, rank, ev)) != BRI_OK)
 		return e;
-	if (ev->deal_over) {
-		match_score(m);
-		ev->match_over = m->result != BRI_MATCH_PLAYING;
-	}
+	match_after(m, ev);
 	return BRI_OK;
 }
 
