@@ -26,24 +26,6 @@
 
 #define TDEF_SEED_TAG	"refd-tourney-v1"
 
-/* The variants each option of a match applies to, and their names. */
-static const unsigned optvariants[TDEF_NOPTS] = {
-	[TDEF_OPT_TARGET] = 1u << BRI_JOKER3,
-	[TDEF_OPT_DEALS] = 1u << BRI_CLASSIC2 | 1u << BRI_CLASSIC3 |
-	    1u << BRI_CLASSIC4,
-	[TDEF_OPT_TWO] = 1u << BRI_CLASSIC3,
-};
-static const char *const optnames[TDEF_NOPTS] = {
-	[TDEF_OPT_TARGET] = "target",
-	[TDEF_OPT_DEALS] = "deals_to_win",
-	[TDEF_OPT_TWO] = "removed_two",
-};
-static const char *const optwhere[TDEF_NOPTS] = {
-	[TDEF_OPT_TARGET] = "joker3",
-	[TDEF_OPT_DEALS] = "classic2, classic3 and classic4",
-	[TDEF_OPT_TWO] = "classic3",
-};
-
 /* Name of a format, as written in a definition. */
 const char *
 tdef_format_name(enum tdef_format f)
@@ -131,7 +113,7 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 	enum bri_variant v;
 	size_t		 at;
 	int		 i;
-	char		 kv[64];
+	char		 kv[64], *eq;
 
 #define ARITY(n) do { if (argc != (n)) { snprintf(err, errlen, \
 	"%s takes %d argument%s", argv[0], (n) - 1, (n) == 2 ? "" : "s"); \
@@ -208,59 +190,24 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 			return -1;
 		}
 		d->have_seed = 1;
-	} else if (strcmp(argv[0], "move_ms") == 0) {
-		ARITY(2);
-		return tdef_num(argv[1], 1, 3600000, &d->move_ms, err, errlen);
-	} else if (strcmp(argv[0], "bank_ms") == 0) {
-		ARITY(2);
-		return tdef_num(argv[1], 0, 86400000, &d->bank_ms, err,
-		    errlen);
-	} else if (strcmp(argv[0], "startup_ms") == 0) {
-		ARITY(2);
-		return tdef_num(argv[1], 1, 600000, &d->startup_ms, err,
-		    errlen);
-	} else if (strcmp(argv[0], "max_faults") == 0) {
-		ARITY(2);
-		return tdef_num(argv[1], 1, 1000, &d->max_faults, err, errlen);
-	} else if (strcmp(argv[0], "policy") == 0) {
-		ARITY(2);
-		if (policy_parse(argv[1], &d->policy) == -1) {
-			snprintf(err, errlen, "policy: forfeit or fallback");
-			return -1;
-		}
-	} else if (strcmp(argv[0], "option") == 0) {
-		ARITY(2);
-		snprintf(kv, sizeof(kv), "%s", argv[1]);
-		if (strncmp(kv, "target=", 7) == 0) {
-			d->optline[TDEF_OPT_TARGET] = line;
-			return tdef_num(kv + 7, 1, 1000, &d->opt.match_target,
-			    err, errlen);
-		}
-		if (strncmp(kv, "deals_to_win=", 13) == 0) {
-			d->optline[TDEF_OPT_DEALS] = line;
-			return tdef_num(kv + 13, 1, 1000, &d->opt.deals_to_win,
-			    err, errlen);
-		}
-		if (strncmp(kv, "deal_cap=", 9) == 0)
-			return tdef_num(kv + 9, 1, 100000, &d->opt.deal_cap,
-			    err, errlen);
-		if (strncmp(kv, "removed_two=", 12) == 0) {
-			const char *w = kv + 12;
-			d->optline[TDEF_OPT_TWO] = line;
-			if (strcmp(w, "random") == 0)
-				d->opt.removed_two = -1;
-			else if (strlen(w) == 1 && bri_suit_parse(w[0]) != -1)
-				d->opt.removed_two = bri_suit_parse(w[0]);
-			else {
-				snprintf(err, errlen, "removed_two: random, "
-				    "C, D, B or S");
+	} else if (strcmp(argv[0], "option") == 0 ||
+	    mset_find(argv[0]) != -1) {
+		/* a match setting: "option key=value" or "key value" */
+		if (strcmp(argv[0], "option") == 0) {
+			ARITY(2);
+			snprintf(kv, sizeof(kv), "%s", argv[1]);
+			if ((eq = strchr(kv, '=')) == NULL) {
+				snprintf(err, errlen, "option: key=value "
+				    "expected");
 				return -1;
 			}
-			return 0;
+			*eq++ = '\0';
+		} else {
+			ARITY(2);
+			snprintf(kv, sizeof(kv), "%s", argv[0]);
+			eq = argv[1];
 		}
-		snprintf(err, errlen, "unknown option %.40s (target=, "
-		    "deals_to_win=, deal_cap=, removed_two=)", kv);
-		return -1;
+		return mset_set(&d->set, kv, eq, line, err, errlen);
 	} else if (strcmp(argv[0], "sprt") == 0) {
 		ARITY(5);
 		if (tdef_real(argv[1], -1000, 1000, &d->elo0, err, errlen) ||
@@ -312,6 +259,22 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 #undef ARITY
 }
 
+/* The clocks and policy given, or -1 and POLICY_DEFAULT: refd's. */
+static void
+tdef_given(struct tdef *d)
+{
+	const struct mset *ms = &d->set;
+
+	d->move_ms = ms->given[MSET_MOVE_MS] ? (int)ms->val[MSET_MOVE_MS] : -1;
+	d->bank_ms = ms->given[MSET_BANK_MS] ? (int)ms->val[MSET_BANK_MS] : -1;
+	d->startup_ms = ms->given[MSET_STARTUP_MS] ?
+	    (int)ms->val[MSET_STARTUP_MS] : -1;
+	d->policy = ms->given[MSET_POLICY] ?
+	    (enum fault_policy)ms->val[MSET_POLICY] : POLICY_DEFAULT;
+	d->max_faults = ms->given[MSET_MAX_FAULTS] ?
+	    (int)ms->val[MSET_MAX_FAULTS] : -1;
+}
+
 /*
  * A message about a place in the definition: "fname:line: reason", or
  * "fname: reason" when no line holds it (line 0: no bots line at all).
@@ -352,11 +315,9 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 
 	memset(d, 0, sizeof(*d));
 	bri_options_default(&d->opt, BRI_JOKER3);
+	mset_init(&d->set);
 	snprintf(d->name, sizeof(d->name), "tournament");
 	d->concurrency = 1;
-	d->move_ms = d->bank_ms = d->startup_ms = -1;
-	d->policy = POLICY_DEFAULT;
-	d->max_faults = -1;
 	while (*s != '\0') {
 		lineno++;
 		e = strchr(s, '\n');
@@ -444,15 +405,17 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 		goto fail;
 	}
 	/* the variant may come after its options: checked at the end */
-	for (i = 0; i < TDEF_NOPTS; i++)
-		if (d->optline[i] > 0 && !(optvariants[i] &
-		    (1u << d->opt.variant))) {
-			tdef_err(err, errlen, fname, d->optline[i], "option "
-			    "%s= does not apply to %s (only to %s)",
-			    optnames[i], bri_variant_name(d->opt.variant),
-			    optwhere[i]);
-			goto fail;
-		}
+	if (mset_check(&d->set, d->opt.variant, &i, why, sizeof(why)) == -1) {
+		tdef_err(err, errlen, fname, i, "%s", why);
+		goto fail;
+	}
+	if (d->set.given[MSET_SEED]) {
+		tdef_err(err, errlen, fname, d->set.given[MSET_SEED], "option "
+		    "seed=: a tournament's seeds come from its seed line");
+		goto fail;
+	}
+	mset_options(&d->set, d->opt.variant, &d->opt);
+	tdef_given(d);
 	if (bri_options_check(&d->opt) != BRI_OK) {
 		snprintf(err, errlen, "%s: an option does not fit %s", fname,
 		    bri_variant_name(d->opt.variant));
