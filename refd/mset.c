@@ -22,7 +22,8 @@ enum mset_scope {
 	MSET_BYDEALS,		/* a match to a number of won deals */
 	MSET_UNFIXED,		/* any match that is not a fixed number of
 				   deals, so that a tie can go on */
-	MSET_ONETWO,		/* one 2 removed from the deck */
+	MSET_ONETWO,		/* one 2 removed from the deck, its suit
+				   the rules' to choose */
 	MSET_FIXED		/* a fixed number of deals */
 };
 
@@ -103,6 +104,7 @@ int
 mset_applies(enum mset_key k, enum bri_variant v)
 {
 	const struct bri_variant_info *vi = bri_variant_info(v);
+	struct bri_options o;
 
 	switch (mset_table[k].scope) {
 	case MSET_BYTARGET:
@@ -112,7 +114,11 @@ mset_applies(enum mset_key k, enum bri_variant v)
 	case MSET_UNFIXED:
 		return vi->matchscore != BRI_MSCORE_FIXED;
 	case MSET_ONETWO:
-		return vi->removal == BRI_REMOVE_ONE_TWO;
+		/* joker3 too removes a 2, but the rules draw it always */
+		bri_options_default(&o, v);
+		o.removed_two = BRI_SPADE;
+		return vi->removal == BRI_REMOVE_ONE_TWO &&
+		    bri_options_check(&o) == BRI_OK;
 	case MSET_FIXED:
 		return vi->matchscore == BRI_MSCORE_FIXED;
 	default:
