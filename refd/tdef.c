@@ -26,6 +26,48 @@
 
 #define TDEF_SEED_TAG	"refd-tourney-v1"
 
+/*
+ * Tables of 5 and 6 seats do not play all their 120 or 720 seatings:
+ * a block is a few cyclic orders, each in its k rotations, so that each
+ * bot sits in each seat equally often and every k matches balance the
+ * seats (refd-tournament(5)).  Five seats: the orders i * m mod 5 for m
+ * from 1 to 4, in which each bot is right after each other exactly once.
+ * Six seats (classic6, seats 0, 2, 4 against 1, 3, 5): one order per way
+ * of splitting six bots into two teams of three, all ten, so that each
+ * pair of bots are teammates in 4 of the 10 (the only even share: five
+ * splits cannot balance the 15 pairs), and the order within each team
+ * chosen, by a search, so that each bot is right after each other
+ * exactly twice.
+ */
+static const uint8_t orders5[4][5] = {
+	{ 0, 1, 2, 3, 4 }, { 0, 2, 4, 1, 3 }, { 0, 3, 1, 4, 2 },
+	{ 0, 4, 3, 2, 1 },
+};
+static const uint8_t orders6[10][6] = {
+	{ 0, 3, 1, 4, 2, 5 }, { 0, 2, 1, 4, 3, 5 }, { 0, 2, 1, 5, 4, 3 },
+	{ 0, 3, 1, 2, 5, 4 }, { 0, 1, 3, 5, 2, 4 }, { 0, 5, 2, 3, 4, 1 },
+	{ 0, 4, 5, 1, 2, 3 }, { 0, 5, 3, 2, 4, 1 }, { 0, 4, 5, 1, 3, 2 },
+	{ 0, 1, 5, 3, 4, 2 },
+};
+
+/*
+ * The seatings of one table of k seats, a block: every permutation (k!)
+ * up to 4 seats, the rotations of the orders above for 5 and 6.
+ */
+int
+tdef_seatings(int k)
+{
+	int	 n, i;
+
+	if (k == 5)
+		return 5 * (int)(sizeof(orders5) / sizeof(orders5[0]));
+	if (k == 6)
+		return 6 * (int)(sizeof(orders6) / sizeof(orders6[0]));
+	for (n = 1, i = 2; i <= k; i++)
+		n *= i;
+	return n;
+}
+
 /* Name of a format, as written in a definition. */
 const char *
 tdef_format_name(enum tdef_format f)
@@ -389,12 +431,11 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 			goto fail;
 		}
 	}
-	/* a block is a table's every seating: a part of one is biased */
-	for (narr = 1, i = 2; i <= seats; i++)
-		narr *= i;
+	/* a block balances a table's seatings: a part of one is biased */
+	narr = tdef_seatings(seats);
 	if (d->matches % narr != 0) {
 		tdef_err(err, errlen, fname, d->matchesline, "matches %d "
-		    "splits a block of %d seatings (every seat permutation "
+		    "splits a block of %d seatings (the balanced seatings "
 		    "of a %s table): use a multiple of %d", d->matches, narr,
 		    bri_variant_name(d->opt.variant), narr);
 		goto fail;
@@ -490,8 +531,10 @@ int
 tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
     size_t errlen)
 {
-	int	 k = bri_variant_seats(d->opt.variant), tables[4096][4];
-	int	 ntables = 0, narr, total, c[4], p[4], i, t, a, s;
+	int	 k = bri_variant_seats(d->opt.variant);
+	int	 tables[4096][BRI_MAXSEATS], c[BRI_MAXSEATS], p[BRI_MAXSEATS];
+	int	 ntables = 0, narr, total, i, t, a, s;
+	const uint8_t *o;
 	struct tslot *out;
 
 	/* the tables: combinations of the table's size */
@@ -524,9 +567,10 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
 	 * seed, else each on its own.  They come as the k rotations of each
 	 * cyclic order (the first bot fixed, the others in lexicographic
 	 * order), so that every k matches of a block balance the seats.
+	 * Five and six seats take the cyclic orders of orders5 and orders6
+	 * only, with the same balance of seats, followers and teammates.
 	 */
-	for (narr = 1, i = 2; i <= k; i++)
-		narr *= i;
+	narr = tdef_seatings(k);
 	total = d->matches > 0 ? d->matches : ntables * narr;
 	if (total > TDEF_MAXSLOTS)
 		goto toomany;
@@ -539,8 +583,13 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
 			p[i] = i;
 		for (a = 0; s < total && a < narr; a++, s++) {
 			/* the k rotations of each cyclic order in turn */
-			if (a > 0 && a % k == 0)
+			if (k <= 4 && a > 0 && a % k == 0)
 				next_permutation(p + 1, k - 1);
+			else if (k > 4) {
+				o = k == 5 ? orders5[a / k] : orders6[a / k];
+				for (i = 0; i < k; i++)
+					p[i] = o[i];
+			}
 			out[s].block = t;
 			out[s].arrangement = a;
 			for (i = 0; i < k; i++)

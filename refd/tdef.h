@@ -59,6 +59,7 @@ int	tdef_parse(const char *, const char *, struct tdef *, char *,
 int	tdef_schedule(const struct tdef *, struct tslot **, int *, char *,
 	    size_t);
 void	tdef_free(struct tdef *);
+int	tdef_seatings(int);
 const char *tdef_format_name(enum tdef_format);
 
 #endif
