@@ -98,7 +98,7 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 			return -1;
 		}
 		if (argc != 2) {
-			snprintf(err, errlen, "%s takes one value", argv[0]);
+			snprintf(err, errlen, "%s takes one number", argv[0]);
 			return -1;
 		}
 		if (mset_value(k, argv[1], &n, NULL, err, errlen) == -1)
