@@ -155,7 +155,7 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 	enum bri_variant v;
 	size_t		 at;
 	int		 i;
-	char		 kv[64], *eq;
+	char		 kv[128], *eq;
 
 #define ARITY(n) do { if (argc != (n)) { snprintf(err, errlen, \
 	"%s takes %d argument%s", argv[0], (n) - 1, (n) == 2 ? "" : "s"); \
@@ -237,7 +237,12 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 		/* a match setting: "option key=value" or "key value" */
 		if (strcmp(argv[0], "option") == 0) {
 			ARITY(2);
-			snprintf(kv, sizeof(kv), "%s", argv[1]);
+			if ((size_t)snprintf(kv, sizeof(kv), "%s", argv[1]) >=
+			    sizeof(kv)) {
+				snprintf(err, errlen, "option: longer than "
+				    "%zu bytes", sizeof(kv) - 1);
+				return -1;
+			}
 			if ((eq = strchr(kv, '=')) == NULL) {
 				snprintf(err, errlen, "option: key=value "
 				    "expected");

@@ -188,6 +188,10 @@ def test_tournament_file(tmp):
                 for form in forms:
                     ok, text = schedule(tmp, variant, form % (key, v))
                     assert not ok and text == want, (key, v, text)
+    # a tournament's seeds come from its master seed: a match's is refused
+    ok, text = schedule(tmp, "classic2", "option seed=" + SEED)
+    assert not ok and text == "option seed=: a tournament's seeds come " \
+        "from its seed line", text
     # the variant may come after the setting: still refused, on its line
     path = os.path.join(tmp, "late.tour")
     with open(path, "w") as f:
