@@ -64,9 +64,10 @@ usage(int status)
 	    "  -f config     read settings and bots from config (refd.conf(5))\n"
 	    "  -L dir        per-bot stderr logs (default: discarded)\n"
 	    "  -l host:port  listen for remote bots (default: none)\n"
-	    "  -m ms         default per-move limit (default 5000)\n"
-	    "  -s ms         default start-up limit (default 10000)\n"
-	    "  -v            more verbose; -vv for debugging\n");
+	    "  -m ms         default per-move limit (default %lld)\n"
+	    "  -s ms         default start-up limit (default %lld)\n"
+	    "  -v            more verbose; -vv for debugging\n",
+	    mset_default(MSET_MOVE_MS), mset_default(MSET_STARTUP_MS));
 	exit(status);
 }
 
