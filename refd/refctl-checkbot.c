@@ -39,6 +39,7 @@
 #include "briscola.h"
 #include "gtp.h"
 #include "log.h"
+#include "mset.h"
 #include "refctl.h"
 #include "spawn.h"
 #include "util.h"
@@ -1314,6 +1315,7 @@ ck_variant(enum bri_variant var)
 {
 	static struct ck_bot	 b;
 	struct bri_options	 opt;
+	struct mset		 ms;
 	struct bri_event	 ev;
 	struct bri_view		 v;
 	const char		*names[BRI_MAXSEATS];
@@ -1351,11 +1353,10 @@ ck_variant(enum bri_variant var)
 	ck_wait_all(&b);
 	bri_seed_commit(&ck.seed, cm);
 	util_hex(cm, sizeof(cm), commit);
-	snprintf(options, sizeof(options), "target=%d deals_to_win=%d "
-	    "deal_cap=%d removed_two=random move_ms=%d bank_ms=0 "
-	    "startup_ms=%d policy=fallback max_faults=%d%s", opt.match_target,
-	    opt.deals_to_win, opt.deal_cap, ck.move_ms, ck.startup_ms,
-	    CK_MAXPROBLEMS, bri_variant_info(var)->auction ? " deals=5" : "");
+	/* the options text as refd logs and sends it (mset.c) */
+	mset_of(&ms, &opt, ck.move_ms, 0, ck.startup_ms, POLICY_FALLBACK,
+	    CK_MAXPROBLEMS);
+	mset_text(&ms, var, options, sizeof(options));
 	ck_queue(&b, CK_NOTE, NULL, ck.note_ms, botproto_match_start_text(buf,
 	    sizeof(buf), (long long)var + 1, bri_variant_name(var), ck.seat,
 	    names, n, commit, options), "\n");
@@ -1519,9 +1520,10 @@ cmd_checkbot(int argc, char **argv)
 	enum sandbox_mode	 mode = SANDBOX_BWRAP;
 	char			 why[1024];
 	double			 mean;
+	long long		 n;
 	int			 ch, i;
 
-	ck.move_ms = 5000;
+	ck.move_ms = (int)mset_default(MSET_MOVE_MS);
 	ck.ndeals = 2;
 	ck.seedarg = CK_SEED;
 	optind = 1;
@@ -1555,12 +1557,14 @@ cmd_checkbot(int argc, char **argv)
 			bot_user = optarg;
 			break;
 		case 't':
-			ck.move_ms = (int)util_num(optarg, 1, 3600000, &err);
-			if (err != NULL) {
-				fprintf(stderr, "refctl checkbot: -t %s: %s\n",
-				    optarg, err);
+			/* a move_ms as every entry point reads it */
+			if (mset_value(MSET_MOVE_MS, optarg, &n, NULL, why,
+			    sizeof(why)) == -1) {
+				fprintf(stderr, "refctl checkbot: -t: %s\n",
+				    why);
 				return 2;
 			}
+			ck.move_ms = (int)n;
 			break;
 		case 'v':
 			ck.verbose = 1;
