@@ -17,7 +17,7 @@ struct seat;
 
 /* What an awaited answer answers. */
 enum pend_kind { PEND_NOTE, PEND_NAME, PEND_VERSION, PEND_GENPLAY, PEND_QUIT,
-	PEND_GENBID, PEND_GENCALL };
+	PEND_GENBID, PEND_GENCALL, PEND_KNOWN };
 
 /* A move asked for (a card, a call, a suit): its timeout is a fault the
    policy may forgive, not a broken connection. */
