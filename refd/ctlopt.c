@@ -37,6 +37,7 @@ ctlopt_option(struct match_conf *mc, char *kv, char *r, size_t len)
 		    offsetof(struct match_conf, opt.deals_to_win) },
 		{ "deal_cap", 1, 100000,
 		    offsetof(struct match_conf, opt.deal_cap) },
+		{ "deals", 1, 1000, offsetof(struct match_conf, opt.deals) },
 	};
 	const char	*errstr, *v;
 	char		*eq = strchr(kv, '=');
