@@ -385,6 +385,13 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 		}
 	}
 	seats = bri_variant_seats(d->opt.variant);
+	/* the schedules below hold tables of at most 4 seats */
+	if (seats > 4) {
+		snprintf(err, errlen, "%s: tournaments of %s (%d seats) are "
+		    "not scheduled yet; play its matches with match_start",
+		    fname, bri_variant_name(d->opt.variant), seats);
+		goto fail;
+	}
 	if (d->format == TDEF_GAUNTLET) {
 		if (candidate[0] == '\0') {
 			snprintf(err, errlen, "%s: a gauntlet needs a "

@@ -118,7 +118,8 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *t,
     char *err, size_t errlen)
 {
 	sqlite3_stmt	*sm = NULL, *ss = NULL, *sf = NULL, *sd = NULL;
-	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k, prev[4];
+	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k;
+	int		 prev[BRI_MAXSEATS];
 	int		 mp[BRI_MAXSEATS];
 	const char	*name;
 
