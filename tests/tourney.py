@@ -125,8 +125,8 @@ def test_bad_definitions(tmp):
         ("variant classic4\nformat gauntlet\ncandidate x\nbots a b\n",
          ":4: a classic4 gauntlet needs a pool of 3"),
         ("variant joker5\n", ":1: unknown variant"),
-        ("variant chiamata5\n", ":1: variant chiamata5: refd does not "
-         "referee its auction yet"),
+        ("variant chiamata5\nbots a b c d e\n",
+         "tournaments of chiamata5 (5 seats) are not scheduled yet"),
         ("bots a a b\n", ":1: bot a named twice"),
         ("variant classic2\nbots a b\nmatches 5\n",
          ":3: matches 5 splits a block of 2 seatings"),
