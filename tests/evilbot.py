@@ -36,6 +36,7 @@ misbehaves it answers like a random bot.  Modes:
               and gencall answer false
   badbid      answers every genbid with a rank it may not name (the
               last rank named again, or "0")
+  badcall     bids as a random bot, but answers gencall with "X", no suit
 
 Every mode answers known_command (true, but for oldbot), and chiamata5's
 genbid (pass, or a rank weaker than the last) and gencall (a suit).
@@ -170,7 +171,7 @@ def main():
             answer(ident, rng.choice(["pass", "pass"] + weaker[:3])
                    if weaker else "pass")
         elif cmd == "gencall":
-            answer(ident, rng.choice("CDBS"))
+            answer(ident, "X" if MODE == "badcall" else rng.choice("CDBS"))
         elif cmd == "quit":
             answer(ident)
             return

@@ -168,6 +168,32 @@ def test_old_bot_refused(r):
                         "called", "partner"}, words
 
 
+def test_auction_faults(r):
+    """Under policy fallback a wrong call costs a pass and a wrong suit
+    the documented one, each logged as a fault and a call refd made
+    (fault=1); the match plays on and audits clean."""
+    r.add("badbid", EVIL + ["badbid"])
+    r.add("badcall", EVIL + ["badcall"])
+    r.add("goodbid", EVIL + ["good"])
+    mid = r.start("chiamata5", ["badbid", "badcall", "badcall", "goodbid",
+                                "goodbid"], "policy=fallback",
+                  "max_faults=1000", "deals=10")
+    result, reason = r.wait(mid)
+    assert result.startswith(("seat", "draw")), (result, reason)
+    faults = r.query("SELECT seat, kind, action FROM faults WHERE "
+                     "match_id = ? ORDER BY id", mid)
+    actions = {a for _, _, a in faults}
+    assert "fallback pass" in actions, actions
+    assert any(a.startswith("fallback suit ") for a in actions), actions
+    assert {s for s, _, _ in faults} <= {0, 1, 2}, faults
+    made = r.query("SELECT kind, seat, call FROM calls WHERE match_id = ? "
+                   "AND fault = 1", mid)
+    assert len(made) == len(faults), (made, faults)
+    assert all(call == "pass" for kind, _, call in made if kind == "bid")
+    rc, out, err = refctl("audit", "--db", r.db, mid)
+    assert rc == 0, out + err
+
+
 def rechain(db, mid, forged):
     """Replace the canonical texts of match mid's links given in forged
     (link number -> text) and recompute every link from the first of
@@ -285,7 +311,8 @@ def test_migrate_v3(r):
 
 
 TESTS = [test_every_new_variant_audits, test_information,
-         test_old_bot_refused, test_forged_bid, test_migrate_v3]
+         test_old_bot_refused, test_auction_faults, test_forged_bid,
+         test_migrate_v3]
 
 
 def main():
