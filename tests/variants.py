@@ -269,6 +269,44 @@ def test_forged_bid(r):
     assert rc == 0, out + err
 
 
+def test_forged_partner(r):
+    """The partner is chained with the called card: moved to another
+    seat in calls and re-chained, the deck's holder contradicts it;
+    moved in the deal's unchained copy, the copy contradicts the chain."""
+    r.add("heurp", example_bots()["heur"])
+    mid = r.start("chiamata5", ["heurp"] * 5)
+    result, _ = r.wait(mid)
+    assert result.startswith(("seat", "draw")), result
+    (deal_no, seq, no, partner), = r.query(
+        "SELECT deal_no, seq, chain_no, partner FROM calls WHERE "
+        "match_id = ? AND kind = 'call' ORDER BY deal_no LIMIT 1", mid)
+    other = (partner + 1) % 5
+    for where in ("calls", "deals"):
+        forged = os.path.join(r.tmp, "forged-%s.db" % where)
+        con = sqlite3.connect(r.db)
+        con.execute("VACUUM INTO ?", (forged,))
+        con.close()
+        con = sqlite3.connect(forged)
+        con.execute("UPDATE %s SET partner = ? WHERE match_id = ? AND "
+                    "deal_no = ?%s" % (where, " AND seq = %d" % seq
+                                       if where == "calls" else ""),
+                    (other, mid, deal_no))
+        con.commit()
+        con.close()
+        if where == "calls":
+            rc, out, err = refctl("export", "--db", forged, mid)
+            text = [c["text"] for c in json.loads(out)["chain"]
+                    if c["no"] == no][0]
+            assert " partner=%d " % other in text, text
+            rechain(forged, mid, {no: text})
+            want = "logged partner seat %d, but seat %d holds" % (other,
+                                                                 partner)
+        else:
+            want = "the deal's called, caller and partner columns disagree"
+        rc, out, err = refctl("audit", "--db", forged, mid)
+        assert rc == 1 and want in out, (where, out + err)
+
+
 def test_migrate_v3(r):
     """tests/log-v3.sql, a log that refd wrote with schema 3, migrates to
     schema 4: every row and link of its matches stays as it was, it
@@ -312,7 +350,7 @@ def test_migrate_v3(r):
 
 TESTS = [test_every_new_variant_audits, test_information,
          test_old_bot_refused, test_auction_faults, test_forged_bid,
-         test_migrate_v3]
+         test_forged_partner, test_migrate_v3]
 
 
 def main():
