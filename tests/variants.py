@@ -90,6 +90,20 @@ def test_every_new_variant_audits(r):
     rc, out, err = refctl("audit", "--db", r.db, "--all")
     assert rc == 0, out + err
     assert "%d matches verified, 0 failed" % len(mids) in out, out
+    first = {}
+    for mid, variant in mids:
+        first.setdefault(variant, mid)
+    for variant, mid in first.items():
+        rc, out, err = refctl("show", "--db", r.db, mid)
+        assert rc == 0 and "\naudit: verified" in out, (variant, err)
+        if variant == "chiamata5":
+            assert " calls " in out and "the called card is played" in \
+                out, out
+        rc, out, err = refctl("export", "--db", r.db, mid)
+        d = json.loads(out)
+        assert d["match"]["variant"] == variant
+        assert ("calls" in d["deals"][0]) == (variant == "chiamata5"), d
+        assert len(d["seats"]) == NEW[variant]
 
 
 def test_information(r):
