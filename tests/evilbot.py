@@ -37,6 +37,7 @@ misbehaves it answers like a random bot.  Modes:
   badbid      answers every genbid with a rank it may not name (the
               last rank named again, or "0")
   badcall     bids as a random bot, but answers gencall with "X", no suit
+  latebid MS  answers its first genbid MS milliseconds late
 
 Every mode answers known_command (true, but for oldbot), and chiamata5's
 genbid (pass, or a rank weaker than the last) and gencall (a suit).
@@ -163,6 +164,9 @@ def main():
                    "true")
         elif cmd == "genbid":
             last = args[2] if len(args) > 2 else "-"
+            if MODE == "latebid" and not played:
+                played.append("bid")
+                time.sleep(int(ARG) / 1000.0)
             if MODE == "badbid":
                 answer(ident, last if last != "-" else "0")
                 continue

@@ -208,6 +208,28 @@ def test_auction_faults(r):
     assert rc == 0, out + err
 
 
+def test_auction_timeout(r):
+    """A genbid that times out is a move's fault, not a broken seat:
+    under policy fallback it costs a pass, the late answer is read and
+    ignored, and the match plays on and audits clean."""
+    r.add("latebid", EVIL + ["latebid", "700"])
+    r.add("okbid", EVIL + ["good"])
+    mid = r.start("chiamata5", ["latebid", "okbid", "okbid", "okbid",
+                                "okbid"], "policy=fallback", "move_ms=300",
+                  "deals=2")
+    result, reason = r.wait(mid)
+    assert result.startswith(("seat", "draw")), (result, reason)
+    faults = r.query("SELECT seat, kind, action FROM faults WHERE "
+                     "match_id = ?", mid)
+    # its first fault is the late genbid's; while it slept, a genplay
+    # may have been sent to it and timed out too
+    assert faults[0] == (0, "timeout", "fallback pass"), faults
+    assert all(f[:2] == (0, "timeout") and f[2] != "forfeit"
+               for f in faults), faults
+    rc, out, err = refctl("audit", "--db", r.db, mid)
+    assert rc == 0, out + err
+
+
 def rechain(db, mid, forged):
     """Replace the canonical texts of match mid's links given in forged
     (link number -> text) and recompute every link from the first of
@@ -363,7 +385,8 @@ def test_migrate_v3(r):
 
 
 TESTS = [test_every_new_variant_audits, test_information,
-         test_old_bot_refused, test_auction_faults, test_forged_bid,
+         test_old_bot_refused, test_auction_faults, test_auction_timeout,
+         test_forged_bid,
          test_forged_partner, test_migrate_v3]
 
 
