@@ -230,6 +230,34 @@ def test_auction_timeout(r):
     assert rc == 0, out + err
 
 
+def test_briscolone_tournament(r):
+    """A briscolone round robin runs, its standings count every match,
+    and it audits clean with its schedule."""
+    bots = example_bots()
+    path = os.path.join(r.tmp, "bris.tour")
+    with open(path, "w") as f:
+        f.write("name bris\nvariant briscolone\nbots bheur bcrand bpy\n"
+                "bot bheur spawn %s\nbot bcrand spawn %s\n"
+                "bot bpy spawn %s\nseed %s\n" % (
+                    " ".join(bots["heur"]), " ".join(bots["crand"]),
+                    " ".join(bots["py"]), "ab" * 32))
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    state = r.must("tournament_wait", tid, timeout=300)
+    assert state.startswith("done"), state
+    rc, out, err = refctl("tournament", "standings", "--db", r.db, tid,
+                          "--format", "json")
+    assert rc == 0, err
+    st = json.loads(out)
+    assert st["variant"] == "briscolone"
+    played = sum(row["played"] for row in st["standings"])
+    n = r.query("SELECT count(*) FROM matches WHERE tournament = ? AND "
+                "state = 'done'", int(tid))[0][0]
+    assert n > 0 and played == 2 * n, (played, n)
+    rc, out, err = refctl("audit", "--db", r.db, "--all")
+    assert rc == 0 and "tournament %s verified" % tid in out, out + err
+
+
 def rechain(db, mid, forged):
     """Replace the canonical texts of match mid's links given in forged
     (link number -> text) and recompute every link from the first of
@@ -386,7 +414,7 @@ def test_migrate_v3(r):
 
 TESTS = [test_every_new_variant_audits, test_information,
          test_old_bot_refused, test_auction_faults, test_auction_timeout,
-         test_forged_bid,
+         test_briscolone_tournament, test_forged_bid,
          test_forged_partner, test_migrate_v3]
 
 
