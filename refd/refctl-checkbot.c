@@ -361,6 +361,22 @@ ck_cmdref(char *buf, size_t len, const struct ck_cmd *c)
 	return ck_quote(buf, len, c->text, strlen(c->text));
 }
 
+/*
+ * The likely cause when a genplay's answer is a word of the command's
+ * comment (its trick): the bot does not drop comments as it must.
+ */
+static const char *
+ck_from_comment(const struct ck_cmd *c, const char *w, size_t n)
+{
+	const char	*p = strchr(c->text, '#');
+
+	for (; p != NULL && *p != '\0'; p += strcspn(p, " "), p += *p != '\0')
+		if (strncasecmp(p, w, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+			return "; a word of the comment: does the bot ignore "
+			    "everything from a # to the end of the line?";
+	return "";
+}
+
 /* "line N: 'text'": where a bot said what, for its author to find. */
 static const char *
 ck_lineref(char *buf, size_t len, int lineno, const char *s, size_t n)
@@ -1041,12 +1057,13 @@ ck_genplay_judge(struct ck_bot *b, const struct ck_answer *a)
 		ck_problem(b, &a->cmd, "genplay answered no card: %s, "
 		    "answering %s", lr, cr);
 	else if (bri_card_parse(a->text, n, &c) != BRI_OK)
-		ck_problem(b, &a->cmd, "genplay answered %s (not a card): %s, "
-		    "answering %s", ck_quote(q, sizeof(q), a->text, n) , lr,
-		    cr);
+		ck_problem(b, &a->cmd, "genplay answered %s (not a card%s): "
+		    "%s, answering %s", ck_quote(q, sizeof(q), a->text, n),
+		    ck_from_comment(&a->cmd, a->text, n), lr, cr);
 	else if (bri_deal_check(&ck.m.deal, ck.seat, c) != BRI_OK)
 		ck_problem(b, &a->cmd, "genplay answered %.*s (not in the "
-		    "hand): %s, answering %s", (int)n, a->text, lr, cr);
+		    "hand%s): %s, answering %s", (int)n, a->text,
+		    ck_from_comment(&a->cmd, a->text, n), lr, cr);
 	else
 		b->card = c;
 }
