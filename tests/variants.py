@@ -371,6 +371,46 @@ def test_forged_partner(r):
         assert rc == 1 and want in out, (where, out + err)
 
 
+def test_hostile_calls(r):
+    """Hostile calls rows give the audit, show and export a message or a
+    verdict, never a crash."""
+    r.add("heurh", example_bots()["heur"])
+    mid = r.start("chiamata5", ["heurh"] * 5, "deals=1")
+    result, _ = r.wait(mid)
+    assert result.startswith(("seat", "draw")), result
+    edits = [
+        "UPDATE calls SET call = 'passs' WHERE seq = 0",
+        "UPDATE calls SET call = '' WHERE kind = 'call'",
+        "UPDATE calls SET call = X'00' WHERE seq = 0",
+        "UPDATE calls SET kind = 'what' WHERE seq = 0",
+        "UPDATE calls SET seat = 99 WHERE seq = 0",
+        "UPDATE calls SET answer = zeroblob(5000) WHERE seq = 0",
+        "UPDATE calls SET partner = NULL WHERE kind = 'call'",
+        "UPDATE calls SET partner = 3 WHERE seq = 0",
+        "DELETE FROM calls WHERE kind = 'call'",
+        "UPDATE deals SET trump = '1C'",
+        "UPDATE deals SET called = NULL",
+    ]
+    for k, sql in enumerate(edits):
+        db = os.path.join(r.tmp, "hostile%d.db" % k)
+        con = sqlite3.connect(r.db)
+        con.execute("VACUUM INTO ?", (db,))
+        con.close()
+        con = sqlite3.connect(db)
+        con.execute("PRAGMA ignore_check_constraints = 1")
+        con.execute(sql + (" AND match_id = %d" % mid if "WHERE" in sql
+                           else " WHERE match_id = %d" % mid))
+        con.commit()
+        con.close()
+        for cmd in (["audit", "--db", db, mid], ["show", "--db", db, mid],
+                    ["show", "--db", db, "--seat", 1, mid],
+                    ["export", "--db", db, mid]):
+            rc, out, err = refctl(*cmd)
+            assert rc in (0, 1), (sql, cmd, rc, err)
+        rc, out, err = refctl("audit", "--db", db, mid)
+        assert rc == 1 and "FAILED" in out, (sql, out + err)
+
+
 def test_migrate_v3(r):
     """tests/log-v3.sql, a log that refd wrote with schema 3, migrates to
     schema 4: every row and link of its matches stays as it was, it
@@ -415,7 +455,7 @@ def test_migrate_v3(r):
 TESTS = [test_every_new_variant_audits, test_information,
          test_old_bot_refused, test_auction_faults, test_auction_timeout,
          test_briscolone_tournament, test_forged_bid,
-         test_forged_partner, test_migrate_v3]
+         test_forged_partner, test_hostile_calls, test_migrate_v3]
 
 
 def main():
