@@ -411,6 +411,35 @@ def test_hostile_calls(r):
         assert rc == 1 and "FAILED" in out, (sql, out + err)
 
 
+def test_receipt_auction(r):
+    """A chiamata5 seat's own transcript (heurbot -r) verifies against
+    the log, its answers to genbid and gencall included; a call the
+    transcript answers otherwise than the log chains fails."""
+    rec, opt = r.recorder()
+    path = os.path.join(rec, "rcpt-chiamata5.txt")
+    heur = example_bots()["heur"]
+    r.add("heurr", opt + heur + ["-r", path])
+    r.add("heuro", heur)
+    mid = r.start("chiamata5", ["heuro", "heurr", "heuro", "heuro",
+                                "heuro"])
+    result, _ = r.wait(mid)
+    assert result.startswith(("seat", "draw")), result
+    wait_end(path)
+    end = next(l for l in open(path) if " match_end " in l).strip()
+    args = ["verify-receipt", "--db", r.db, "--match", mid, "--receipt",
+            end, "--seat", 1, "--transcript"]
+    rc, out, err = refctl(*args, path)
+    assert rc == 0 and out.startswith("receipt verified"), out + err
+    lines = open(path).read().splitlines()
+    k = next(i for i, l in enumerate(lines) if " genbid " in l)
+    assert lines[k + 1].startswith("> ="), lines[k:k + 2]
+    lines[k + 1] = "> =1" if lines[k + 1] != "> =1" else "> =pass"
+    forged = path + ".edited"
+    open(forged, "w").write("\n".join(lines) + "\n")
+    rc, out, err = refctl(*args, forged)
+    assert rc == 1 and "receipt FAILED: answer" in out, out + err
+
+
 def test_migrate_v3(r):
     """tests/log-v3.sql, a log that refd wrote with schema 3, migrates to
     schema 4: every row and link of its matches stays as it was, it
@@ -455,7 +484,8 @@ def test_migrate_v3(r):
 TESTS = [test_every_new_variant_audits, test_information,
          test_old_bot_refused, test_auction_faults, test_auction_timeout,
          test_briscolone_tournament, test_forged_bid,
-         test_forged_partner, test_hostile_calls, test_migrate_v3]
+         test_forged_partner, test_hostile_calls, test_receipt_auction,
+         test_migrate_v3]
 
 
 def main():
