@@ -51,33 +51,44 @@ struct au_spec {
  * ended) may be NULL here; au_text() requires them of version 2.
  */
 static const struct au_spec au_specs[AU_NKINDS] = {
-	[AU_DEAL] = { "deal", "deals", 1, { "dealer" }, { 0 }, { 3 }, { 0 },
-	    3, { "deck", "removed", "trump" }, { 200, 3, 3 }, { 0, 1, 0 }, 1 },
+	[AU_DEAL] = { "deal", "deals", 1, { "dealer" }, { 0 }, { 5 }, { 0 },
+	    3, { "deck", "removed", "trump" }, { 200, 3, 3 }, { 0, 1, 1 }, 1 },
 	[AU_PLAY] = { "play", "plays", 6,
 	    { "seq", "trick", "seat", "ms", "fault", "limit_ms" },
-	    { 0, 0, 0, 0, 0, 0 }, { 39, 19, 3, INT_MAX, 1, INT_MAX },
+	    { 0, 0, 0, 0, 0, 0 }, { 39, 19, 5, INT_MAX, 1, INT_MAX },
 	    { 0, 0, 0, 0, 0, 1 }, 3, { "card", "at", "answer" },
 	    { 3, AU_WORDMAX, AU_TEXTMAX }, { 0, 1, 1 }, 1 },
 	[AU_JOKER] = { "joker", "jokers", 1, { "seat" }, { 0 }, { 3 }, { 0 },
 	    0, { NULL }, { 0 }, { 0 }, 1 },
 	[AU_TRICK] = { "trick", "tricks", 3, { "trick", "winner", "points" },
-	    { 0, 0, 0 }, { 19, 3, 120 }, { 0 }, 0, { NULL }, { 0 }, { 0 }, 1 },
+	    { 0, 0, 0 }, { 19, 5, 120 }, { 0 }, 0, { NULL }, { 0 }, { 0 }, 1 },
 	[AU_FAULT] = { "fault", "faults", 3, { "seat", "ms", "limit_ms" },
-	    { 0, 0, 0 }, { 3, INT_MAX, INT_MAX }, { 0, 0, 1 }, 4,
+	    { 0, 0, 0 }, { 5, INT_MAX, INT_MAX }, { 0, 0, 1 }, 4,
 	    { "kind", "evidence", "action", "at" },
 	    { AU_WORDMAX, AU_TEXTMAX, AU_WORDMAX, AU_WORDMAX }, { 0, 0, 0, 1 },
 	    0 },
 	[AU_DEALEND] = { "dealend", "deal_results", 1, { "winner" }, { -1 },
-	    { 3 }, { 0 }, 3, { "result", "points", "mpoints" }, { 16, 64, 64 },
+	    { 5 }, { 0 }, 3, { "result", "points", "mpoints" }, { 16, 64, 64 },
 	    { 0, 0, 0 }, 1 },
 	[AU_MATCHEND] = { "matchend", "matches", 0, { NULL }, { 0 }, { 0 },
 	    { 0 }, 4, { "result", "mpoints", "reason", "ended" },
 	    { AU_WORDMAX, 64, AU_TEXTMAX, AU_WORDMAX }, { 0, 0, 0, 1 }, -1 },
 	[AU_SEAT] = { "seat", "seats", 2, { "seat", "kind (spawn 0, remote 1)" },
-	    { 0, 0 }, { 3, 1 }, { 0, 0 }, 4,
+	    { 0, 0 }, { 5, 1 }, { 0, 0 }, 4,
 	    { "bot", "identity", "name", "version" },
 	    { AU_WORDMAX, AU_TEXTMAX, AU_TEXTMAX, AU_TEXTMAX }, { 0, 0, 0, 0 },
 	    -1 },
+	/* schema 4: chiamata5's auction, a call and the caller's suit */
+	[AU_BID] = { "bid", "calls", 6,
+	    { "seq", "seat", "ms", "fault", "limit_ms", "partner" },
+	    { 0, 0, 0, 0, 0, 0 }, { 16, 5, INT_MAX, 1, INT_MAX, 5 },
+	    { 0, 0, 0, 0, 0, 1 }, 3, { "call", "at", "answer" },
+	    { 4, AU_WORDMAX, AU_TEXTMAX }, { 0, 0, 1 }, 1 },
+	[AU_CALLED] = { "called", "calls", 6,
+	    { "seq", "seat", "ms", "fault", "limit_ms", "partner" },
+	    { 0, 0, 0, 0, 0, 0 }, { 16, 5, INT_MAX, 1, INT_MAX, 5 },
+	    { 0, 0, 0, 0, 0, 0 }, 3, { "call", "at", "answer" },
+	    { 3, AU_WORDMAX, AU_TEXTMAX }, { 0, 0, 1 }, 1 },
 };
 
 /*
@@ -111,6 +122,10 @@ const char au_stream_sql[] =
     " THEN 0 WHEN 'remote' THEN 1 ELSE kind END, NULL, NULL, NULL, NULL,"
     " bot, identity, name, version, chain, seat FROM seats"
     " WHERE match_id = ?1 AND (chain_no IS NOT NULL OR chain IS NOT NULL)"
+    " UNION ALL SELECT chain_no, CASE kind WHEN 'bid' THEN 8 WHEN 'call'"
+    " THEN 9 ELSE kind END, deal_no, seq, seat, ms, fault, limit_ms,"
+    " partner, call, at, answer, NULL, chain, seq FROM calls"
+    " WHERE match_id = ?1"
     " ORDER BY 1, 2, 3, 15";
 
 static const char au_header_sql[] =
@@ -121,7 +136,7 @@ static const char au_header_sql[] =
 
 static const char au_seats_sql[] =
     "SELECT seat, bot, name, version, kind, identity FROM seats"
-    " WHERE match_id = ?1 ORDER BY seat LIMIT 5";
+    " WHERE match_id = ?1 ORDER BY seat LIMIT 7";
 
 static const char *au_value(sqlite3_stmt *, int, char *, size_t);
 static int	 au_col_int(struct au *, sqlite3_stmt *, int, const char *,
@@ -142,6 +157,8 @@ static int	 au_joker(struct au *, const struct au_row *);
 static const char *au_trick_cards(const struct au *, char *, size_t);
 static int	 au_trick(struct au *, const struct au_row *);
 static int	 au_fault(struct au *, const struct au_row *);
+static int	 au_bid(struct au *, const struct au_row *);
+static int	 au_called(struct au *, const struct au_row *);
 static int	 au_dealend(struct au *, const struct au_row *);
 static int	 au_matchend(struct au *, const struct au_row *);
 static int	 au_chain(struct au *, const struct au_row *);
@@ -152,6 +169,9 @@ static int	 au_seatrow(struct au *, const struct au_row *);
 static int	 au_when(struct au *, const struct au_row *, const char *,
 		    size_t);
 static int	 au_limits(struct au *, const struct au_row *);
+static int	 au_limits_call(struct au *, const struct au_row *);
+static int	 au_fault_auction(struct au *, const struct au_row *, int,
+		    int, const char *, const char *, int);
 
 /*
  * Record the first discrepancy of a match, located as precisely as the
@@ -378,8 +398,8 @@ au_options(struct au *a)
 	int		 k;
 
 	if (bri_variant_parse(a->variant, &var) != BRI_OK)
-		return au_fail(a, -1, -1, -1, "variant '%s' is not one of "
-		    "joker3, classic2, classic3, classic4",
+		return au_fail(a, -1, -1, -1, "variant '%s' is not one "
+		    "libbriscola(3) plays",
 		    au_safe(a->variant, strlen(a->variant), v, sizeof(v)));
 	a->nseats = bri_variant_seats(var);
 	a->fallback = policy_parse(a->policy, &pol) == 0 &&
@@ -521,7 +541,8 @@ au_seats(struct au *a)
 		    "table: %s", sqlite3_errmsg(a->h));
 	sqlite3_bind_int64(st, 1, a->id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (au_col_int(a, st, 0, "seats.seat", 0, 3, 0, &n) == -1)
+		if (au_col_int(a, st, 0, "seats.seat", 0, BRI_MAXSEATS - 1, 0,
+		    &n) == -1)
 			break;
 		if (n != i || i >= a->nseats) {
 			au_fail(a, -1, -1, (int)n, "a seats row where %s has "
@@ -620,7 +641,8 @@ au_row_read(struct au *a, sqlite3_stmt *st, struct au_row *r)
 			    "long, over %d", what, r->slen[i], sp->max[i]);
 		if (!((r->kind == AU_FAULT && i == 1) ||
 		    (r->kind == AU_MATCHEND && i == 2) ||
-		    (r->kind == AU_PLAY && i == 2) || r->kind == AU_SEAT) &&
+		    ((r->kind == AU_PLAY || r->kind == AU_BID ||
+		    r->kind == AU_CALLED) && i == 2) || r->kind == AU_SEAT) &&
 		    memchr(r->s[i], '\0', (size_t)r->slen[i]) != NULL)
 			return au_fail(a, r->deal, -1, -1, "%s holds a NUL "
 			    "byte", what);
@@ -658,7 +680,9 @@ au_text(const struct au_row *r, int version, struct chain_text *l)
 		return -1;
 	switch (r->kind) {
 	case AU_DEAL:
-		chain_deal(l, r->deal, r->v[0], r->s[2], (size_t)r->slen[2],
+		/* no turned card: NULL, "-" in the text (schema 4) */
+		chain_deal(l, r->deal, r->v[0], r->s[2] != NULL ? r->s[2] :
+		    "-", r->s[2] != NULL ? (size_t)r->slen[2] : 1,
 		    r->s[1], (size_t)r->slen[1], r->s[0], (size_t)r->slen[0]);
 		break;
 	case AU_PLAY:
@@ -702,6 +726,18 @@ au_text(const struct au_row *r, int version, struct chain_text *l)
 			chain_matchend(l, r->s[0], (size_t)r->slen[0],
 			    r->s[1], (size_t)r->slen[1], r->s[2],
 			    (size_t)r->slen[2]);
+		break;
+	case AU_BID:
+		chain_bid(l, r->deal, r->v[0], r->v[1], r->s[0],
+		    (size_t)r->slen[0], r->v[2], r->v[3], r->s[1],
+		    (size_t)r->slen[1], r->v[4], r->s[2] != NULL ? r->s[2] : "",
+		    (size_t)r->slen[2]);
+		break;
+	case AU_CALLED:
+		chain_called(l, r->deal, r->v[0], r->v[1], r->s[0],
+		    (size_t)r->slen[0], r->v[5], r->v[2], r->v[3], r->s[1],
+		    (size_t)r->slen[1], r->v[4], r->s[2] != NULL ? r->s[2] : "",
+		    (size_t)r->slen[2]);
 		break;
 	case AU_SEAT:
 		chain_seat(l, r->v[0], r->s[0], (size_t)r->slen[0],
@@ -757,6 +793,14 @@ au_row_desc(const struct au_row *r, char *buf, size_t len)
 	case AU_DEALEND:
 		snprintf(buf, len, "the end of deal %lld (%s)", r->deal,
 		    t[0]);
+		break;
+	case AU_BID:
+		snprintf(buf, len, "call seq %lld of seat %lld (%s)", r->v[0],
+		    r->v[1], t[0]);
+		break;
+	case AU_CALLED:
+		snprintf(buf, len, "the called card %s of seat %lld", t[0],
+		    r->v[1]);
 		break;
 	default:
 		snprintf(buf, len, "the match's end (%s)", t[0]);
@@ -832,10 +876,12 @@ au_expect(struct au *a, const struct au_row *r)
 		return au_fail(a, deal, au_trick_now(a), a->forfeit_seat,
 		    "the seat forfeited the match, yet the log goes on with "
 		    "%s", got);
-	if (a->fb_seat >= 0 && r->kind != AU_PLAY && !aborted)
+	if (a->fb_seat >= 0 && r->kind != a->fb_kind && !aborted)
 		return au_fail(a, deal, au_trick_now(a), a->fb_seat, "the "
 		    "fallback fault announced %s, but the log goes on with "
-		    "%s", bri_card_format(a->fb_card, c), got);
+		    "%s", a->fb_kind == AU_BID ? "a pass" :
+		    a->fb_kind == AU_CALLED ? "the caller's suit" :
+		    bri_card_format(a->fb_card, c), got);
 	if (a->ipend < a->npend && r->kind != a->pend[a->ipend] &&
 	    !aborted) {
 		k = a->pend[a->ipend];
@@ -866,9 +912,11 @@ static int
 au_deal(struct au *a, const struct au_row *r)
 {
 	bri_card	 deck[BRI_NCARDS], removed, c;
+	const struct bri_variant_info *vi = bri_variant_info(a->opt.variant);
 	char		 want[BRI_CARD_STRLEN], got[80], where[48];
 	const char	*s = r->s[0], *end, *sp;
 	int		 n, i, dealer, nd = a->bm.ndeals, ns = a->nseats;
+	int		 dealt = vi->handsize * ns;	/* then trump, stock */
 
 	if (au_deal_active(a))
 		return au_fail(a, nd, a->bm.deal.trick, a->bm.deal.turn,
@@ -894,14 +942,14 @@ au_deal(struct au *a, const struct au_row *r)
 		    dealer);
 	end = s + r->slen[0];
 	for (i = 0; i < n; i++) {
-		if (i < 3 * ns)
+		if (i < dealt)
 			snprintf(where, sizeof(where), "dealt to seat %d",
 			    (dealer + 1 + i) % ns);
-		else if (i == 3 * ns)
+		else if (i == dealt && vi->turned)
 			snprintf(where, sizeof(where), "the turned trump");
 		else
 			snprintf(where, sizeof(where), "stock card %d",
-			    i - 3 * ns);
+			    i - dealt - (vi->turned != 0));
 		bri_card_format(deck[i], want);
 		if (s >= end)
 			return au_fail(a, r->deal, -1, -1, "the logged deck "
@@ -910,7 +958,7 @@ au_deal(struct au *a, const struct au_row *r)
 			sp = end;
 		if ((size_t)(sp - s) != strlen(want) ||
 		    memcmp(s, want, strlen(want)) != 0)
-			return au_fail(a, r->deal, -1, i < 3 * ns ?
+			return au_fail(a, r->deal, -1, i < dealt ?
 			    (dealer + 1 + i) % ns : -1, "deck card %d (%s): "
 			    "logged %s, the seed gives %s", i, where,
 			    au_safe(s, (size_t)(sp - s), got, sizeof(got)),
@@ -920,12 +968,19 @@ au_deal(struct au *a, const struct au_row *r)
 	if (s < end || (r->slen[0] > 0 && end[-1] == ' '))
 		return au_fail(a, r->deal, -1, -1, "the logged deck holds more "
 		    "than the %d cards the seed gives", n);
-	bri_card_format(deck[3 * ns], want);
-	if ((size_t)r->slen[2] != strlen(want) ||
-	    memcmp(r->s[2], want, strlen(want)) != 0)
-		return au_fail(a, r->deal, -1, -1, "logged trump %s, the seed "
-		    "gives %s", au_safe(r->s[2], (size_t)r->slen[2], got,
-		    sizeof(got)), want);
+	if (!vi->turned && r->s[2] != NULL)
+		return au_fail(a, r->deal, -1, -1, "logged trump %s, but %s "
+		    "turns no card", au_safe(r->s[2], (size_t)r->slen[2], got,
+		    sizeof(got)), a->variant);
+	if (vi->turned) {
+		bri_card_format(deck[dealt], want);
+		if (r->s[2] == NULL || (size_t)r->slen[2] != strlen(want) ||
+		    memcmp(r->s[2], want, strlen(want)) != 0)
+			return au_fail(a, r->deal, -1, -1, "logged trump %s, "
+			    "the seed gives %s", r->s[2] == NULL ? "-" :
+			    au_safe(r->s[2], (size_t)r->slen[2], got,
+			    sizeof(got)), want);
+	}
 	if (removed == BRI_NOCARD && r->s[1] != NULL)
 		return au_fail(a, r->deal, -1, -1, "logged removed 2 %s, but "
 		    "%s removes none", au_safe(r->s[1], (size_t)r->slen[1],
@@ -1099,6 +1154,186 @@ au_trick(struct au *a, const struct au_row *r)
 }
 
 /*
+ * A fault in chiamata5's auction that the policy forgives costs a pass
+ * (in the bidding) or the documented suit (botproto_fallback_suit(),
+ * when the caller names it): "fallback pass", "fallback suit X".
+ */
+static int
+au_fault_auction(struct au *a, const struct au_row *r, int seat, int k,
+    const char *kind, const char *act, int can_fb)
+{
+	struct bri_deal	*d = &a->bm.deal;
+	char		 want[AU_WORDMAX + 1], t[96];
+	int		 bid = d->phase == BRI_PHASE_AUCTION, suit = 0;
+
+	if (bid)
+		snprintf(want, sizeof(want), "fallback pass");
+	else {
+		suit = botproto_fallback_suit(d, seat);
+		snprintf(want, sizeof(want), "fallback suit %c",
+		    bri_suit_letter(suit));
+	}
+	if (strncmp(act, "fallback ", 9) != 0)
+		return au_fail(a, r->deal, -1, seat, "fault action '%s' in "
+		    "the auction is neither forfeit nor %s", au_safe(act,
+		    strlen(act), t, sizeof(t)), want);
+	if (!can_fb)
+		return au_fail(a, r->deal, -1, seat, "fault %d of the seat "
+		    "(%s) costs %s, but the policy (%s, max_faults=%d) "
+		    "forfeits it%s", k, kind, act, a->policy, a->faults_max,
+		    d->turn != seat ? ": not its turn" : "");
+	if (strcmp(act, want) != 0)
+		return au_fail(a, r->deal, -1, seat, "logged %s, the "
+		    "documented fallback is %s", au_safe(act, strlen(act), t,
+		    sizeof(t)), want);
+	a->fb_seat = seat;
+	a->fb_kind = bid ? AU_BID : AU_CALLED;
+	a->fb_suit = suit;
+	return 0;
+}
+
+/*
+ * A calls row of kind bid: the next call of the auction in play, made
+ * by the seat whose turn it is, legal by libbriscola
+ * (bri_deal_bid_check); a pass refd made for a fault (fault=1) only
+ * right after the fallback fault that named it.
+ */
+static int
+au_bid(struct au *a, const struct au_row *r)
+{
+	struct bri_deal	*d = &a->bm.deal;
+	char		 t[80];
+	int		 e, rank, seq = (int)r->v[0], seat = (int)r->v[1];
+
+	if (!au_deal_active(a) || r->deal != a->bm.ndeals ||
+	    d->phase != BRI_PHASE_AUCTION)
+		return au_fail(a, r->deal, -1, seat, "call seq %d (%s) when "
+		    "no auction is in play", seq, au_safe(r->s[0],
+		    (size_t)r->slen[0], t, sizeof(t)));
+	if (seq != d->ncalls)
+		return au_fail(a, r->deal, -1, seat, "call seq %d where the "
+		    "auction's next call is seq %d", seq, d->ncalls);
+	if (seat != d->turn)
+		return au_fail(a, r->deal, -1, seat, "call seq %d: logged "
+		    "seat %d calls, the rules give seat %d's turn", seq, seat,
+		    d->turn);
+	if (r->v[5] != -1)
+		return au_fail(a, r->deal, -1, seat, "call seq %d names a "
+		    "partner (%lld): only the called card has one", seq,
+		    r->v[5]);
+	if (botproto_parse_bid(r->s[0], (size_t)r->slen[0], &rank) == -1)
+		return au_fail(a, r->deal, -1, seat, "call seq %d: logged "
+		    "call '%s' is neither pass nor a rank", seq,
+		    au_safe(r->s[0], (size_t)r->slen[0], t, sizeof(t)));
+	if (r->v[3] == 1 && (a->fb_seat != seat || a->fb_kind != AU_BID ||
+	    rank != BRI_PASS))
+		return au_fail(a, r->deal, -1, seat, "call seq %d is marked "
+		    "fault=1, but no fallback fault of the seat announced "
+		    "this pass", seq);
+	if (a->fb_seat >= 0 && r->v[3] != 1)
+		return au_fail(a, r->deal, -1, a->fb_seat, "the fallback "
+		    "fault announced a pass, the log's next call is seat "
+		    "%d's with fault=0", seat);
+	if ((e = bri_deal_bid_check(d, seat, rank)) != BRI_OK)
+		return au_fail(a, r->deal, -1, seat, "call seq %d: logged "
+		    "%.*s, but %s", seq, r->slen[0], r->s[0], bri_strerror(e));
+	if (au_when(a, r, r->s[1], (size_t)r->slen[1]) == -1 ||
+	    au_limits(a, r) == -1)
+		return -1;
+	if ((e = bri_match_bid(&a->bm, seat, rank, &a->ev)) != BRI_OK)
+		return au_fail(a, r->deal, -1, seat, "call seq %d: libbriscola "
+		    "refuses it: %s", seq, bri_strerror(e));
+	a->fb_seat = -1;
+	a->npend = a->ipend = 0;
+	if (a->ev.deal_over)
+		a->pend[a->npend++] = AU_DEALEND;
+	if (a->bank > 0)
+		a->bank_left[seat] -= r->v[2];
+	return 0;
+}
+
+/*
+ * A calls row of kind call: the caller names the suit, so the card
+ * called, of the rank he named; its holder, by the deck, is the
+ * partner, and the deal's copies (deals.called, caller, partner) say
+ * the same.
+ */
+static int
+au_called(struct au *a, const struct au_row *r)
+{
+	struct bri_deal	*d = &a->bm.deal;
+	sqlite3_stmt	*st;
+	char		 t[80], c1[BRI_CARD_STRLEN];
+	const char	*cc;
+	bri_card	 c;
+	int		 e, ok, seq = (int)r->v[0], seat = (int)r->v[1];
+
+	if (!au_deal_active(a) || r->deal != a->bm.ndeals ||
+	    d->phase != BRI_PHASE_CALL)
+		return au_fail(a, r->deal, -1, seat, "a called card (%s) when "
+		    "no caller is naming a suit", au_safe(r->s[0],
+		    (size_t)r->slen[0], t, sizeof(t)));
+	if (seq != d->ncalls)
+		return au_fail(a, r->deal, -1, seat, "the called card has seq "
+		    "%d, the auction's next is seq %d", seq, d->ncalls);
+	if (bri_card_parse(r->s[0], (size_t)r->slen[0], &c) != BRI_OK ||
+	    strlen(bri_card_format(c, c1)) != (size_t)r->slen[0] ||
+	    memcmp(c1, r->s[0], (size_t)r->slen[0]) != 0)
+		return au_fail(a, r->deal, -1, seat, "the called card '%s' is "
+		    "not a card as refd writes one", au_safe(r->s[0],
+		    (size_t)r->slen[0], t, sizeof(t)));
+	if (BRI_CARD_RANK(c) != d->bid)
+		return au_fail(a, r->deal, -1, seat, "the called card %s is "
+		    "not of the rank the auction ended on (%d)", c1, d->bid);
+	if (r->v[3] == 1 && (a->fb_seat != seat || a->fb_kind != AU_CALLED ||
+	    BRI_CARD_SUIT(c) != a->fb_suit))
+		return au_fail(a, r->deal, -1, seat, "the called card %s is "
+		    "marked fault=1, but no fallback fault named its suit",
+		    c1);
+	if (a->fb_seat >= 0 && r->v[3] != 1)
+		return au_fail(a, r->deal, -1, a->fb_seat, "the fallback "
+		    "fault named a suit, the log's called card has fault=0");
+	if ((e = bri_deal_call_check(d, seat, BRI_CARD_SUIT(c))) != BRI_OK)
+		return au_fail(a, r->deal, -1, seat, "the called card %s: %s",
+		    c1, bri_strerror(e));
+	if (au_when(a, r, r->s[1], (size_t)r->slen[1]) == -1 ||
+	    au_limits(a, r) == -1)
+		return -1;
+	if ((e = bri_match_call(&a->bm, seat, BRI_CARD_SUIT(c))) != BRI_OK)
+		return au_fail(a, r->deal, -1, seat, "libbriscola refuses the "
+		    "called card %s: %s", c1, bri_strerror(e));
+	if (r->v[5] != d->partner)
+		return au_fail(a, r->deal, -1, seat, "logged partner seat "
+		    "%lld, but seat %d holds %s", r->v[5], d->partner, c1);
+	/* the deal's copies, outside the chain, must agree with it */
+	ok = 0;
+	if (sqlite3_prepare_v2(a->h, "SELECT called, caller, partner FROM "
+	    "deals WHERE match_id = ?1 AND deal_no = ?2", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, a->id);
+		sqlite3_bind_int64(st, 2, r->deal);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_type(st, 1) == SQLITE_INTEGER &&
+		    sqlite3_column_type(st, 2) == SQLITE_INTEGER &&
+		    (cc = (const char *)sqlite3_column_text(st, 0)) != NULL)
+			ok = strcmp(cc, c1) == 0 &&
+			    sqlite3_column_int64(st, 1) == seat &&
+			    sqlite3_column_int64(st, 2) == d->partner;
+		sqlite3_finalize(st);
+	}
+	if (!ok)
+		return au_fail(a, r->deal, -1, seat, "the deal's called, "
+		    "caller and partner columns disagree with the chained "
+		    "called card %s of seat %d, held by seat %d", c1, seat,
+		    d->partner);
+	a->fb_seat = -1;
+	a->npend = a->ipend = 0;
+	if (a->bank > 0)
+		a->bank_left[seat] -= r->v[2];
+	return 0;
+}
+
+/*
  * A faults row, judged by the policy in force: under forfeit, or at the
  * seat's max_faults-th fault, or for a fault that is no move fault of
  * the seat to play, the match is forfeited; a refused or illegal move
@@ -1146,6 +1381,8 @@ au_fault(struct au *a, const struct au_row *r)
 		snprintf(a->forfeit_kind, sizeof(a->forfeit_kind), "%s", kind);
 		return 0;
 	}
+	if (au_deal_active(a) && d->phase != BRI_PHASE_PLAY)
+		return au_fault_auction(a, r, seat, k, kind, act, can_fb);
 	if (strncmp(act, "fallback ", 9) != 0 ||
 	    bri_card_parse(act + 9, strlen(act + 9), &c) != BRI_OK ||
 	    strcmp(act + 9, bri_card_format(c, c1)) != 0)
@@ -1166,6 +1403,7 @@ au_fault(struct au *a, const struct au_row *r)
 		    bri_card_format(fb, c1));
 	a->fb_seat = seat;
 	a->fb_card = c;
+	a->fb_kind = AU_PLAY;
 	return 0;
 }
 
@@ -1179,6 +1417,8 @@ au_dealend(struct au *a, const struct au_row *r)
 		[BRI_DEAL_VOID] = "void",
 		[BRI_DEAL_WON] = "won",
 		[BRI_DEAL_DRAWN] = "drawn",
+		[BRI_DEAL_CALLER] = "caller",
+		[BRI_DEAL_OTHERS] = "others",
 	};
 	struct bri_deal	*d = &a->bm.deal;
 	char		 want[64], got[80];
@@ -1241,8 +1481,8 @@ au_matchend(struct au *a, const struct au_row *r)
 		snprintf(want, sizeof(want), "aborted");
 	else if (a->bm.result == BRI_MATCH_WON)
 		snprintf(want, sizeof(want), "%s%d",
-		    a->opt.variant == BRI_CLASSIC4 ? "team" : "seat",
-		    a->bm.winner);
+		    bri_variant_info(a->opt.variant)->sides ==
+		    BRI_SIDES_ALTERNATE ? "team" : "seat", a->bm.winner);
 	else if (a->bm.result == BRI_MATCH_DRAWN)
 		snprintf(want, sizeof(want), "draw");
 	else
@@ -1301,6 +1541,8 @@ au_chain(struct au *a, const struct au_row *r)
 	else if (r->kind == AU_FAULT || r->kind == AU_JOKER ||
 	    r->kind == AU_SEAT)
 		seat = (int)r->v[0];
+	else if (r->kind == AU_BID || r->kind == AU_CALLED)
+		seat = (int)r->v[1];
 	au_row_desc(r, desc, sizeof(desc));
 	if (r->no != a->links + 1)
 		return au_fail(a, deal, trick, seat, "%s has link number "
@@ -1452,9 +1694,12 @@ au_limits(struct au *a, const struct au_row *r)
 	long long	 limit, ms;
 	size_t		 n;
 	int		 seat, trick, play = r->kind == AU_PLAY;
+	int		 call = r->kind == AU_BID || r->kind == AU_CALLED;
 
 	if (a->version != 2)
 		return 0;
+	if (call)
+		return au_limits_call(a, r);
 	seat = (int)r->v[play ? 2 : 0];
 	trick = play ? (int)r->v[1] : au_trick_now(a);
 	limit = r->v[play ? 5 : 2];
@@ -1490,6 +1735,50 @@ au_limits(struct au *a, const struct au_row *r)
 			    "is %s, but the bot answered '%s'", r->v[0], c1,
 			    au_safe(ans, n, t, sizeof(t)));
 	}
+	return 0;
+}
+
+/*
+ * au_limits() of a call or the called card: the limit in force as for a
+ * play, the bot's time within it, and its answer the call (pass or the
+ * rank) or the suit of the called card, in either case.
+ */
+static int
+au_limits_call(struct au *a, const struct au_row *r)
+{
+	char		 t[96], w[8];
+	const char	*ans = r->s[2];
+	long long	 limit = r->v[4], ms = r->v[2];
+	size_t		 n = ans != NULL ? (size_t)r->slen[2] : 0, wl;
+	int		 seat = (int)r->v[1];
+
+	if (limit > a->move_ms || (a->bank_ms == 0 && limit != a->move_ms))
+		return au_fail(a, r->deal, -1, seat, "the limit in force is "
+		    "logged as %lld ms, but move_ms is %lld", limit,
+		    a->move_ms);
+	if (a->bank_ms > 0 && a->nfault[seat] == 0 &&
+	    limit > a->bank_left[seat])
+		return au_fail(a, r->deal, -1, seat, "the limit in force is "
+		    "logged as %lld ms, but the seat's logged times leave "
+		    "%lld ms of its bank", limit, a->bank_left[seat]);
+	if (r->v[3] != 0)
+		return 0;
+	if (ms > limit)
+		return au_fail(a, r->deal, -1, seat, "%s took %lld ms, over "
+		    "the %lld ms limit in force, yet it stands",
+		    r->kind == AU_BID ? "a call" : "the caller's suit", ms,
+		    limit);
+	if (r->kind == AU_BID)
+		snprintf(w, sizeof(w), "%.*s", r->slen[0], r->s[0]);
+	else
+		snprintf(w, sizeof(w), "%c", r->s[0][r->slen[0] - 1]);
+	wl = strlen(w);
+	if (n < 1 + wl || ans[0] != '=' || (r->kind == AU_BID ?
+	    memcmp(ans + 1, w, wl) != 0 :
+	    (ans[1] & ~0x20) != w[0]) ||
+	    (n > 1 + wl && ans[1 + wl] != ' ' && ans[1 + wl] != '\n'))
+		return au_fail(a, r->deal, -1, seat, "logged %s, but the bot "
+		    "answered '%s'", w, au_safe(ans, n, t, sizeof(t)));
 	return 0;
 }
 
@@ -1622,6 +1911,12 @@ au_walk(struct au *a)
 			break;
 		case AU_SEAT:
 			e = au_seatrow(a, &r);
+			break;
+		case AU_BID:
+			e = au_bid(a, &r);
+			break;
+		case AU_CALLED:
+			e = au_called(a, &r);
 			break;
 		default:
 			e = au_matchend(a, &r);

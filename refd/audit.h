@@ -45,6 +45,8 @@ enum au_kind {
 	AU_DEALEND,
 	AU_MATCHEND,
 	AU_SEAT,		/* chain_version 2: a seat once it answered */
+	AU_BID,			/* schema 4: a call of chiamata5's auction */
+	AU_CALLED,		/* schema 4: the caller's suit, called card */
 	AU_NKINDS
 };
 
@@ -124,6 +126,9 @@ struct au {
 	int		 npend, ipend;
 	int		 fb_seat;	/* a fallback fault awaits its play */
 	bri_card	 fb_card;
+	enum au_kind	 fb_kind;	/* the row it awaits: a play, a bid
+					   (a pass) or the caller's suit */
+	int		 fb_suit;	/* AU_CALLED: the suit refd names */
 	int		 forfeit_seat;	/* a fault forfeited the match */
 	char		 forfeit_kind[AU_WORDMAX + 1];
 	int		 over;		/* the match's end was read */

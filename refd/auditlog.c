@@ -23,6 +23,7 @@
 #include "auditlog.h"
 #include "chain.h"
 #include "db.h"
+#include "mset.h"
 #include "tdef.h"
 #include "util.h"
 
@@ -532,6 +533,27 @@ done:
 	return al.bad;
 }
 
+
+/*
+ * Does a match's options text o hold the rules want gives variant v?
+ * Only the rules that apply to v are compared: the first four variants'
+ * texts also carry rule keys they never used.
+ */
+static int
+al_rules_match(const struct mset *want, enum bri_variant v, const char *o)
+{
+	struct mset	 got;
+	char		 why[200];
+	int		 k;
+
+	if (o == NULL || mset_read(&got, v, o, why, sizeof(why)) == -1)
+		return 0;
+	for (k = MSET_TARGET; k <= MSET_DEALS; k++)
+		if (mset_applies(k, v) && (!got.given[k] ||
+		    got.val[k] != want->val[k]))
+			return 0;
+	return 1;
+}
 /*
  * Each tournament against its schedule: the definition parsed and the
  * schedule generated again (tdef.c) from the master seed in the log;
@@ -547,8 +569,8 @@ al_tournaments(sqlite3 *h, FILE *out)
 	struct tdef	 d;
 	struct tslot	*slots = NULL;
 	const char	*def, *seedhex, *state, *reason, *v, *o, *sd;
-	char		 err[512], name[64], want[256], sh[BRI_SEED_STRLEN];
-	char		 rm[8];
+	char		 err[512], name[64], sh[BRI_SEED_STRLEN];
+	struct mset	 want;
 	unsigned char	*done = NULL;
 	long long	 tid, mid, slot;
 	int		 bad = 0, tbad, n, i, k, played, seat;
@@ -593,14 +615,8 @@ al_tournaments(sqlite3 *h, FILE *out)
 			bad++;
 			break;
 		}
-		if (d.opt.removed_two < 0)
-			snprintf(rm, sizeof(rm), "random");
-		else
-			snprintf(rm, sizeof(rm), "%c",
-			    bri_suit_letter(d.opt.removed_two));
-		snprintf(want, sizeof(want), "target=%d deals_to_win=%d "
-		    "deal_cap=%d removed_two=%s ", d.opt.match_target,
-		    d.opt.deals_to_win, d.opt.deal_cap, rm);
+		/* the rules the definition gives each match, by mset.c */
+		mset_of(&want, &d.opt, 0, 0, 0, POLICY_FORFEIT, 0);
 		sqlite3_bind_int64(ms, 1, tid);
 		while (sqlite3_step(ms) == SQLITE_ROW && tbad < AL_SHOWN) {
 			mid = sqlite3_column_int64(ms, 0);
@@ -619,7 +635,7 @@ al_tournaments(sqlite3 *h, FILE *out)
 			bri_seed_format(&slots[slot].seed, sh);
 			if (v == NULL || strcmp(v,
 			    bri_variant_name(d.opt.variant)) != 0 ||
-			    o == NULL || strncmp(o, want, strlen(want)) != 0) {
+			    !al_rules_match(&want, d.opt.variant, o)) {
 				fprintf(out, "tournament %lld FAILED: match %lld "
 				    "(slot %lld) is not played by the "
 				    "definition's variant and rules\n", tid, mid,

@@ -354,6 +354,46 @@ chain_play2(struct chain_text *t, long long deal, long long seq,
 }
 
 /*
+ * A call of chiamata5's auction (schema 4): "bid D SEQ seat=S
+ * call=pass|R ms=MS fault=0|1 at=TIME limit=MS answer=LEN:..".
+ */
+void
+chain_bid(struct chain_text *t, long long deal, long long seq,
+    long long seat, const char *call, size_t calllen, long long ms,
+    long long fault, const char *at, size_t atlen, long long limit,
+    const char *answer, size_t answerlen)
+{
+	text_start(t);
+	text_add(t, "bid %lld %lld seat=%lld call=", deal, seq, seat);
+	text_mem(t, call, calllen);
+	text_add(t, " ms=%lld fault=%lld at=", ms, fault);
+	text_mem(t, at, atlen);
+	text_add(t, " limit=%lld", limit);
+	text_free(t, "answer", answer, answerlen);
+}
+
+/*
+ * The caller's suit, as the called card and its holder (schema 4):
+ * "called D SEQ seat=S card=C partner=P ms=MS fault=0|1 at=TIME
+ * limit=MS answer=LEN:..".
+ */
+void
+chain_called(struct chain_text *t, long long deal, long long seq,
+    long long seat, const char *card, size_t cardlen, long long partner,
+    long long ms, long long fault, const char *at, size_t atlen,
+    long long limit, const char *answer, size_t answerlen)
+{
+	text_start(t);
+	text_add(t, "called %lld %lld seat=%lld card=", deal, seq, seat);
+	text_mem(t, card, cardlen);
+	text_add(t, " partner=%lld ms=%lld fault=%lld at=", partner, ms,
+	    fault);
+	text_mem(t, at, atlen);
+	text_add(t, " limit=%lld", limit);
+	text_free(t, "answer", answer, answerlen);
+}
+
+/*
  * chain_version 2's fault: "fault D seat=S kind=K ms=MS at=TIME
  * limit=MS action=LEN:.. evidence=LEN:..".
  */

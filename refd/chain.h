@@ -80,6 +80,12 @@ void	chain_fault2(struct chain_text *, long long, long long, const char *,
 	    const char *, size_t, long long);
 void	chain_matchend2(struct chain_text *, const char *, size_t,
 	    const char *, size_t, const char *, size_t, const char *, size_t);
+void	chain_bid(struct chain_text *, long long, long long, long long,
+	    const char *, size_t, long long, long long, const char *, size_t,
+	    long long, const char *, size_t);
+void	chain_called(struct chain_text *, long long, long long, long long,
+	    const char *, size_t, long long, long long, long long,
+	    const char *, size_t, long long, const char *, size_t);
 void	chain_log(struct chain_text *, const char *, ...)
 	    __attribute__((__format__(__printf__, 2, 3)));
 void	chain_log_text(struct chain_text *, const char *, size_t);

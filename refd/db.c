@@ -56,6 +56,8 @@ enum db_stmt {
 	S_PLAY,
 	S_TRICK,
 	S_JOKER,
+	S_CALL,
+	S_DEAL_CALLED,
 	S_FAULT,
 	S_DEAL_END,
 	S_MATCH_END,
@@ -124,6 +126,14 @@ static const char *const db_sql[S_COUNT] = {
 	[S_JOKER] =
 	    "INSERT INTO jokers (match_id, deal_no, seat, chain_no, chain)"
 	    " VALUES (?, ?, ?, ?, ?)",
+	[S_CALL] =
+	    "INSERT INTO calls (match_id, deal_no, seq, kind, seat, call,"
+	    " partner, ms, fault, at, limit_ms, answer, chain_no, chain)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	/* not chained: a copy of the call row's, for queries */
+	[S_DEAL_CALLED] =
+	    "UPDATE deals SET called = ?3, caller = ?4, partner = ?5"
+	    " WHERE match_id = ?1 AND deal_no = ?2",
 	[S_FAULT] =
 	    "INSERT INTO faults (match_id, deal_no, seat, kind, evidence, ms,"
 	    " action, at, limit_ms, chain_no, chain)"
@@ -1473,14 +1483,17 @@ db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
 	size_t		 n = 0;
 	int		 i;
 
-	if (deal_no < 1 || d->ncards < 39 || d->ncards > BRI_NCARDS)
+	if (deal_no < 1 || d->ncards < 36 || d->ncards > BRI_NCARDS)
 		return db_failx(db, "deal %d: bad deal", deal_no);
 	for (i = 0; i < d->ncards; i++) {
 		bri_card_format(d->deck[i], c);
 		n += (size_t)snprintf(deck + n, sizeof(deck) - n, "%s%s",
 		    i ? " " : "", c);
 	}
-	bri_card_format(d->trump, trump);
+	/* no turned card (briscolone, chiamata5): NULL, "-" in the text */
+	snprintf(trump, sizeof(trump), "-");
+	if (d->trump != BRI_NOCARD)
+		bri_card_format(d->trump, trump);
 	if (d->removed != BRI_NOCARD)
 		bri_card_format(d->removed, removed);
 	chain_deal(&l, deal_no, d->dealer, trump, strlen(trump),
@@ -1488,7 +1501,7 @@ db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
 	    d->removed != BRI_NOCARD ? strlen(removed) : 0, deck, n);
 	return db_chained(db, m, S_DEAL, &l, "Iiisss", m->id, deal_no,
 	    (int)d->dealer, deck, d->removed != BRI_NOCARD ? removed : NULL,
-	    trump);
+	    d->trump != BRI_NOCARD ? trump : NULL);
 }
 
 /*
@@ -1532,6 +1545,72 @@ db_trick(struct db *db, struct db_match *m, int deal_no, int trick,
 	chain_trick(&l, deal_no, trick, winner, points);
 	return db_chained(db, m, S_TRICK, &l, "Iiiii", m->id, deal_no, trick,
 	    winner, points);
+}
+
+/*
+ * Record one call of chiamata5's auction, as db_play() a card: seat's
+ * rank (BRI_PASS: a pass) as call seq of the deal, with the bot's time,
+ * the limit in force and its answer.  Canonical text: "bid D SEQ seat=S
+ * call=pass|R ms=MS fault=0|1 at=TIME limit=MS answer=LEN:..".
+ */
+int
+db_bid(struct db *db, struct db_match *m, int deal_no, int seq, int seat,
+    int rank, int ms, int fault)
+{
+	struct chain_text l;
+	char		 call[8], at[32];
+	const char	*ans = m->answer;
+	size_t		 n = ans != NULL ? text_cap(ans) : 0;
+
+	if (rank < 0 || rank > 10)
+		return db_failx(db, "bid %d %d: not a rank", deal_no, seq);
+	if (rank == BRI_PASS)
+		snprintf(call, sizeof(call), "pass");
+	else
+		snprintf(call, sizeof(call), "%d", rank);
+	fault = fault != 0;
+	db_now(at, sizeof(at));
+	chain_bid(&l, deal_no, seq, seat, call, strlen(call), ms, fault, at,
+	    strlen(at), m->limit_ms, ans != NULL ? ans : "", n);
+	return db_chained(db, m, S_CALL, &l, "IiisisjiisiS", m->id, deal_no,
+	    seq, "bid", seat, call, -1, ms, fault, at, m->limit_ms,
+	    ans != NULL ? n : 0, ans);
+}
+
+/*
+ * Record the caller's suit as the called card and its holder, the
+ * partner (the caller when alone), as seq after the bids, and copy them
+ * into the deal's row.  The log is the referee's: the partner is in it
+ * from this moment, never on a bot's wire.  Canonical text: "called D
+ * SEQ seat=S card=C partner=P ms=MS fault=0|1 at=TIME limit=MS
+ * answer=LEN:..".
+ */
+int
+db_called(struct db *db, struct db_match *m, int deal_no, int seq, int seat,
+    bri_card card, int partner, int ms, int fault)
+{
+	struct chain_text l;
+	char		 c[BRI_CARD_STRLEN], at[32];
+	const char	*ans = m->answer;
+	size_t		 n = ans != NULL ? text_cap(ans) : 0;
+
+	if (card >= BRI_NCARDS || partner < 0 || partner >= BRI_MAXSEATS)
+		return db_failx(db, "called %d: no card or holder", deal_no);
+	bri_card_format(card, c);
+	fault = fault != 0;
+	db_now(at, sizeof(at));
+	chain_called(&l, deal_no, seq, seat, c, strlen(c), partner, ms, fault,
+	    at, strlen(at), m->limit_ms, ans != NULL ? ans : "", n);
+	if (db_chained(db, m, S_CALL, &l, "IiisisjiisiS", m->id, deal_no, seq,
+	    "call", seat, c, partner, ms, fault, at, m->limit_ms,
+	    ans != NULL ? n : 0, ans) == -1)
+		return -1;
+	if (db_run(db, S_DEAL_CALLED, "deal called", "Iisii", m->id, deal_no,
+	    c, seat, partner) == -1)
+		return -1;
+	if (sqlite3_changes(db->h) != 1)
+		return db_failx(db, "called %d: no such deal", deal_no);
+	return 0;
 }
 
 /* Record the seat a joker3 deal made Joker.  Text: "joker D seat=S". */
@@ -1584,6 +1663,8 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
 		[BRI_DEAL_VOID] = "void",
 		[BRI_DEAL_WON] = "won",
 		[BRI_DEAL_DRAWN] = "drawn",
+		[BRI_DEAL_CALLER] = "caller",
+		[BRI_DEAL_OTHERS] = "others",
 	};
 	const struct bri_deal	*d = &bm->deal;
 	struct chain_text	 l;

@@ -23,6 +23,9 @@
  *			seat, card, ms taken, fault (1 if refd chose it)
  *	db_trick	deal_no, trick, winner, points
  *	db_joker	deal_no, seat made Joker
+ *	db_bid		chiamata5: deal_no, seq, seat, rank or pass, ms, fault
+ *	db_called	chiamata5: the caller's suit, as the called card and
+ *			its holder, the partner
  *	db_fault	deal_no (0 before the first deal), seat, kind,
  *			evidence, ms, action
  *	db_deal_end	the deal just over in the match; durable
@@ -61,6 +64,7 @@
     " WHERE match_id = ?1 UNION ALL SELECT chain_no, chain FROM" \
     " deal_results WHERE match_id = ?1 UNION ALL SELECT chain_no," \
     " chain FROM seats WHERE match_id = ?1 AND chain_no IS NOT NULL" \
+    " UNION ALL SELECT chain_no, chain FROM calls WHERE match_id = ?1" \
     " UNION ALL SELECT end_no, final_chain FROM matches WHERE id = ?1" \
     " AND end_no IS NOT NULL UNION ALL SELECT 0, chain0 FROM matches" \
     " WHERE id = ?1) ORDER BY chain_no DESC LIMIT 1"
@@ -127,6 +131,10 @@ int		 db_play(struct db *, struct db_match *, int, int, int, int,
 		    bri_card, int, int);
 int		 db_trick(struct db *, struct db_match *, int, int, int, int);
 int		 db_joker(struct db *, struct db_match *, int, int);
+int		 db_bid(struct db *, struct db_match *, int, int, int, int, int,
+		    int);
+int		 db_called(struct db *, struct db_match *, int, int, int,
+		    bri_card, int, int, int);
 int		 db_fault(struct db *, struct db_match *, int, int,
 		    const char *, const char *, int, const char *);
 int		 db_deal_end(struct db *, struct db_match *,

@@ -32,6 +32,9 @@ static void	match_hello_done(struct match *);
 static void	match_deal(struct match *);
 static void	match_ask(struct match *);
 static void	match_apply(struct match *, int, bri_card, int64_t, int);
+static void	match_bid(struct match *, int, int, int64_t, int);
+static void	match_call(struct match *, int, int, int64_t, int);
+static void	match_deal_over(struct match *, const struct bri_event *);
 static void	match_finish(struct match *, enum match_state, const char *,
 		    const char *);
 static void	match_answer(void *, struct seat *, enum pend_kind, int,
@@ -166,6 +169,20 @@ match_logfail(struct match *m)
 	match_finish(m, MATCH_ABORTED, "aborted", why);
 }
 
+/*
+ * The commands a bot must know to play a table with an auction, asked
+ * with known_command before the match starts (refd-protocol(7)).
+ */
+static const char *const match_known[] = { "genbid", "gencall" };
+
+/* How many of match_known m asks of each seat: none without an auction. */
+static int
+match_nknown(const struct match *m)
+{
+	return bri_variant_info(m->conf.opt.variant)->auction ?
+	    (int)(sizeof(match_known) / sizeof(match_known[0])) : 0;
+}
+
 /* Give seat i its bot: spawn it, or take a connected remote one. */
 static int
 match_seat_up(struct match *m, int i, char *err, size_t errlen)
@@ -173,6 +190,7 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 	struct bot	*b = bots_find(m->conf.bots[i]);
 	struct seat	*s;
 	char		 path[1200];
+	int		 k;
 
 	if (b->kind == BOT_SPAWN) {
 		snprintf(path, sizeof(path), "%s/match%lld-seat%d-%s.log",
@@ -187,6 +205,10 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 	m->seat[i] = s;
 	seat_send(s, PEND_NAME, m->conf.startup_ms, "name");
 	seat_send(s, PEND_VERSION, m->conf.startup_ms, "version");
+	/* only a table with an auction asks: old bots never hear of it */
+	for (k = 0; k < match_nknown(m); k++)
+		seat_send(s, PEND_KNOWN, m->conf.startup_ms, "known_command %s",
+		    match_known[k]);
 	return 0;
 }
 
@@ -417,7 +439,8 @@ match_deal(struct match *m)
 		return;
 	}
 	match_emit(m, "deal %d dealer=%d trump=%s", m->bm.ndeals,
-	    m->bm.deal.dealer, bri_card_format(m->bm.deal.trump, t));
+	    m->bm.deal.dealer, m->bm.deal.trump == BRI_NOCARD ? "-" :
+	    bri_card_format(m->bm.deal.trump, t));
 	for (i = 0; i < m->nseats; i++) {
 		bri_view_build(&m->bm, i, &v);
 		match_tell(m, m->seat[i], BOTMSG_DEAL_START, &v);
@@ -425,16 +448,29 @@ match_deal(struct match *m)
 	match_ask(m);
 }
 
-/* Ask the seat whose turn it is for a card. */
+/*
+ * Ask the seat whose turn it is for its move: a call in the auction
+ * (genbid), the caller's suit (gencall) or a card (genplay), each under
+ * the same per-move limit and time bank.
+ */
 static void
 match_ask(struct match *m)
 {
 	struct bri_view	 v;
 	char		 buf[BOTPROTO_MAXLINE];
 	int		 t = m->bm.deal.turn, ms = m->conf.move_ms;
+	enum botmsg	 k = BOTMSG_GENPLAY;
+	enum pend_kind	 pk = PEND_GENPLAY;
 
 	if (m->state != MATCH_PLAYING)
 		return;
+	if (m->bm.deal.phase == BRI_PHASE_AUCTION) {
+		k = BOTMSG_GENBID;
+		pk = PEND_GENBID;
+	} else if (m->bm.deal.phase == BRI_PHASE_CALL) {
+		k = BOTMSG_GENCALL;
+		pk = PEND_GENCALL;
+	}
 	if (m->conf.bank_ms > 0 && m->bank_us[t] / 1000 < ms)
 		ms = (int)(m->bank_us[t] / 1000);
 	m->dbm.limit_ms = ms > 0 ? ms : 0;	/* chained with the move */
@@ -444,8 +480,53 @@ match_ask(struct match *m)
 	}
 	bri_view_build(&m->bm, t, &v);
 	m->ask_us = util_now_us();
-	seat_send(m->seat[t], PEND_GENPLAY, ms, "%s",
-	    botproto_format(BOTMSG_GENPLAY, &v, ms, buf, sizeof(buf)));
+	seat_send(m->seat[t], pk, ms, "%s",
+	    botproto_format(k, &v, ms, buf, sizeof(buf)));
+}
+
+/* The phase of a deal in which a move of kind k is asked for. */
+static int
+match_phase_of(enum pend_kind k)
+{
+	switch (k) {
+	case PEND_GENBID:	return BRI_PHASE_AUCTION;
+	case PEND_GENCALL:	return BRI_PHASE_CALL;
+	default:		return BRI_PHASE_PLAY;
+	}
+}
+
+/*
+ * A call (genbid) or a suit (gencall) from the seat whose move it is:
+ * made, or a fault with the bot's words as evidence.
+ */
+static void
+match_answer_auction(struct match *m, struct seat *s, enum pend_kind kind,
+    int ok, const char *text, size_t len, int64_t us)
+{
+	char	 ev[160];
+	int	 i = seat_index(s), v, e;
+
+	if (!ok) {
+		snprintf(ev, sizeof(ev), "refused to %s: ?%.100s",
+		    kind == PEND_GENBID ? "bid" : "call", text);
+		match_fault(m, s, "refused", ev, us);
+	} else if (kind == PEND_GENBID &&
+	    botproto_parse_bid(text, len, &v) == -1) {
+		snprintf(ev, sizeof(ev), "not a call: =%.100s", text);
+		match_fault(m, s, "illegal", ev, us);
+	} else if (kind == PEND_GENCALL &&
+	    botproto_parse_suit(text, len, &v) == -1) {
+		snprintf(ev, sizeof(ev), "not a suit: =%.100s", text);
+		match_fault(m, s, "illegal", ev, us);
+	} else if ((e = kind == PEND_GENBID ?
+	    bri_deal_bid_check(&m->bm.deal, i, v) :
+	    bri_deal_call_check(&m->bm.deal, i, v)) != BRI_OK) {
+		snprintf(ev, sizeof(ev), "%s: =%.100s", bri_strerror(e), text);
+		match_fault(m, s, "illegal", ev, us);
+	} else if (kind == PEND_GENBID)
+		match_bid(m, i, v, us / 1000, 0);
+	else
+		match_call(m, i, v, us / 1000, 0);
 }
 
 /* An answer from a seat: hello, a move, or an acknowledged note. */
@@ -460,17 +541,36 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 	int		 e;
 
 	switch (kind) {
+	case PEND_KNOWN:
+		if (m->state == MATCH_WAITING && (!ok ||
+		    strncmp(text, "true", 4) != 0 ||
+		    (text[4] != '\0' && text[4] != '\n'))) {
+			util_printable(ev, sizeof(ev), text, strcspn(text, "\n"));
+			snprintf(raw, sizeof(raw), "seat %d (%s) does not know "
+			    "the auction's commands: known_command answered "
+			    "%c%s; %s needs genbid and gencall "
+			    "(refd-protocol(7))", seat_index(s),
+			    m->conf.bots[seat_index(s)], ok ? '=' : '?', ev,
+			    bri_variant_name(m->conf.opt.variant));
+			match_finish(m, MATCH_ABORTED, "aborted", raw);
+			return;
+		}
+		/* FALLTHROUGH */
 	case PEND_NAME:
 	case PEND_VERSION:
-		if (m->state == MATCH_WAITING && ++m->hello == 2 * m->nseats)
+		if (m->state == MATCH_WAITING && ++m->hello ==
+		    (2 + match_nknown(m)) * m->nseats)
 			match_hello_done(m);
 		return;
 	case PEND_GENPLAY:
+	case PEND_GENBID:
+	case PEND_GENCALL:
 		break;
 	default:
 		return;		/* '=' or '?' to a note is never a fault */
 	}
-	if (m->state != MATCH_PLAYING || seat_index(s) != m->bm.deal.turn)
+	if (m->state != MATCH_PLAYING || seat_index(s) != m->bm.deal.turn ||
+	    m->bm.deal.phase != match_phase_of(kind))
 		return;
 	if (m->conf.bank_ms > 0)
 		m->bank_us[seat_index(s)] -= us;
@@ -478,7 +578,9 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 	/* the answer as the bot gave it, chained with what it led to */
 	snprintf(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
 	m->dbm.answer = raw;
-	if (!ok) {
+	if (kind != PEND_GENPLAY)
+		match_answer_auction(m, s, kind, ok, text, len, us);
+	else if (!ok) {
 		snprintf(ev, sizeof(ev), "refused to play: ?%.100s", text);
 		match_fault(m, s, "refused", ev, us);
 	} else if (bri_card_parse(text, len, &c) != BRI_OK) {
@@ -507,15 +609,22 @@ match_fault(void *arg, struct seat *s, const char *kind,
 	struct match	*m = arg;
 	char		 action[32], res[16], why[300], cs[BRI_CARD_STRLEN];
 	char		 ev[160];
-	bri_card	 c;
-	int		 i = seat_index(s), ms, fallback;
+	bri_card	 c = BRI_NOCARD;
+	int		 i = seat_index(s), ms, fallback, phase, suit = 0;
 
 	ms = (int)((us >= 0 ? us : util_now_us() - m->ask_us) / 1000);
 	m->faults[i]++;
 	fallback = m->conf.policy == POLICY_FALLBACK && !seat_broken(s) &&
 	    m->state == MATCH_PLAYING && i == m->bm.deal.turn &&
 	    m->faults[i] < m->conf.max_faults;
-	if (fallback) {
+	phase = m->bm.deal.phase;
+	if (fallback && phase == BRI_PHASE_AUCTION)
+		snprintf(action, sizeof(action), "fallback pass");
+	else if (fallback && phase == BRI_PHASE_CALL) {
+		suit = botproto_fallback_suit(&m->bm.deal, i);
+		snprintf(action, sizeof(action), "fallback suit %c",
+		    bri_suit_letter(suit));
+	} else if (fallback) {
 		c = botproto_fallback(&m->bm.deal, i);
 		snprintf(action, sizeof(action), "fallback %s",
 		    bri_card_format(c, cs));
@@ -530,7 +639,12 @@ match_fault(void *arg, struct seat *s, const char *kind,
 	match_emit(m, "fault seat=%d kind=%s action=%s evidence=%s", i, kind,
 	    action, ev);
 	if (fallback) {
-		match_apply(m, i, c, ms, 1);
+		if (phase == BRI_PHASE_AUCTION)
+			match_bid(m, i, BRI_PASS, ms, 1);
+		else if (phase == BRI_PHASE_CALL)
+			match_call(m, i, suit, ms, 1);
+		else
+			match_apply(m, i, c, ms, 1);
 		return;
 	}
 	snprintf(res, sizeof(res), "forfeit%d", i);
@@ -546,8 +660,10 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	struct bri_event ev;
 	struct bri_view	 v;
 	struct bri_deal	*d = &m->bm.deal;
-	char		 cs[BRI_CARD_STRLEN], res[16];
+	char		 cs[BRI_CARD_STRLEN];
 	int		 i, trick = d->trick;
+	int		 showpartner =
+			    bri_variant_info(m->conf.opt.variant)->showpartner;
 
 	if (bri_match_play(&m->bm, seat, c, &ev) != BRI_OK) {
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
@@ -574,6 +690,8 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	match_emit(m, "play %d %s", seat, bri_card_format(c, cs));
 	if (ev.joker != BRI_NOSEAT)
 		match_emit(m, "joker %d", ev.joker);
+	if (ev.partner != BRI_NOSEAT)
+		match_emit(m, "partner %d", ev.partner);
 	if (ev.trick_done)
 		match_emit(m, "trick %d %d", ev.trick_winner, ev.trick_points);
 	for (i = 0; i < m->nseats; i++) {
@@ -581,36 +699,127 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 
 		bri_view_build(&m->bm, i, &v);
 		match_tell(m, s, BOTMSG_PLAY, &v);
+		/* the same line to all, the holder too, in the same place */
+		if (ev.partner != BRI_NOSEAT)
+			match_tell(m, s, BOTMSG_PARTNER_IS, &v);
 		if (ev.joker != BRI_NOSEAT)
 			match_tell(m, s, BOTMSG_JOKER, &v);
 		if (ev.trick_done)
 			match_tell(m, s, BOTMSG_TRICK, &v);
 		if (ev.ndraws > 0)
 			match_tell(m, s, BOTMSG_DRAW, &v);
-		if (ev.stock_empty && v.partner != BRI_NOSEAT)
+		if (ev.stock_empty && showpartner)
 			match_tell(m, s, BOTMSG_PARTNER, &v);
 		if (ev.deal_over)
 			match_tell(m, s, BOTMSG_DEAL_END, &v);
 	}
-	if (ev.deal_over) {
+	match_deal_over(m, &ev);
+}
+
+/*
+ * After a move: the deal's end to the watchers, then the match's end,
+ * the next deal or the next move.
+ */
+static void
+match_deal_over(struct match *m, const struct bri_event *ev)
+{
+	const struct bri_variant_info *vi =
+			    bri_variant_info(m->conf.opt.variant);
+	struct bri_view	 v;
+	char		 res[16];
+
+	if (ev->deal_over) {
 		bri_view_build(&m->bm, 0, &v);
 		match_emit(m, "dealend %d %s", m->bm.ndeals,
 		    botproto_deal_result(&v, res, sizeof(res)));
 	}
-	if (ev.match_over) {
+	if (ev->match_over) {
 		if (m->bm.result == BRI_MATCH_DRAWN)
 			snprintf(res, sizeof(res), "draw");
 		else
 			snprintf(res, sizeof(res), "%s%d",
-			    m->conf.opt.variant == BRI_CLASSIC4 ? "team" :
+			    vi->sides == BRI_SIDES_ALTERNATE ? "team" :
 			    "seat", m->bm.winner);
+		/* a fixed-length match (chiamata5) may end level */
 		match_finish(m, MATCH_DONE, res,
-		    m->bm.result == BRI_MATCH_DRAWN ? "deal cap reached" :
+		    m->bm.result == BRI_MATCH_DRAWN &&
+		    vi->matchscore != BRI_MSCORE_FIXED ? "deal cap reached" :
 		    "played out");
-	} else if (ev.deal_over)
+	} else if (ev->deal_over)
 		match_deal(m);
 	else
 		match_ask(m);
+}
+
+/*
+ * Seat makes call rank (BRI_PASS: a pass) in the auction: apply, log,
+ * then tell every seat the same line.  Five passes end the deal void.
+ */
+static void
+match_bid(struct match *m, int seat, int rank, int64_t ms, int fault)
+{
+	struct bri_event ev;
+	struct bri_view	 v;
+	int		 i, seq = m->bm.deal.ncalls;
+
+	if (bri_match_bid(&m->bm, seat, rank, &ev) != BRI_OK) {
+		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
+		return;
+	}
+	if (db_begin(logdb, &m->dbm, ev.deal_over) == -1 ||
+	    db_bid(logdb, &m->dbm, m->bm.ndeals, seq, seat, rank, (int)ms,
+	    fault) == -1 ||
+	    (ev.deal_over && db_deal_end(logdb, &m->dbm, &m->bm) == -1) ||
+	    db_commit(logdb) == -1) {
+		db_rollback(logdb);
+		match_logfail(m);
+		return;
+	}
+	if (rank == BRI_PASS)
+		match_emit(m, "bid %d pass", seat);
+	else
+		match_emit(m, "bid %d %d", seat, rank);
+	for (i = 0; i < m->nseats; i++) {
+		bri_view_build(&m->bm, i, &v);
+		match_tell(m, m->seat[i], BOTMSG_BID, &v);
+		if (ev.deal_over)
+			match_tell(m, m->seat[i], BOTMSG_DEAL_END, &v);
+	}
+	match_deal_over(m, &ev);
+}
+
+/*
+ * The caller names suit: apply, log the called card with its holder
+ * (the log is the referee's, never a bot's), then tell every seat the
+ * called card and caller, the same line to each: who holds it is never
+ * said until it is played.
+ */
+static void
+match_call(struct match *m, int seat, int suit, int64_t ms, int fault)
+{
+	struct bri_view	 v;
+	char		 cs[BRI_CARD_STRLEN];
+	int		 i;
+
+	if (bri_match_call(&m->bm, seat, suit) != BRI_OK) {
+		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
+		return;
+	}
+	if (db_begin(logdb, &m->dbm, 0) == -1 ||
+	    db_called(logdb, &m->dbm, m->bm.ndeals, m->bm.deal.ncalls, seat,
+	    m->bm.deal.called, m->bm.deal.partner, (int)ms, fault) == -1 ||
+	    db_commit(logdb) == -1) {
+		db_rollback(logdb);
+		match_logfail(m);
+		return;
+	}
+	match_emit(m, "called %s %d",
+	    bri_card_format(m->bm.deal.called, cs), seat);
+	for (i = 0; i < m->nseats; i++) {
+		bri_view_build(&m->bm, i, &v);
+		match_tell(m, m->seat[i], BOTMSG_CALLED, &v);
+	}
+	match_ask(m);
 }
 
 /*

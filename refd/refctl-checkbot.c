@@ -1497,10 +1497,9 @@ ck_usage(FILE *f)
 	    "  -t move_ms  the move limit in milliseconds (default 5000)\n"
 	    "  -u user     who the bot runs as when refctl is root (default "
 	    "nobody)\n"
-	    "  -V variant  joker3, classic2, classic3 or classic4 "
-	    "(default all); or\n"
-	    "              classic5, classic6, briscolone or chiamata5,\n"
-	    "              which refd does not referee yet\n"
+	    "  -V variant  joker3, classic2, classic3, classic4, "
+	    "classic5, classic6,\n"
+	    "              briscolone or chiamata5 (default all)\n"
 	    "  -v          print the whole transcript\n"
 	    "Exit status: 0 no problem, 1 problems, 2 usage or the bot "
 	    "cannot be run.\n");

@@ -206,7 +206,11 @@ export_match(struct au *a, long long id)
 	static const char *const seats[] = { "seat", "bot", "name", "version",
 	    "kind", "identity", "chain_no", "chain", NULL };
 	static const char *const deal[] = { "deal_no", "dealer", "deck",
-	    "removed", "trump", "chain_no", "chain", NULL };
+	    "removed", "trump", "chain_no", "chain", "called", "caller",
+	    "partner", NULL };
+	static const char *const calls[] = { "seq", "kind", "seat", "call",
+	    "partner", "ms", "fault", "at", "limit_ms", "answer", "chain_no",
+	    "chain", NULL };
 	static const char *const plays[] = { "seq", "trick", "seat", "card",
 	    "ms", "fault", "at", "limit_ms", "answer", "chain_no", "chain",
 	    NULL };
@@ -227,7 +231,8 @@ export_match(struct au *a, long long id)
 	    " WHERE id = ?1",
 	    "SELECT seat, bot, name, version, kind, identity, chain_no, chain"
 	    " FROM seats WHERE match_id = ?1 ORDER BY seat",
-	    "SELECT deal_no, dealer, deck, removed, trump, chain_no, chain"
+	    "SELECT deal_no, dealer, deck, removed, trump, chain_no, chain,"
+	    " called, caller, partner"
 	    " FROM deals WHERE match_id = ?1 ORDER BY deal_no",
 	    "SELECT seq, trick, seat, card, ms, fault, at, limit_ms, answer,"
 	    " chain_no, chain FROM plays WHERE match_id = ?1 AND deal_no = ?2"
@@ -241,9 +246,14 @@ export_match(struct au *a, long long id)
 	    "SELECT id, deal_no, seat, kind, evidence, ms, action, at,"
 	    " limit_ms, chain_no, chain FROM faults WHERE match_id = ?1"
 	    " ORDER BY id",
+	    "SELECT seq, kind, seat, call, partner, ms, fault, at, limit_ms,"
+	    " answer, chain_no, chain FROM calls WHERE match_id = ?1"
+	    " AND deal_no = ?2 ORDER BY seq",
 	};
 	enum { Q_HDR, Q_SEATS, Q_DEALS, Q_PLAYS, Q_TRICKS, Q_JOKER, Q_RES,
-	    Q_FAULTS, Q_N };
+	    Q_FAULTS, Q_CALLS, Q_N };
+	int		 auction = 0;
+	enum bri_variant var;
 	sqlite3_stmt	*st[Q_N] = { NULL }, *ch = NULL;
 	struct au_row	 r;
 	struct chain_text l;
@@ -276,6 +286,10 @@ export_match(struct au *a, long long id)
 		goto done;
 	}
 	version = sqlite3_column_int(st[Q_HDR], 21);
+	/* an auction's calls and called card only where there is one */
+	auction = sqlite3_column_text(st[Q_HDR], 1) != NULL &&
+	    bri_variant_parse((const char *)sqlite3_column_text(st[Q_HDR], 1),
+	    &var) == BRI_OK && bri_variant_info(var)->auction;
 	sqlite3_reset(st[Q_HDR]);
 	fprintf(fp, "{\"format\":\"refd-export-1\",\"match\":");
 	if (json_rows(a, st[Q_HDR], hdr, "vvvvvvvvvvvvvvvvvlvvvvvv", 1) == -1)
@@ -286,7 +300,7 @@ export_match(struct au *a, long long id)
 	fprintf(fp, ",\"deals\":[");
 	while ((rc = sqlite3_step(st[Q_DEALS])) == SQLITE_ROW) {
 		fprintf(fp, "%s{", n++ > 0 ? "," : "");
-		for (i = 0; deal[i] != NULL; i++) {
+		for (i = 0; deal[i] != NULL && (i < 7 || auction); i++) {
 			fprintf(fp, "%s\"%s\":", i ? "," : "", deal[i]);
 			if (i == 2)
 				json_list(fp, st[Q_DEALS], i, ' ');
@@ -296,6 +310,14 @@ export_match(struct au *a, long long id)
 		for (i = Q_PLAYS; i <= Q_RES; i++)
 			sqlite3_bind_value(st[i], 2,
 			    sqlite3_column_value(st[Q_DEALS], 0));
+		sqlite3_bind_value(st[Q_CALLS], 2,
+		    sqlite3_column_value(st[Q_DEALS], 0));
+		if (auction) {
+			fprintf(fp, ",\"calls\":");
+			if (json_rows(a, st[Q_CALLS], calls, "vvvvvvvvvvvv",
+			    0) == -1)
+				goto done;
+		}
 		fprintf(fp, ",\"plays\":");
 		if (json_rows(a, st[Q_PLAYS], plays, "vvvvvvvvvvv", 0) == -1)
 			goto done;

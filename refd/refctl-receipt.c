@@ -149,7 +149,7 @@ rc_transcript(struct au *a, long long id, int seat, const char *path)
 	while (fgets(line, sizeof(line), fp) != NULL) {
 		line[strcspn(line, "\r\n")] = '\0';
 		if (strncmp(line, "> ", 2) == 0) {
-			/* only answers to genplay are plays */
+			/* only answers to moves are plays and calls */
 			if (asked && rc_push(&ans, line + 2,
 			    strlen(line + 2)) == -1)
 				goto done;
@@ -158,7 +158,9 @@ rc_transcript(struct au *a, long long id, int seat, const char *path)
 		}
 		p = line + strspn(line, "0123456789");
 		p += strspn(p, " ");
-		asked = strncmp(p, "genplay ", 8) == 0;
+		asked = strncmp(p, "genplay ", 8) == 0 ||
+		    strncmp(p, "genbid ", 7) == 0 ||
+		    strncmp(p, "gencall ", 8) == 0;
 		for (skipped = 0, k = 0; k < sizeof(skip) / sizeof(skip[0]);
 		    k++)
 			if (strncmp(p, skip[k], strlen(skip[k])) == 0 &&
@@ -209,11 +211,16 @@ rc_transcript(struct au *a, long long id, int seat, const char *path)
 		printf("'%s'\n", line);
 		goto done;
 	}
-	/* its answers to genplay, against the answers the log chained */
+	/*
+	 * its answers to its moves (genplay, and chiamata5's genbid and
+	 * gencall), against the answers the log chained, in link order
+	 */
 	if (ans.n > 0) {
-		if (sqlite3_prepare_v2(a->h, "SELECT answer FROM plays WHERE"
-		    " match_id = ?1 AND seat = ?2 AND answer IS NOT NULL"
-		    " ORDER BY deal_no, seq", -1, &st, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(a->h, "SELECT answer FROM (SELECT"
+		    " chain_no, answer FROM plays WHERE match_id = ?1 AND"
+		    " seat = ?2 UNION ALL SELECT chain_no, answer FROM calls"
+		    " WHERE match_id = ?1 AND seat = ?2) WHERE answer IS NOT"
+		    " NULL ORDER BY chain_no", -1, &st, NULL) != SQLITE_OK)
 			goto done;
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int(st, 2, seat);

@@ -26,6 +26,8 @@ static void	 view_line(struct au *, const char *);
 static void	 view_genplay(struct au *);
 static void	 view_deal(struct au *);
 static void	 view_play(struct au *);
+static void	 view_bid(struct au *);
+static void	 view_called(struct au *);
 static void	 view_end(struct au *);
 
 /* The header of a transcript: everything the match row and seats hold. */
@@ -85,8 +87,10 @@ show_row(struct au *a, const struct au_row *r)
 {
 	struct bri_deal	*d = &a->bm.deal;
 	FILE		*fp = a->out;
+	const struct bri_variant_info *vi = bri_variant_info(a->opt.variant);
 	char		 c1[BRI_CARD_STRLEN], list[BRI_NCARDS * 4];
-	int		 i, s, n3 = 3 * a->nseats;
+	int		 i, s, n3 = vi->handsize * a->nseats;
+	int		 nt = vi->turned != 0;
 
 	if (r->kind == AU_MATCHEND ? a->only_deal != 0 :
 	    !show_wants(a, r->deal))
@@ -104,7 +108,8 @@ show_row(struct au *a, const struct au_row *r)
 		break;
 	case AU_DEAL:
 		fprintf(fp, "\ndeal %lld  dealer %d  trump %s  removed %s\n",
-		    r->deal, d->dealer, bri_card_format(d->trump, c1),
+		    r->deal, d->dealer, d->trump == BRI_NOCARD ? "-" :
+		    bri_card_format(d->trump, c1),
 		    d->removed == BRI_NOCARD ? "-" : bri_card_format(d->removed,
 		    list));
 		for (i = 1; i <= a->nseats; i++) {
@@ -112,9 +117,36 @@ show_row(struct au *a, const struct au_row *r)
 			fprintf(fp, "  seat %d is dealt %s\n", s, au_cards(
 			    d->hand[s], d->nhand[s], list, sizeof(list)));
 		}
-		fprintf(fp, "  stock, in drawing order: %s, then the trump "
-		    "%s\n", au_cards(d->deck + n3 + 1, d->ncards - n3 - 1, list,
-		    sizeof(list)), bri_card_format(d->trump, c1));
+		if (d->ncards == n3)
+			fprintf(fp, "  no stock\n");
+		else if (nt)
+			fprintf(fp, "  stock, in drawing order: %s, then the "
+			    "trump %s\n", au_cards(d->deck + n3 + 1, d->ncards -
+			    n3 - 1, list, sizeof(list)), bri_card_format(
+			    d->trump, c1));
+		else
+			fprintf(fp, "  stock, in drawing order: %s; no trump\n",
+			    au_cards(d->deck + n3, d->ncards - n3, list,
+			    sizeof(list)));
+		break;
+	case AU_BID:
+		fprintf(fp, "  call %2lld  seat %lld  %-4s %lld ms of %lld",
+		    r->v[0], r->v[1], r->s[0], r->v[2], r->v[4]);
+		if (r->s[1] != NULL) {
+			fprintf(fp, "  at ");
+			au_untrusted(fp, r->s[1], (size_t)r->slen[1]);
+		}
+		fprintf(fp, "%s\n", r->v[3] ?
+		    "  (fallback: refd passed for the seat)" : "");
+		if (d->phase == BRI_PHASE_CALL)
+			fprintf(fp, "  seat %d wins the auction\n", d->caller);
+		break;
+	case AU_CALLED:
+		fprintf(fp, "  seat %lld calls %s (trump %c), held by seat "
+		    "%lld%s, %lld ms of %lld%s\n", r->v[1], r->s[0],
+		    r->s[0][r->slen[0] - 1], r->v[5], r->v[5] == r->v[1] ?
+		    ": alone" : "", r->v[2], r->v[4], r->v[3] ?
+		    "  (fallback: refd named the suit)" : "");
 		break;
 	case AU_PLAY:
 		if (r->v[0] % a->nseats == 0)
@@ -131,6 +163,10 @@ show_row(struct au *a, const struct au_row *r)
 		fprintf(fp, "%s\n",
 		    r->v[4] ? "  (fallback: refd played it for the seat)" :
 		    "");
+		if (a->ev.partner != BRI_NOSEAT)
+			fprintf(fp, "    the called card is played: seat %d is "
+			    "the partner%s\n", a->ev.partner, a->ev.partner ==
+			    d->caller ? " (the caller, alone)" : "");
 		break;
 	case AU_JOKER:
 		fprintf(fp, "    seat %lld becomes the Joker\n", r->v[0]);
@@ -193,6 +229,10 @@ show_seat_row(struct au *a, const struct au_row *r)
 		view_deal(a);
 	else if (r->kind == AU_PLAY)
 		view_play(a);
+	else if (r->kind == AU_BID)
+		view_bid(a);
+	else if (r->kind == AU_CALLED)
+		view_called(a);
 	else if (r->kind == AU_MATCHEND)
 		view_end(a);
 }
@@ -206,8 +246,9 @@ view_line(struct au *a, const char *line)
 }
 
 /*
- * The genplay refd sends the seat to play: move_ms, or what is left of
- * its time bank (estimated from the logged milliseconds) when smaller.
+ * The move refd asks of the seat whose turn it is (genbid, gencall or
+ * genplay, by the deal's phase): move_ms, or what is left of its time
+ * bank (estimated from the logged milliseconds) when smaller.
  */
 static void
 view_genplay(struct au *a)
@@ -215,6 +256,9 @@ view_genplay(struct au *a)
 	struct bri_view	 v;
 	char		 buf[BOTPROTO_MAXLINE];
 	long long	 ms = a->move;
+	enum botmsg	 k = a->bm.deal.phase == BRI_PHASE_AUCTION ?
+			    BOTMSG_GENBID : a->bm.deal.phase == BRI_PHASE_CALL ?
+			    BOTMSG_GENCALL : BOTMSG_GENPLAY;
 
 	if (a->bm.deal.over || a->bm.deal.turn != a->vseat)
 		return;
@@ -223,8 +267,7 @@ view_genplay(struct au *a)
 	if (ms <= 0)
 		return;		/* refd faults the seat unasked */
 	bri_view_build(&a->bm, a->vseat, &v);
-	view_line(a, botproto_format(BOTMSG_GENPLAY, &v, (int)ms, buf,
-	    sizeof(buf)));
+	view_line(a, botproto_format(k, &v, (int)ms, buf, sizeof(buf)));
 }
 
 /* What the seat is sent when a deal is dealt (after match_start once). */
@@ -260,6 +303,9 @@ view_play(struct au *a)
 
 	bri_view_build(&a->bm, a->vseat, &v);
 	view_line(a, botproto_format(BOTMSG_PLAY, &v, 0, buf, sizeof(buf)));
+	if (a->ev.partner != BRI_NOSEAT)
+		view_line(a, botproto_format(BOTMSG_PARTNER_IS, &v, 0, buf,
+		    sizeof(buf)));
 	if (a->ev.joker != BRI_NOSEAT)
 		view_line(a, botproto_format(BOTMSG_JOKER, &v, 0, buf,
 		    sizeof(buf)));
@@ -269,7 +315,7 @@ view_play(struct au *a)
 	if (a->ev.ndraws > 0)
 		view_line(a, botproto_format(BOTMSG_DRAW, &v, 0, buf,
 		    sizeof(buf)));
-	if (a->ev.stock_empty && v.partner != BRI_NOSEAT)
+	if (a->ev.stock_empty && bri_variant_info(a->opt.variant)->showpartner)
 		view_line(a, botproto_format(BOTMSG_PARTNER, &v, 0, buf,
 		    sizeof(buf)));
 	if (a->ev.deal_over)
@@ -277,6 +323,34 @@ view_play(struct au *a)
 		    sizeof(buf)));
 	else
 		view_genplay(a);
+}
+
+/* What the seat is sent after a call of the auction, then the next ask. */
+static void
+view_bid(struct au *a)
+{
+	struct bri_view	 v;
+	char		 buf[BOTPROTO_MAXLINE];
+
+	bri_view_build(&a->bm, a->vseat, &v);
+	view_line(a, botproto_format(BOTMSG_BID, &v, 0, buf, sizeof(buf)));
+	if (a->ev.deal_over)
+		view_line(a, botproto_format(BOTMSG_DEAL_END, &v, 0, buf,
+		    sizeof(buf)));
+	else
+		view_genplay(a);
+}
+
+/* What the seat is sent once the caller named the suit, then genplay. */
+static void
+view_called(struct au *a)
+{
+	struct bri_view	 v;
+	char		 buf[BOTPROTO_MAXLINE];
+
+	bri_view_build(&a->bm, a->vseat, &v);
+	view_line(a, botproto_format(BOTMSG_CALLED, &v, 0, buf, sizeof(buf)));
+	view_genplay(a);
 }
 
 /*

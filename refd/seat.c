@@ -1001,7 +1001,7 @@ seat_answer(struct seat *s)
 		snprintf(ev, sizeof(ev), "answer to command %u after %lld ms; "
 		    "the limit is %lld ms", p.id, (long long)us / 1000,
 		    (long long)p.limit_us / 1000);
-		if (p.kind != PEND_GENPLAY)
+		if (!PEND_MOVE(p.kind))
 			s->broken = 1;
 		seat_fault_timed(s, "timeout", ev, us);
 		return;
@@ -1160,7 +1160,7 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 		    p->kind == PEND_NAME || p->kind == PEND_VERSION ?
 		    "a slow start: the start-up limit is" : "the limit is",
 		    (long long)p->limit_us / 1000);
-		if (p->kind != PEND_GENPLAY)
+		if (!PEND_MOVE(p->kind))
 			s->broken = 1;
 		seat_fault_timed(s, "timeout", ev, charged);
 		break;

@@ -16,7 +16,13 @@ struct bot;
 struct seat;
 
 /* What an awaited answer answers. */
-enum pend_kind { PEND_NOTE, PEND_NAME, PEND_VERSION, PEND_GENPLAY, PEND_QUIT };
+enum pend_kind { PEND_NOTE, PEND_NAME, PEND_VERSION, PEND_GENPLAY, PEND_QUIT,
+	PEND_GENBID, PEND_GENCALL, PEND_KNOWN };
+
+/* A move asked for (a card, a call, a suit): its timeout is a fault the
+   policy may forgive, not a broken connection. */
+#define PEND_MOVE(k)	((k) == PEND_GENPLAY || (k) == PEND_GENBID || \
+			    (k) == PEND_GENCALL)
 
 /*
  * How a seat reports to the match that holds it, as a bufferevent does

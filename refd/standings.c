@@ -50,6 +50,7 @@ static int	 st_level(const struct st_match *, int);
 static int	 st_valid(const struct st_match *, int);
 static int	 st_outcome(const struct st_match *, int);
 static void	 st_count(const struct st_match *, struct st_row *, long *);
+static void	 st_role(struct st_row *, const struct st_deal *, int, int);
 static void	 st_head(const struct st_match *, struct st_table *);
 static void	 st_addpairs(const struct st_match *,
 		    double [][ST_MAXBOTS], double [][ST_MAXBOTS]);
@@ -119,8 +120,14 @@ st_valid(const struct st_match *m, int nbots)
 		return 0;
 	for (k = 0; k < m->ndeals; k++) {
 		d = &m->deals[k];
-		if (d->result < BRI_DEAL_PLAYING || d->result > BRI_DEAL_DRAWN ||
+		if (d->result < BRI_DEAL_PLAYING || d->result > BRI_DEAL_OTHERS ||
 		    d->joker < -1 || d->joker >= m->nseats)
+			return 0;
+		/* a caller and a holder both, or neither (a void deal) */
+		if (m->variant == BRI_CHIAMATA5 && (d->caller < -1 ||
+		    d->caller >= m->nseats || d->partner < -1 ||
+		    d->partner >= m->nseats || (d->caller < 0) !=
+		    (d->partner < 0)))
 			return 0;
 	}
 	return 1;
@@ -184,6 +191,38 @@ st_outcome(const struct st_match *m, int seat)
 	return 1;
 }
 
+/*
+ * Count seat s's chiamata5 role in deal d, won (kind 1), lost (-1) or
+ * drawn (0): the caller with a partner, the partner, the caller alone,
+ * or one of the defenders.
+ */
+static void
+st_role(struct st_row *r, const struct st_deal *d, int s, int kind)
+{
+	int	*n, *won, *lost;
+
+	if (s == d->caller && d->partner == s) {
+		n = &r->alone_deals;
+		won = &r->alone_won;
+		lost = &r->alone_lost;
+	} else if (s == d->caller) {
+		n = &r->caller_deals;
+		won = &r->caller_won;
+		lost = &r->caller_lost;
+	} else if (s == d->partner) {
+		n = &r->partner_deals;
+		won = &r->partner_won;
+		lost = &r->partner_lost;
+	} else {
+		n = &r->defender_deals;
+		won = &r->defender_won;
+		lost = &r->defender_lost;
+	}
+	(*n)++;
+	*won += kind > 0;
+	*lost += kind < 0;
+}
+
 /* Add one counted match to its bots' rows; gained[] sums match points. */
 static void
 st_count(const struct st_match *m, struct st_row *row, long *gained)
@@ -229,6 +268,8 @@ st_count(const struct st_match *m, struct st_row *row, long *gained)
 				r->ally_won += kind > 0;
 				r->ally_lost += kind < 0;
 			}
+			if (m->variant == BRI_CHIAMATA5 && d->caller >= 0)
+				st_role(r, d, s, kind);
 		}
 	}
 }

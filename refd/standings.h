@@ -19,6 +19,10 @@ struct st_deal {
 	int		 result;	/* enum bri_deal_result */
 	int		 winner;	/* BRI_DEAL_WON: seat or team, else -1 */
 	int		 joker;		/* joker3: the Joker's seat, else -1 */
+	int		 caller;	/* chiamata5: the caller's seat, else -1
+					   (read only in chiamata5) */
+	int		 partner;	/* chiamata5: the called card's holder,
+					   the caller when alone, else -1 */
 	int		 mpoints[BRI_MAXSEATS];	/* match points gained */
 };
 
@@ -44,6 +48,11 @@ struct st_row {
 	int		 deals_won, deals_lost, deals_void;
 	int		 joker_deals, joker_won, joker_lost;	/* as Joker */
 	int		 ally_deals, ally_won, ally_lost;	/* as ally */
+	/* chiamata5's roles, by the deals played in each */
+	int		 caller_deals, caller_won, caller_lost;	/* with a partner */
+	int		 partner_deals, partner_won, partner_lost;
+	int		 alone_deals, alone_won, alone_lost;	/* called alone */
+	int		 defender_deals, defender_won, defender_lost;
 	double		 joker_rate;	/* joker_deals / deals (joker3) */
 	double		 mpoints_per_deal;
 	int		 faults;

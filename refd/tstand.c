@@ -86,11 +86,12 @@ result_parse(const char *r, struct st_match *m)
 static int
 deal_result(const char *r)
 {
+	/* in the order of enum bri_deal_result */
 	static const char *const names[] = { "playing", "joker", "allies",
-	    "void", "won", "drawn" };
+	    "void", "won", "drawn", "caller", "others" };
 	int	 i;
 
-	for (i = 0; r != NULL && i < 6; i++)
+	for (i = 0; r != NULL && i < 8; i++)
 		if (strcmp(r, names[i]) == 0)
 			return i;
 	return -1;
@@ -118,7 +119,8 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *t,
     char *err, size_t errlen)
 {
 	sqlite3_stmt	*sm = NULL, *ss = NULL, *sf = NULL, *sd = NULL;
-	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k, prev[4];
+	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k;
+	int		 prev[BRI_MAXSEATS];
 	int		 mp[BRI_MAXSEATS];
 	const char	*name;
 
@@ -131,9 +133,11 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *t,
 	    sqlite3_prepare_v2(h, "SELECT seat, count(*) FROM faults WHERE "
 	    "match_id = ? GROUP BY seat", -1, &sf, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT r.result, r.winner, r.mpoints, "
-	    "j.seat FROM deal_results r LEFT JOIN jokers j ON "
-	    "j.match_id = r.match_id AND j.deal_no = r.deal_no WHERE "
-	    "r.match_id = ? ORDER BY r.deal_no", -1, &sd, NULL) != SQLITE_OK) {
+	    "j.seat, d.caller, d.partner FROM deal_results r LEFT JOIN "
+	    "jokers j ON j.match_id = r.match_id AND j.deal_no = r.deal_no "
+	    "LEFT JOIN deals d ON d.match_id = r.match_id AND "
+	    "d.deal_no = r.deal_no WHERE r.match_id = ? ORDER BY r.deal_no",
+	    -1, &sd, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
@@ -217,6 +221,11 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *t,
 			    -1 : sqlite3_column_int(sd, 1);
 			dl->joker = sqlite3_column_type(sd, 3) == SQLITE_NULL ?
 			    -1 : sqlite3_column_int(sd, 3);
+			/* chiamata5's roles, from the called card's columns */
+			dl->caller = sqlite3_column_type(sd, 4) == SQLITE_NULL ?
+			    -1 : sqlite3_column_int(sd, 4);
+			dl->partner = sqlite3_column_type(sd, 5) ==
+			    SQLITE_NULL ? -1 : sqlite3_column_int(sd, 5);
 			if (dl->result < 0 || intlist(sqlite3_column_text(sd,
 			    2), mp, BRI_MAXSEATS) != m->nseats) {
 				snprintf(err, errlen, "match %lld: bad deal "
@@ -495,6 +504,34 @@ tstand_cross(FILE *f, const struct tdef *d, const struct st_table *t)
 }
 
 /*
+ * chiamata5: each bot's deals by role, won/lost of those played, in
+ * rank order (a drawn deal counts in neither).
+ */
+static void
+tstand_roles(FILE *f, const struct tdef *d, const struct st_table *t)
+{
+	const struct st_row	*r;
+	char			 c[4][24];
+	int			 i;
+
+	fprintf(f, "\n%-16s %13s %13s %13s %13s\n", "roles (w/l of n)",
+	    "caller", "partner", "alone", "defender");
+	for (i = 0; i < t->nbots; i++) {
+		r = &t->row[i];
+		snprintf(c[0], sizeof(c[0]), "%d/%d of %d", r->caller_won,
+		    r->caller_lost, r->caller_deals);
+		snprintf(c[1], sizeof(c[1]), "%d/%d of %d", r->partner_won,
+		    r->partner_lost, r->partner_deals);
+		snprintf(c[2], sizeof(c[2]), "%d/%d of %d", r->alone_won,
+		    r->alone_lost, r->alone_deals);
+		snprintf(c[3], sizeof(c[3]), "%d/%d of %d", r->defender_won,
+		    r->defender_lost, r->defender_deals);
+		fprintf(f, "%-16.16s %13s %13s %13s %13s\n", d->bots[r->bot],
+		    c[0], c[1], c[2], c[3]);
+	}
+}
+
+/*
  * Print the standings table t of tournament d in format fmt, with the
  * state of its SPRT sp (NULL: none) and, if ts has them (tstand_extra()),
  * the tournament's name, seed and dates and each bot's thinking time.
@@ -506,6 +543,7 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 	const struct st_row	*r;
 	const struct tstand_time *tm;
 	int			 i, j, first, joker = d->opt.variant == BRI_JOKER3;
+	int			 chiamata = d->opt.variant == BRI_CHIAMATA5;
 
 	if (fmt == TSTAND_CSV) {
 		fprintf(f, "rank,bot,elo,elo_lo,elo_hi,score,played,won,drawn,"
@@ -581,6 +619,20 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 			    r->joker_won, r->joker_lost, r->ally_deals,
 			    r->ally_won, r->ally_lost, r->joker_rate,
 			    r->mpoints_per_deal, r->faults);
+			if (chiamata)
+				fprintf(f, ", \"caller_deals\": %d, "
+				    "\"caller_won\": %d, \"caller_lost\": %d, "
+				    "\"partner_deals\": %d, \"partner_won\": %d, "
+				    "\"partner_lost\": %d, \"alone_deals\": %d, "
+				    "\"alone_won\": %d, \"alone_lost\": %d, "
+				    "\"defender_deals\": %d, \"defender_won\": "
+				    "%d, \"defender_lost\": %d", r->caller_deals,
+				    r->caller_won, r->caller_lost,
+				    r->partner_deals, r->partner_won,
+				    r->partner_lost, r->alone_deals,
+				    r->alone_won, r->alone_lost,
+				    r->defender_deals, r->defender_won,
+				    r->defender_lost);
 			if (t->tdeals > 0)
 				fprintf(f, ", \"team_elo\": %.1f, "
 				    "\"team_elo_lo\": %.1f, \"team_elo_hi\": "
@@ -674,6 +726,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 		}
 		fprintf(f, " %6d\n", r->faults);
 	}
+	if (chiamata)
+		tstand_roles(f, d, t);
 	if (ts != NULL && ts->have_extra) {
 		fprintf(f, "\n%-16s %8s %9s %9s %9s %8s\n", "thinking (ms)",
 		    "moves", "mean", "p99", "max", "timeouts");

@@ -481,12 +481,9 @@ def test_stop_and_refuse(r):
     assert state == "aborted", state
     for words, err in [
             (("match_start", "joker4", "slow"), "unknown variant"),
-            (("match_start", "chiamata5", "slow", "slow", "slow", "slow",
-              "slow"), "does not referee its auction yet"),
             (("match_start", "classic6", "slow", "slow", "slow", "slow",
-              "slow", "slow"), "at most 4 seats"),
-            (("match_start", "briscolone", "slow", "slow"),
-             "expects a turned trump"),
+              "slow"), "needs 6 bots"),
+            (("match_start", "chiamata5", "slow", "slow"), "needs 5 bots"),
             (("match_start", "joker3", "slow", "nobody", "slow"),
              "unknown bot"),
             (("match_start", "joker3", "slow", "slow"), "needs 3 bots"),

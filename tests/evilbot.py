@@ -32,6 +32,15 @@ misbehaves it answers like a random bot.  Modes:
               deal_start, so that a genplay queues behind it
   inject      refuses genplay with a multi-line answer that forges lines
   noflush     answers everything right but never flushes its output
+  oldbot      a bot written before the auction: known_command genbid
+              and gencall answer false
+  badbid      answers every genbid with a rank it may not name (the
+              last rank named again, or "0")
+  badcall     bids as a random bot, but answers gencall with "X", no suit
+  latebid MS  answers its first genbid MS milliseconds late
+
+Every mode answers known_command (true, but for oldbot), and chiamata5's
+genbid (pass, or a rank weaker than the last) and gencall (a suit).
 """
 import os
 import random
@@ -42,6 +51,8 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 ARG = sys.argv[2] if len(sys.argv) > 2 else None
 out = sys.stdout.buffer
 rng = random.Random(7)
+# chiamata5's ranks, strongest first: each call must name a later one
+RANKS = ["1", "3", "10", "9", "8", "7", "6", "5", "4", "2"]
 genplays = 0
 played = []
 
@@ -147,6 +158,24 @@ def main():
             card = rng.choice(hand)
             played.append(card)
             answer(ident, card)
+        elif cmd == "known_command":
+            auction = args[1:2] in (["genbid"], ["gencall"])
+            answer(ident, "false" if MODE == "oldbot" and auction else
+                   "true")
+        elif cmd == "genbid":
+            last = args[2] if len(args) > 2 else "-"
+            if MODE == "latebid" and not played:
+                played.append("bid")
+                time.sleep(int(ARG) / 1000.0)
+            if MODE == "badbid":
+                answer(ident, last if last != "-" else "0")
+                continue
+            weaker = RANKS[RANKS.index(last) + 1:] if last in RANKS \
+                else RANKS
+            answer(ident, rng.choice(["pass", "pass"] + weaker[:3])
+                   if weaker else "pass")
+        elif cmd == "gencall":
+            answer(ident, "X" if MODE == "badcall" else rng.choice("CDBS"))
         elif cmd == "quit":
             answer(ident)
             return

@@ -191,12 +191,26 @@ class RemoteBot(threading.Thread):
         s.close()
 
 
+# the lines every seat of a match is sent alike, whatever it holds
+PUBLIC = ("bid", "called", "play", "partner", "trick", "deal_end", "joker")
+
+
+def public_lines(path):
+    """The lines of a transcript every seat must receive alike, in
+    order, without their ids."""
+    return [" ".join(line.split()[1:]) for line in open(path)
+            if line.split()[1:2] and line.split()[1] in PUBLIC]
+
+
 def check_transcript(path, variant, seat):
-    """A seat's transcript never names a card it was not entitled to."""
+    """A seat's transcript never names a card it was not entitled to;
+    in chiamata5 the partner is named only right after the called card
+    is played, by the seat that played it."""
     known = set()
     hand = set()
     stock_empty = False
     violations = []
+    called = None
     table = []          # the cards of the trick being played
     for n, line in enumerate(open(path), 1):
         line, _, comment = line.partition("#")
@@ -217,6 +231,24 @@ def check_transcript(path, variant, seat):
         if cmd == "deal_start":
             known = {args[2]} | set(args[3:])
             hand = set(args[3:])
+            called = None
+            continue
+        if cmd in ("genbid", "gencall", "bid"):
+            assert variant == "chiamata5", cmd + " in " + variant
+            continue
+        if cmd == "called":
+            # the called card is named to all; where it is, is not
+            assert variant == "chiamata5", "called in " + variant
+            called = args[0]
+            known.add(called)
+            continue
+        if cmd == "partner":
+            assert variant == "chiamata5", "partner in " + variant
+            prev = open(path).read().splitlines()[n - 2].split()[1:]
+            if prev != ["play", args[0], called]:
+                violations.append("%s:%d: partner %s revealed, but the "
+                                  "line before is %s, the called card %s"
+                                  % (path, n, args[0], prev, called))
             continue
         if cmd == "draw":
             known.add(args[0])

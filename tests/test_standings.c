@@ -610,6 +610,87 @@ test_degenerate(void **state)
 	}
 }
 
+/*
+ * chiamata5's roles, worked on paper: five bots in seats 0..4.
+ * Deal 1: seat 0 calls, seat 2 holds the card, their side wins
+ * (+2, -1, +1, -1, -1).  Deal 2: seat 1 calls alone and loses (+1, -4,
+ * +1, +1, +1).  Deal 3: five passes, void.  Deal 4: seat 3 calls, seat 4
+ * holds the card, 60: drawn.
+ */
+static void
+test_chiamata_roles(void **state)
+{
+	static struct st_deal	 dl[4];
+	static const int	 caller[4] = { 0, 1, -1, 3 };
+	static const int	 partner[4] = { 2, 1, -1, 4 };
+	static const int	 result[4] = { BRI_DEAL_CALLER, BRI_DEAL_OTHERS,
+				    BRI_DEAL_VOID, BRI_DEAL_DRAWN };
+	static const int	 mp[4][5] = { { 2, -1, 1, -1, -1 },
+				    { 1, -4, 1, 1, 1 }, { 0 }, { 0 } };
+	const struct st_row	*r;
+	struct st_match		 m;
+	int			 k, i;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.variant = BRI_CHIAMATA5;
+	m.nseats = 5;
+	for (i = 0; i < 5; i++) {
+		m.bot[i] = i;
+		for (k = 0; k < 4; k++)
+			m.mpoints[i] += mp[k][i];
+	}
+	m.winner = 0;		/* 3 points */
+	m.forfeit = -1;
+	for (k = 0; k < 4; k++) {
+		dl[k].result = result[k];
+		dl[k].winner = -1;
+		dl[k].joker = -1;
+		dl[k].caller = caller[k];
+		dl[k].partner = partner[k];
+		memcpy(dl[k].mpoints, mp[k], sizeof(mp[k]));
+	}
+	m.ndeals = 4;
+	m.deals = dl;
+	assert_int_equal(st_compute(&m, 1, 5, SEED, &t1), 0);
+	r = rowof(&t1, 0);	/* caller won, defender won */
+	assert_int_equal(r->caller_deals, 1);
+	assert_int_equal(r->caller_won, 1);
+	assert_int_equal(r->defender_deals, 2);
+	assert_int_equal(r->defender_won, 1);
+	assert_int_equal(r->defender_lost, 0);
+	r = rowof(&t1, 1);	/* defender lost, alone lost, defender drawn */
+	assert_int_equal(r->alone_deals, 1);
+	assert_int_equal(r->alone_lost, 1);
+	assert_int_equal(r->caller_deals, 0);
+	assert_int_equal(r->defender_deals, 2);
+	assert_int_equal(r->defender_lost, 1);
+	r = rowof(&t1, 2);	/* partner won, defender won, defender drawn */
+	assert_int_equal(r->partner_deals, 1);
+	assert_int_equal(r->partner_won, 1);
+	assert_int_equal(r->defender_deals, 2);
+	assert_int_equal(r->defender_won, 1);
+	r = rowof(&t1, 3);	/* defender lost, won; caller drawn */
+	assert_int_equal(r->caller_deals, 1);
+	assert_int_equal(r->caller_won + r->caller_lost, 0);
+	assert_int_equal(r->defender_deals, 2);
+	r = rowof(&t1, 4);	/* the drawn deal's partner */
+	assert_int_equal(r->partner_deals, 1);
+	assert_int_equal(r->partner_won + r->partner_lost, 0);
+	for (i = 0; i < 5; i++) {
+		r = rowof(&t1, i);
+		/* every played deal in one role; the void one in none */
+		assert_int_equal(r->caller_deals + r->partner_deals +
+		    r->alone_deals + r->defender_deals, 3);
+		assert_int_equal(r->deals_void, 2);
+	}
+	/* a caller without a holder is no record refd writes */
+	dl[0].partner = -1;
+	assert_int_equal(st_compute(&m, 1, 5, SEED, &t1), -1);
+	dl[0].partner = 5;
+	assert_int_equal(st_compute(&m, 1, 5, SEED, &t1), -1);
+}
+
 /* Run the SPRT of cand against base on gen[0..n-1], elo0/elo1, 5%/5%. */
 static void
 sprt_run(int n, int cand, int base, double elo0, double elo1,
@@ -1077,6 +1158,7 @@ main(void)
 		cmocka_unit_test(test_ci_narrows),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_chiamata_roles),
 		cmocka_unit_test(test_sprt_decides),
 		cmocka_unit_test(test_sprt_even),
 		cmocka_unit_test(test_sprt_published),

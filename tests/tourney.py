@@ -123,13 +123,6 @@ def test_five_six_seats(tmp):
     for variant, k, narr in (("classic5", 5, 20), ("chiamata5", 5, 20),
                              ("classic6", 6, 60)):
         text = "variant %s\nduplicate yes\nbots a b c d e f\n" % variant
-        p = refctl("tournament", "schedule", write(tmp, "k.tour", text),
-                   check=False)
-        if p.returncode != 0 and "refd" in p.stderr:
-            # refd cannot referee it yet (util_variant): test_schedule
-            # covers its schedule meanwhile
-            print("# %s: %s" % (variant, p.stderr.strip()))
-            continue
         rows = schedule(tmp, text)
         ntables = 6 if k == 5 else 1
         assert len(rows) == ntables * narr, len(rows)
@@ -164,8 +157,6 @@ def test_bad_definitions(tmp):
         ("variant classic4\nformat gauntlet\ncandidate x\nbots a b\n",
          ":4: a classic4 gauntlet needs a pool of 3"),
         ("variant joker5\n", ":1: unknown variant"),
-        ("variant chiamata5\n", ":1: variant chiamata5: refd does not "
-         "referee its auction yet"),
         ("bots a a b\n", ":1: bot a named twice"),
         ("variant classic2\nbots a b\nmatches 5\n",
          ":3: matches 5 splits a block of 2 seatings"),
