@@ -258,6 +258,50 @@ def test_briscolone_tournament(r):
     assert rc == 0 and "tournament %s verified" % tid in out, out + err
 
 
+def test_chiamata5_tournament(r):
+    """A chiamata5 duplicate round robin of heurbot and four random bots
+    runs, audits clean, counts every deal's roles, and shows heurbot
+    first: the auction and the secret partner work for a whole event."""
+    bots = example_bots()
+    names = [n for n in ("heur", "crand", "py", "sh", "js") if n in bots]
+    if len(names) < 5:
+        names.append("crand2")
+        bots["crand2"] = bots["crand"][:-1] + ["23"]
+    path = os.path.join(r.tmp, "chiamata.tour")
+    with open(path, "w") as f:
+        f.write("name chiamata\nvariant chiamata5\nduplicate yes\n"
+                "bots %s\nseed %s\n" % (" ".join("c" + n for n in names),
+                                         "cd" * 32))
+        for n in names:
+            f.write("bot c%s spawn %s\n" % (n, " ".join(bots[n])))
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    state = r.must("tournament_wait", tid, timeout=600)
+    assert state.startswith("done"), state
+    rc, out, err = refctl("tournament", "standings", "--db", r.db, tid,
+                          "--format", "json")
+    assert rc == 0, err
+    st = json.loads(out)
+    rows = st["standings"]
+    print("# " + "; ".join("%s score %.3f elo %+.0f caller %d alone %d" % (
+        row["bot"], row["score"], row["elo"], row["caller_deals"],
+        row["alone_deals"]) for row in rows))
+    for row in rows:
+        roles = sum(row[k + "_deals"] for k in ("caller", "partner",
+                                                 "alone", "defender"))
+        assert roles == row["deals"] - row["deals_void"], row
+    assert rows[0]["bot"] == "cheur", rows
+    n = r.query("SELECT count(*) FROM matches WHERE tournament = ? AND "
+                "state = 'done'", int(tid))[0][0]
+    assert n == 20, n
+    deals = r.query("SELECT count(*) FROM deals d JOIN matches m ON "
+                    "m.id = d.match_id WHERE m.tournament = ? AND "
+                    "d.caller IS NOT NULL", int(tid))[0][0]
+    assert deals > 0
+    rc, out, err = refctl("audit", "--db", r.db, "--all")
+    assert rc == 0 and "tournament %s verified" % tid in out, out + err
+
+
 def rechain(db, mid, forged):
     """Replace the canonical texts of match mid's links given in forged
     (link number -> text) and recompute every link from the first of
@@ -483,7 +527,8 @@ def test_migrate_v3(r):
 
 TESTS = [test_every_new_variant_audits, test_information,
          test_old_bot_refused, test_auction_faults, test_auction_timeout,
-         test_briscolone_tournament, test_forged_bid,
+         test_briscolone_tournament, test_chiamata5_tournament,
+         test_forged_bid,
          test_forged_partner, test_hostile_calls, test_receipt_auction,
          test_migrate_v3]
 
