@@ -1569,15 +1569,11 @@ cmd_checkbot(int argc, char **argv)
 			ck.verbose = 1;
 			break;
 		case 'V':
-			if (bri_variant_parse(optarg, &only) != BRI_OK) {
-				util_variant(optarg, &only, why, sizeof(why));
+			if (util_variant(optarg, &only, why,
+			    sizeof(why)) == -1) {
 				fprintf(stderr, "refctl checkbot: %s\n", why);
 				return 2;
 			}
-			/* the protocol of a table refd does not play yet */
-			if (util_variant(optarg, &only, why,
-			    sizeof(why)) == -1)
-				printf("note: %s\n", why);
 			break;
 		default:
 			ck_usage(stderr);
@@ -1618,8 +1614,7 @@ cmd_checkbot(int argc, char **argv)
 	if (ck_probes() == -1)
 		return 2;
 	for (var = 0; var < BRI_NVARIANTS; var++) {
-		if ((only != BRI_NVARIANTS && only != var) ||
-		    (only != var && !util_variant_refereed(var)))
+		if (only != BRI_NVARIANTS && only != var)
 			continue;
 		/* a bot that never wrote a byte would only time out again */
 		if (ck.mute) {

@@ -110,50 +110,23 @@ util_printable(char *dst, size_t len, const char *src, size_t srclen)
 }
 
 /*
- * Why refd cannot referee variant v, or NULL if it can: the one place
- * to say so should libbriscola ever know a table refd does not play.
- * Today refd referees every variant libbriscola plays.
- */
-static const char *
-variant_unrefereed(enum bri_variant v)
-{
-	(void)v;
-	return NULL;
-}
-
-/*
- * Parse the name of a variant refd can referee into *v: the one place
- * every tool (match_start, tournament files, checkbot) asks.  Returns 0,
- * or -1 with the reason, naming the variants refd plays, in why.
+ * Parse the name of a variant into *v: the one place every tool
+ * (match_start, tournament files, checkbot) asks, so that each refusal
+ * names the same list.  Returns 0, or -1 with the reason in why.
  */
 int
 util_variant(const char *s, enum bri_variant *v, char *why, size_t len)
 {
 	enum bri_variant	 i;
-	const char		*no = NULL;
 	size_t			 at;
-	int			 ok;
 
-	ok = bri_variant_parse(s, v) == BRI_OK;
-	if (ok && (no = variant_unrefereed(*v)) == NULL)
+	if (bri_variant_parse(s, v) == BRI_OK)
 		return 0;
-	if (ok)
-		at = (size_t)snprintf(why, len, "variant %.40s: %s (refd plays ",
-		    s, no);
-	else
-		at = (size_t)snprintf(why, len, "unknown variant %.40s (", s);
+	at = (size_t)snprintf(why, len, "unknown variant %.40s (", s);
 	for (i = 0; i < BRI_NVARIANTS && at < len; i++)
-		if (variant_unrefereed(i) == NULL)
-			at += (size_t)snprintf(why + at, len - at, "%s%s",
-			    i > 0 ? ", " : "", bri_variant_name(i));
+		at += (size_t)snprintf(why + at, len - at, "%s%s",
+		    i > 0 ? ", " : "", bri_variant_name(i));
 	if (at < len)
 		snprintf(why + at, len - at, ")");
 	return -1;
-}
-
-/* Can refd referee variant v?  1 or 0. */
-int
-util_variant_refereed(enum bri_variant v)
-{
-	return (unsigned)v < BRI_NVARIANTS && variant_unrefereed(v) == NULL;
 }

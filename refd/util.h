@@ -23,6 +23,5 @@ int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
 void		 util_printable(char *, size_t, const char *, size_t);
 int		 util_variant(const char *, enum bri_variant *, char *, size_t);
-int		 util_variant_refereed(enum bri_variant);
 
 #endif
