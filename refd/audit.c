@@ -1544,13 +1544,15 @@ static void
 au_receipt(struct au *a)
 {
 	sqlite3_stmt	*st;
-	const char	*link, *sig, *key;
+	const char	*link, *sig, *key, *text;
+	char		 tx[CHAIN_TXMAX];
 	long long	 no;
 
 	a->receipt[0] = '\0';
 	if (sqlite3_prepare_v2(a->h, "SELECT e.no, e.link, e.sig, (SELECT"
 	    " substr(k.text, 5) FROM log_chain AS k WHERE k.kind = 'key' AND"
-	    " k.no < e.no ORDER BY k.no DESC LIMIT 1) FROM log_chain AS e"
+	    " k.no < e.no ORDER BY k.no DESC LIMIT 1), e.text"
+	    " FROM log_chain AS e"
 	    " WHERE e.kind = 'end' AND e.match_id = ?1 ORDER BY e.no LIMIT 1",
 	    -1, &st, NULL) != SQLITE_OK)
 		return;
@@ -1566,6 +1568,14 @@ au_receipt(struct au *a)
 		    au_is_hex64(key, strlen(key)))
 			snprintf(a->receipt, sizeof(a->receipt), "head=%lld:%s "
 			    "sig=%s key=%s", no, link, sig, key);
+		/* the seat's own transcript hashes end its receipt */
+		text = (const char *)sqlite3_column_text(st, 4);
+		if (a->receipt[0] != '\0' && text != NULL &&
+		    a->mode == AU_VIEW && chain_tx_find(text, a->vseat, tx, sizeof(tx)) == 1 &&
+		    strcmp(tx, "-") != 0)
+			snprintf(a->receipt + strlen(a->receipt),
+			    sizeof(a->receipt) - strlen(a->receipt),
+			    " transcript=%d:%s", a->vseat, tx);
 	}
 	sqlite3_finalize(st);
 }

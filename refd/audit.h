@@ -103,7 +103,7 @@ struct au {
 	long long	 version;	/* chain_version: 1 or 2 */
 	char		 prev[AU_HEX + 1];	/* 2: the log's head before */
 	long long	 slot;		/* -1 for none */
-	char		 receipt[400];	/* "head=N:LINK sig=SIG key=KEY" of its
+	char		 receipt[600];	/* "head=N:LINK sig=SIG key=KEY" of its
 					   end in the log chain, or "" */
 	struct au_seat	 seat[BRI_MAXSEATS];
 

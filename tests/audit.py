@@ -888,7 +888,8 @@ def relog(con):
                             "FROM matches WHERE id = ?", (mid,)).fetchone()
             text = "end %d links=%d final=%s result=%s tournament=%d " \
                 "slot=%d" % (mid, m[0], m[1], m[2], m[3],
-                             m[4] if m[3] > 0 else -1)
+                             m[4] if m[3] > 0 else -1) + \
+                re.sub(r"^.*?( transcripts=|$)", r"\1", text)
         h = hashlib.blake2b(digest_size=32)
         h.update(b"refd-log-v1" + bytes.fromhex(prev) + text.encode())
         prev = h.hexdigest()
@@ -1336,6 +1337,29 @@ def resign(con, keyfile):
                     (sig.raw.hex(), no))
 
 
+def transcript_hashes(path, mid, nsent, nans):
+    """A seat's transcript hashes from its kept transcript, as a bot
+    author would compute them from refd-protocol(7): BLAKE2b-256 over the
+    first nsent lines received from match_start on, without their ids,
+    and over the first nans answers, each line followed by a newline."""
+    sent, answered = hashlib.blake2b(digest_size=32), \
+        hashlib.blake2b(digest_size=32)
+    ns = na = 0
+    inside = False
+    for line in open(path).read().splitlines():
+        if line.startswith("> "):
+            if inside and na < nans:
+                answered.update(line[2:].encode() + b"\n")
+                na += 1
+            continue
+        text = re.sub(r"^\d+ ", "", line)
+        inside = inside or text.startswith("match_start match=%d " % mid)
+        if inside and ns < nsent:
+            sent.update(text.encode() + b"\n")
+            ns += 1
+    return sent.hexdigest(), answered.hexdigest()
+
+
 def test_receipts(log):
     """A bot's receipt (the signed head in its match_end line) and its own
     transcript (bots/randbot -r) verify against the honest log, and fail
@@ -1346,7 +1370,9 @@ def test_receipts(log):
     ends = [next(l for l in open(p) if " match_end " in l).strip()
             for p in log.rcpt]
     assert all(re.search(r" head=\d+:[0-9a-f]{64} sig=[0-9a-f]{128} "
-                         r"key=%s$" % log.key, e) for e in ends), ends
+                         r"key=%s transcript=%d:\d+:[0-9a-f]{64}:\d+:"
+                         r"[0-9a-f]{64}$" % (log.key, i), e)
+               for i, e in enumerate(ends)), ends
 
     def verify(path, seat=None, receipt=None, transcript=None):
         args = ["verify-receipt", "--db", path, "--match", mid,
@@ -1399,7 +1425,30 @@ def test_receipts(log):
         open(fake, "w").write(sk.raw.hex() + "\n")
         resign(con, fake)
 
+    def rewrite_whole(con):             # ... the whole match, another deal
+        src, = con.execute(
+            "SELECT id FROM matches WHERE variant = 'classic2' AND state = "
+            "'done' AND tournament IS NULL AND chain_version = 2 AND id != ?1"
+            " AND options = (SELECT options FROM matches WHERE id = ?1) "
+            "ORDER BY id LIMIT 1", (mid,)).fetchone()
+        for tb in TABLES:
+            con.execute("DELETE FROM %s WHERE match_id = ?" % tb, (mid,))
+            cols = [c[1] for c in con.execute("PRAGMA table_info(%s)" % tb)]
+            sel = ", ".join("?" if c == "match_id" else c for c in cols)
+            con.execute("INSERT INTO %s (%s) SELECT %s FROM %s WHERE "
+                        "match_id = ?" % (tb, ", ".join(cols), sel, tb),
+                        (mid, src))
+        for c in ("seed", "commitment", "end_no", "result", "mpoints",
+                  "reason", "started", "ended"):
+            con.execute("UPDATE matches SET %s = (SELECT %s FROM matches "
+                        "WHERE id = ?) WHERE id = ?" % (c, c), (src, mid))
+        relog(con)
+        resign(con, key)
+
     cases = [
+        ("the match rewritten, re-signed", rewrite_whole,
+         r"^receipt FAILED: the lines the log says seat 0 was sent do not "
+         r"hash to the receipt's transcript"),
         ("rewritten by the key holder", rewrite_play,
          r"^receipt FAILED: the log's head \d+ is not the signed end of "
          r"match %d the receipt holds" % mid),
@@ -1416,7 +1465,7 @@ def test_receipts(log):
     ]
     for name, edit, pattern in cases:
         path = forged(name.replace(" ", "-"), edit)
-        if edit is rewrite_play:
+        if edit in (rewrite_play, rewrite_whole):
             # the audit alone cannot see this one: the key signed it
             rc, out, _ = refctl("audit", "--db", path, "--key", log.key)
             assert rc == 0, out[-2000:]
@@ -1424,8 +1473,9 @@ def test_receipts(log):
         assert rc == 1 and re.search(pattern, out), (name, out + err)
         print("#   %-28s %s" % (name, out.strip()[:110]))
     # a forged receipt, and a transcript the log does not hold
-    bad = ends[0][:-140] + ("0" if ends[0][-140] != "0" else "1") + \
-        ends[0][-139:]
+    k = ends[0].index(" sig=") + 5
+    bad = ends[0][:k] + ("0" if ends[0][k] != "0" else "1") + \
+        ends[0][k + 1:]
     rc, out, _ = verify(log.db, receipt=bad)
     assert rc == 1 and "signature does not verify" in out, out
     lines = open(log.rcpt[1]).read().splitlines()
@@ -1440,6 +1490,33 @@ def test_receipts(log):
     print("#   edited transcript: " + out.strip()[:110])
     rc, out, _ = verify(log.db, 0, transcript=log.rcpt[1])
     assert rc == 1 and "receipt FAILED: line" in out, out
+    # the receipt's hashes, recomputed as refd-protocol(7) defines them
+    for seat, path in enumerate(log.rcpt):
+        m = re.search(r" transcript=(\d+):(\d+):(\w+):(\d+):(\w+)$",
+                      ends[seat])
+        sent, answered = transcript_hashes(path, mid, int(m.group(2)),
+                                           int(m.group(4)))
+        assert (int(m.group(1)), sent, answered) == \
+            (seat, m.group(3), m.group(5)), (seat, ends[seat])
+    # an answer to a notification edited: only the hash holds those
+    lines = open(log.rcpt[0]).read().splitlines()
+    start = next(i for i, l in enumerate(lines) if " match_start " in l)
+    k = next(i for i, l in enumerate(lines) if i > start and
+             l.startswith("> ") and " genplay " not in lines[i - 1])
+    lines[k] = "> ?" + lines[k][3:]
+    t = os.path.join(log.tmp, "rcpt-answer.txt")
+    open(t, "w").write("\n".join(lines) + "\n")
+    rc, out, _ = verify(log.db, 0, transcript=t)
+    assert rc == 1 and re.search(r"^receipt FAILED: the transcript's first "
+                                 r"\d+ answers from match_start on do not "
+                                 r"hash to the receipt's", out), out
+    print("#   edited answer: " + out.strip()[:110])
+    # a receipt whose hashes are not the ones the log's end chains
+    forged_tx = re.sub(r"(transcript=0:\d+:)[0-9a-f]", r"\g<1>0" if
+                       not re.search(r"transcript=0:\d+:0", ends[0]) else
+                       r"\g<1>1", ends[0])
+    rc, out, _ = verify(log.db, receipt=forged_tx)
+    assert rc == 1 and "do not hash to the receipt's transcript" in out, out
     # every other example bot's recorder: heurbot, randbot.js, randbot.sh
     for seat, path in enumerate(log.rcpt3):
         end = next(l for l in open(path) if " match_end " in l).strip()

@@ -429,7 +429,9 @@ def test_bot_transcript(r):
             break
         time.sleep(0.02)
     got = [re.sub(r"(match_end \S+ \S+ \S+) [0-9a-f]{64} head=\d+:[0-9a-f]{64} "
-                  r"sig=[0-9a-f]{128} key=[0-9a-f]{64}$", r"\1 CHAIN RECEIPT",
+                  r"sig=[0-9a-f]{128} key=[0-9a-f]{64} "
+                  r"transcript=0:\d+:[0-9a-f]{64}:\d+:[0-9a-f]{64}$",
+                  r"\1 CHAIN RECEIPT",
                   l.replace("match=%d " % mid, "match=M "))
            for l in open(path).read().splitlines()]
     want = open(os.path.join(SRC, "tests", "bot-classic2.tst")).read()
