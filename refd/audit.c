@@ -1720,6 +1720,7 @@ au_match(struct au *a, long long id)
 	a->only_deal = keep.only_deal;
 	a->on_start = keep.on_start;
 	a->on_row = keep.on_row;
+	a->arg = keep.arg;
 	a->end_no = -1;
 	a->at_deal = -1;
 	if ((r = au_header(a, id)) == 1)

@@ -80,6 +80,7 @@ struct au {
 	void		(*on_start)(struct au *); /* header checked */
 	void		(*on_row)(struct au *, const struct au_row *);
 					/* a row checked and chained */
+	void		*arg;		/* the callbacks' own */
 
 	/* the header, as logged */
 	long long	 id;

@@ -1610,10 +1610,41 @@ def test_hostile(log):
                 json.loads(out)
 
 
+def test_standings_recount(log):
+    """audit --all recounts each tournament's standings from the matches
+    it replayed, and compares them with refctl tournament standings: they
+    agree on the honest log, and not once a stored input is edited."""
+    t = log.tid
+    rc, out, err = refctl("audit", "--db", log.db, "--all")
+    assert rc == 0, out[-2000:] + err
+    m = re.search(r"^tournament %d standings recounted: (\d+) matches, as "
+                  r"refctl tournament standings reports them$" % t, out, re.M)
+    assert m, out[-2000:]
+    con = sqlite3.connect(log.db)
+    done, = con.execute("SELECT count(DISTINCT slot) FROM matches WHERE "
+                        "tournament = ? AND state = 'done'", (t,)).fetchone()
+    mid, = con.execute("SELECT min(id) FROM matches WHERE tournament = ? "
+                       "AND state = 'done' AND result LIKE 'seat%'",
+                       (t,)).fetchone()
+    con.close()
+    assert int(m.group(1)) == done > 0, (m.group(0), done)
+    print("#   honest: " + m.group(0))
+    # a deal's winner edited: the standings refd reports read it
+    path = log.copy("standings-deal-winner")
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("UPDATE deal_results SET winner = 1 - winner WHERE "
+                "match_id = ? AND deal_no = 1", (mid,))
+    con.close()
+    line = audit_says(path, r"^tournament %d FAILED: the standings refd "
+                      r"reports count %d matches, the audit verified %d "
+                      r"that ended: not match %d$" % (t, done, done - 1, mid))
+    print("#   deal winner edited: " + line)
+
+
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
          test_export, test_crash, test_running, test_wal_damage,
          test_missing_match, test_tamper_v3, test_key, test_migrate_v2,
-         test_receipts, test_hostile]
+         test_receipts, test_standings_recount, test_hostile]
 
 
 def main():
