@@ -303,7 +303,8 @@ as_check(struct as_count *c, sqlite3 *h, FILE *out)
 		bad++;
 		goto done;
 	}
-	qsort(c->rec, (size_t)c->n, sizeof(*c->rec), as_cmp);
+	if (c->n > 0)
+		qsort(c->rec, (size_t)c->n, sizeof(*c->rec), as_cmp);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		tid = sqlite3_column_int64(st, 0);
 		def = (const char *)sqlite3_column_text(st, 1);
