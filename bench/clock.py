@@ -106,7 +106,7 @@ class Bots:
             if not line:
                 return
             t0 = time.monotonic()
-            words = line.decode().split()
+            words = line.decode().split("#", 1)[0].split()
             if len(words) < 2 or not words[0].isdigit():
                 continue
             ident, cmd = words[0], words[1]

@@ -168,7 +168,7 @@ conn_close(struct conn *c)
 static void
 conn_line(struct conn *c, char *line)
 {
-	char	 buf[64], *w[8], *p = line;
+	char	 buf[64], *w[8], *p = line, *q;
 	int	 n, len;
 
 	if (c->state == C_AUTH) {
@@ -181,6 +181,11 @@ conn_line(struct conn *c, char *line)
 			exit(1);
 		}
 		return;		/* the empty line after it */
+	}
+	if ((q = strchr(line, '#')) != NULL) {
+		*q = '\0';	/* a comment: genplay's trick */
+		while (q > line && q[-1] == ' ')
+			*--q = '\0';
 	}
 	if (line[0] == '\0')
 		return;

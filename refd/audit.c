@@ -24,6 +24,7 @@
 #include "botproto.h"
 #include "chain.h"
 #include "db.h"
+#include "mset.h"
 #include "policy.h"
 #include "util.h"
 
@@ -362,94 +363,51 @@ au_open(const char *path, sqlite3 **hp)
 }
 
 /*
- * Read the chained options text into a->opt and the policy in force:
- * target (or match_target), deals_to_win, deal_cap, removed_two, and the
- * clocks and policy, which must agree with their own columns.
+ * Read the chained options text into a->opt and the policy in force, by
+ * the one table of match settings (mset.c): every key's type and range,
+ * and no key that does not apply to the variant.  The clocks and policy
+ * must agree with their own columns.
  */
 static int
 au_options(struct au *a)
 {
-	char		 buf[AU_OPTMAX + 1], *w, *next, *eq, v[64];
-	const char	*errstr, *key;
+	char		 v[64], why[300], buf[400];
 	enum bri_variant var;
 	enum fault_policy pol;
-	long long	 n;
+	struct mset	 ms;
+	int		 k;
 
 	if (bri_variant_parse(a->variant, &var) != BRI_OK)
 		return au_fail(a, -1, -1, -1, "variant '%s' is not one of "
 		    "joker3, classic2, classic3, classic4",
 		    au_safe(a->variant, strlen(a->variant), v, sizeof(v)));
-	bri_options_default(&a->opt, var);
 	a->nseats = bri_variant_seats(var);
 	a->fallback = policy_parse(a->policy, &pol) == 0 &&
 	    pol == POLICY_FALLBACK;
 	a->faults_max = (int)a->max_faults;
 	a->move = (int)a->move_ms;
 	a->bank = (int)a->bank_ms;
-	snprintf(buf, sizeof(buf), "%s", a->options);
-	for (w = buf; w != NULL && *w != '\0'; w = next) {
-		if ((next = strchr(w, ' ')) != NULL)
-			*next++ = '\0';
-		if ((eq = strchr(w, '=')) == NULL)
-			return au_fail(a, -1, -1, -1, "options: '%s' is not "
-			    "key=value", au_safe(w, strlen(w), v, sizeof(v)));
-		*eq++ = '\0';
-		key = w;
-		if (strcmp(key, "removed_two") == 0) {
-			if (strcmp(eq, "random") == 0 || strcmp(eq, "-1") == 0)
-				a->opt.removed_two = -1;
-			else if (strlen(eq) == 1 && bri_suit_parse(*eq) != -1)
-				a->opt.removed_two = bri_suit_parse(*eq);
-			else if (strlen(eq) == 1 && *eq >= '0' && *eq <= '3')
-				a->opt.removed_two = *eq - '0';
-			else
-				return au_fail(a, -1, -1, -1, "options: "
-				    "removed_two=%s is no suit", au_safe(eq,
-				    strlen(eq), v, sizeof(v)));
-			continue;
-		}
-		if (strcmp(key, "policy") == 0) {
-			if (strcmp(eq, a->policy) != 0)
-				return au_fail(a, -1, -1, -1, "the policy "
-				    "column says %s, the chained options say "
-				    "%s", a->policy, au_safe(eq, strlen(eq), v,
-				    sizeof(v)));
-			continue;
-		}
-		n = util_num(eq, 0, INT_MAX, &errstr);
-		if (errstr != NULL) {
-			if (strcmp(key, "target") == 0 ||
-			    strcmp(key, "match_target") == 0 ||
-			    strcmp(key, "deals_to_win") == 0 ||
-			    strcmp(key, "deal_cap") == 0 ||
-			    strcmp(key, "move_ms") == 0 ||
-			    strcmp(key, "bank_ms") == 0 ||
-			    strcmp(key, "startup_ms") == 0 ||
-			    strcmp(key, "max_faults") == 0)
-				return au_fail(a, -1, -1, -1, "options: %s=%s "
-				    "is %s", key, au_safe(eq, strlen(eq), v,
-				    sizeof(v)), errstr);
-			continue;	/* a key of a later refd */
-		}
-		if (strcmp(key, "target") == 0 ||
-		    strcmp(key, "match_target") == 0)
-			a->opt.match_target = (int)n;
-		else if (strcmp(key, "deals_to_win") == 0)
-			a->opt.deals_to_win = (int)n;
-		else if (strcmp(key, "deal_cap") == 0)
-			a->opt.deal_cap = (int)n;
-		else if (strcmp(key, "max_faults") == 0) {
-			if (n != a->max_faults)
-				return au_fail(a, -1, -1, -1, "the max_faults "
-				    "column says %lld, the chained options "
-				    "say %lld", a->max_faults, n);
-		} else if ((strcmp(key, "move_ms") == 0 && n != a->move_ms) ||
-		    (strcmp(key, "bank_ms") == 0 && n != a->bank_ms) ||
-		    (strcmp(key, "startup_ms") == 0 && n != a->startup_ms))
+	if (mset_read(&ms, var, a->options, why, sizeof(why)) == -1)
+		return au_fail(a, -1, -1, -1, "options: %s", au_safe(why,
+		    strlen(why), buf, sizeof(buf)));
+	if (ms.given[MSET_POLICY] && strcmp(policy_name((enum fault_policy)
+	    ms.val[MSET_POLICY]), a->policy) != 0)
+		return au_fail(a, -1, -1, -1, "the policy column says %s, the "
+		    "chained options say %s", a->policy, policy_name(
+		    (enum fault_policy)ms.val[MSET_POLICY]));
+	if (ms.given[MSET_MAX_FAULTS] && ms.val[MSET_MAX_FAULTS] !=
+	    a->max_faults)
+		return au_fail(a, -1, -1, -1, "the max_faults column says "
+		    "%lld, the chained options say %lld", a->max_faults,
+		    ms.val[MSET_MAX_FAULTS]);
+	for (k = MSET_MOVE_MS; k <= MSET_STARTUP_MS; k++)
+		if (ms.given[k] && ms.val[k] != (k == MSET_MOVE_MS ?
+		    a->move_ms : k == MSET_BANK_MS ? a->bank_ms :
+		    a->startup_ms))
 			return au_fail(a, -1, -1, -1, "the %s column "
-			    "disagrees with the chained options (%lld)", key,
-			    n);
-	}
+			    "disagrees with the chained options (%lld)",
+			    mset_name(k), ms.val[k]);
+	mset_options(&ms, var, &a->opt);
 	if (bri_options_check(&a->opt) != BRI_OK)
 		return au_fail(a, -1, -1, -1, "options '%s' are out of the "
 		    "rules' ranges (libbriscola(3))", au_safe(a->options,

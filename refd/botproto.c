@@ -125,8 +125,17 @@ botproto_format(enum botmsg m, const struct bri_view *v, int arg, char *buf,
 		    bri_card_format(v->removed, c2));
 		break;
 	case BOTMSG_GENPLAY:
-		snprintf(buf, len, "genplay %d %s", arg,
-		    cardlist(v->hand, v->nhand, l1, sizeof(l1)));
+		/*
+		 * The cards already on the table in this trick follow as a
+		 * comment, which every bot must ignore (refd-protocol(7)):
+		 * an old bot reads the line it always read, a new one need
+		 * not rebuild the trick from the play lines.
+		 */
+		i = v->trick * v->nseats;
+		snprintf(buf, len, "genplay %d %s%s%s", arg,
+		    cardlist(v->hand, v->nhand, l1, sizeof(l1)),
+		    i < v->nplays ? " # trick " : "", i < v->nplays ?
+		    cardlist(v->plays + i, v->nplays - i, l2, sizeof(l2)) : "");
 		break;
 	case BOTMSG_BID:
 		/* the same line to every seat, whoever holds what */

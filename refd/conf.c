@@ -13,6 +13,7 @@
 #include "bots.h"
 #include "conf.h"
 #include "gtp.h"
+#include "mset.h"
 #include "util.h"
 
 /*
@@ -41,6 +42,25 @@ conf_listen(struct refd_conf *c, const char *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Set refd's default of match setting k (refd.conf, refd -m and -s). */
+int
+conf_default(struct refd_conf *c, int k, long long n)
+{
+	switch (k) {
+	case MSET_MOVE_MS:
+		c->move_ms = (int)n;
+		return 0;
+	case MSET_BANK_MS:
+		c->bank_ms = (int)n;
+		return 0;
+	case MSET_STARTUP_MS:
+		c->startup_ms = (int)n;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* Apply one config line, already split into words. */
 static int
 conf_line(struct refd_conf *c, int argc, char **argv, char *err,
@@ -51,10 +71,6 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		size_t		 off;
 		long long	 min, max;
 	} nums[] = {
-		{ "move_ms", offsetof(struct refd_conf, move_ms), 1, 3600000 },
-		{ "bank_ms", offsetof(struct refd_conf, bank_ms), 0, 86400000 },
-		{ "startup_ms", offsetof(struct refd_conf, startup_ms), 1,
-		    600000 },
 		{ "max_connections", offsetof(struct refd_conf, max_conns), 1,
 		    100000 },
 		{ "auth_ms", offsetof(struct refd_conf, auth_ms), 1, 600000 },
@@ -72,7 +88,27 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 	const char	*errstr;
 	size_t		 i;
 	long long	 n;
+	int		 k;
 
+	/* a match setting: refd's default of it, by the one table */
+	if ((k = mset_find(argv[0])) != -1) {
+		if (!mset_daemon(k)) {
+			snprintf(err, errlen, "%s is a match's own setting: "
+			    "give it to match_start or a tournament", argv[0]);
+			return -1;
+		}
+		if (argc != 2) {
+			snprintf(err, errlen, "%s takes one number", argv[0]);
+			return -1;
+		}
+		if (mset_value(k, argv[1], &n, NULL, err, errlen) == -1)
+			return -1;
+		if (conf_default(c, k, n) == -1) {
+			snprintf(err, errlen, "%s: no default in refd", argv[0]);
+			return -1;
+		}
+		return 0;
+	}
 	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strcmp(argv[0], nums[i].key) != 0)
 			continue;

@@ -16,7 +16,7 @@ struct refd_conf {
 	char		 listen_host[64];/* the bot listener, "" for none */
 	int		 listen_port;
 	char		 botlog_dir[1024]; /* per-bot stderr logs */
-	int		 move_ms;	/* default clocks */
+	int		 move_ms;	/* default clocks (mset.h) */
 	int		 bank_ms;
 	int		 startup_ms;
 	int		 max_conns;	/* bot connections, spawned or remote */
@@ -33,5 +33,6 @@ struct refd_conf {
 int		 conf_parse(struct refd_conf *, FILE *, const char *, char *,
 		    size_t);
 int		 conf_listen(struct refd_conf *, const char *, char *, size_t);
+int		 conf_default(struct refd_conf *, int, long long);
 
 #endif /* REFD_CONF_H */

@@ -22,6 +22,7 @@
 #include "chain.h"
 #include "log.h"
 #include "match.h"
+#include "mset.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -261,7 +262,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	struct db_seat	 ds[BRI_MAXSEATS];
 	struct bot	*b;
 	char		 seed[BRI_SEED_STRLEN], ident[BRI_MAXSEATS][256];
-	char		 rm[8];
+	struct mset	 ms;
 	uint8_t		 commit[BRI_COMMITLEN];
 	struct timeval	 tv;
 	int		 i, n;
@@ -306,17 +307,10 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	bri_match_init(&m->bm, &m->conf.opt, &m->conf.seed);
 	bri_seed_commit(&m->conf.seed, commit);
 	util_hex(commit, sizeof(commit), m->commit);
-	if (mc->opt.removed_two < 0)
-		snprintf(rm, sizeof(rm), "random");
-	else
-		snprintf(rm, sizeof(rm), "%c",
-		    bri_suit_letter(mc->opt.removed_two));
-	snprintf(m->options, sizeof(m->options), "target=%d deals_to_win=%d "
-	    "deal_cap=%d removed_two=%s move_ms=%d bank_ms=%d startup_ms=%d "
-	    "policy=%s max_faults=%d", mc->opt.match_target,
-	    mc->opt.deals_to_win, mc->opt.deal_cap, rm, mc->move_ms,
-	    mc->bank_ms, mc->startup_ms, policy_name(mc->policy),
-	    mc->max_faults);
+	/* the options text, by the one table of settings (mset.c) */
+	mset_of(&ms, &mc->opt, mc->move_ms, mc->bank_ms, mc->startup_ms,
+	    mc->policy, mc->max_faults);
+	mset_text(&ms, mc->opt.variant, m->options, sizeof(m->options));
 	if (mc->tournament != 0)	/* its seed may serve other matches */
 		snprintf(m->options + strlen(m->options), sizeof(m->options) -
 		    strlen(m->options), " seed_reveal=tournament");

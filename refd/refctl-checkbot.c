@@ -39,6 +39,7 @@
 #include "briscola.h"
 #include "gtp.h"
 #include "log.h"
+#include "mset.h"
 #include "refctl.h"
 #include "spawn.h"
 #include "util.h"
@@ -359,6 +360,22 @@ static const char *
 ck_cmdref(char *buf, size_t len, const struct ck_cmd *c)
 {
 	return ck_quote(buf, len, c->text, strlen(c->text));
+}
+
+/*
+ * The likely cause when a genplay's answer is a word of the command's
+ * comment (its trick): the bot does not drop comments as it must.
+ */
+static const char *
+ck_from_comment(const struct ck_cmd *c, const char *w, size_t n)
+{
+	const char	*p = strchr(c->text, '#');
+
+	for (; p != NULL && *p != '\0'; p += strcspn(p, " "), p += *p != '\0')
+		if (strncasecmp(p, w, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+			return "; a word of the comment: does the bot ignore "
+			    "everything from a # to the end of the line?";
+	return "";
 }
 
 /* "line N: 'text'": where a bot said what, for its author to find. */
@@ -1041,12 +1058,13 @@ ck_genplay_judge(struct ck_bot *b, const struct ck_answer *a)
 		ck_problem(b, &a->cmd, "genplay answered no card: %s, "
 		    "answering %s", lr, cr);
 	else if (bri_card_parse(a->text, n, &c) != BRI_OK)
-		ck_problem(b, &a->cmd, "genplay answered %s (not a card): %s, "
-		    "answering %s", ck_quote(q, sizeof(q), a->text, n) , lr,
-		    cr);
+		ck_problem(b, &a->cmd, "genplay answered %s (not a card%s): "
+		    "%s, answering %s", ck_quote(q, sizeof(q), a->text, n),
+		    ck_from_comment(&a->cmd, a->text, n), lr, cr);
 	else if (bri_deal_check(&ck.m.deal, ck.seat, c) != BRI_OK)
 		ck_problem(b, &a->cmd, "genplay answered %.*s (not in the "
-		    "hand): %s, answering %s", (int)n, a->text, lr, cr);
+		    "hand%s): %s, answering %s", (int)n, a->text,
+		    ck_from_comment(&a->cmd, a->text, n), lr, cr);
 	else
 		b->card = c;
 }
@@ -1297,6 +1315,7 @@ ck_variant(enum bri_variant var)
 {
 	static struct ck_bot	 b;
 	struct bri_options	 opt;
+	struct mset		 ms;
 	struct bri_event	 ev;
 	struct bri_view		 v;
 	const char		*names[BRI_MAXSEATS];
@@ -1334,11 +1353,10 @@ ck_variant(enum bri_variant var)
 	ck_wait_all(&b);
 	bri_seed_commit(&ck.seed, cm);
 	util_hex(cm, sizeof(cm), commit);
-	snprintf(options, sizeof(options), "target=%d deals_to_win=%d "
-	    "deal_cap=%d removed_two=random move_ms=%d bank_ms=0 "
-	    "startup_ms=%d policy=fallback max_faults=%d%s", opt.match_target,
-	    opt.deals_to_win, opt.deal_cap, ck.move_ms, ck.startup_ms,
-	    CK_MAXPROBLEMS, bri_variant_info(var)->auction ? " deals=5" : "");
+	/* the options text as refd logs and sends it (mset.c) */
+	mset_of(&ms, &opt, ck.move_ms, 0, ck.startup_ms, POLICY_FALLBACK,
+	    CK_MAXPROBLEMS);
+	mset_text(&ms, var, options, sizeof(options));
 	ck_queue(&b, CK_NOTE, NULL, ck.note_ms, botproto_match_start_text(buf,
 	    sizeof(buf), (long long)var + 1, bri_variant_name(var), ck.seat,
 	    names, n, commit, options), "\n");
@@ -1502,9 +1520,10 @@ cmd_checkbot(int argc, char **argv)
 	enum sandbox_mode	 mode = SANDBOX_BWRAP;
 	char			 why[1024];
 	double			 mean;
+	long long		 n;
 	int			 ch, i;
 
-	ck.move_ms = 5000;
+	ck.move_ms = (int)mset_default(MSET_MOVE_MS);
 	ck.ndeals = 2;
 	ck.seedarg = CK_SEED;
 	optind = 1;
@@ -1538,12 +1557,14 @@ cmd_checkbot(int argc, char **argv)
 			bot_user = optarg;
 			break;
 		case 't':
-			ck.move_ms = (int)util_num(optarg, 1, 3600000, &err);
-			if (err != NULL) {
-				fprintf(stderr, "refctl checkbot: -t %s: %s\n",
-				    optarg, err);
+			/* a move_ms as every entry point reads it */
+			if (mset_value(MSET_MOVE_MS, optarg, &n, NULL, why,
+			    sizeof(why)) == -1) {
+				fprintf(stderr, "refctl checkbot: -t: %s\n",
+				    why);
 				return 2;
 			}
+			ck.move_ms = (int)n;
 			break;
 		case 'v':
 			ck.verbose = 1;

@@ -463,7 +463,14 @@ t_schedule(int argc, char **argv)
 	    bri_variant_name(d.opt.variant), tdef_format_name(d.format),
 	    d.duplicate ? " with duplicate deals" : "", nslots,
 	    d.have_seed ? "" : " (no seed given: seeds shown for seed 0)");
-	printf("# slot block arrangement seed seats...\n");
+	/* the match settings given, as the table spells them */
+	printf("# settings");
+	for (k = 0; k < MSET_NKEYS; k++)
+		if (d.set.given[k]) {
+			mset_format(&d.set, k, seed, sizeof(seed));
+			printf(" %s=%s", mset_name(k), seed);
+		}
+	printf("\n# slot block arrangement seed seats...\n");
 	for (i = 0; i < nslots; i++) {
 		printf("%d %d %d %s", i, slots[i].block, slots[i].arrangement,
 		    bri_seed_format(&slots[i].seed, seed));

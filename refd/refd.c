@@ -36,6 +36,7 @@
 #include "harden.h"
 #include "log.h"
 #include "match.h"
+#include "mset.h"
 #include "seat.h"
 #include "spawn.h"
 #include "tourney.h"
@@ -63,9 +64,10 @@ usage(int status)
 	    "  -f config     read settings and bots from config (refd.conf(5))\n"
 	    "  -L dir        per-bot stderr logs (default: discarded)\n"
 	    "  -l host:port  listen for remote bots (default: none)\n"
-	    "  -m ms         default per-move limit (default 5000)\n"
-	    "  -s ms         default start-up limit (default 10000)\n"
-	    "  -v            more verbose; -vv for debugging\n");
+	    "  -m ms         default per-move limit (default %lld)\n"
+	    "  -s ms         default start-up limit (default %lld)\n"
+	    "  -v            more verbose; -vv for debugging\n",
+	    mset_default(MSET_MOVE_MS), mset_default(MSET_STARTUP_MS));
 	exit(status);
 }
 
@@ -264,16 +266,17 @@ main(int argc, char *argv[])
 	struct event	*sigs[3];
 	struct event_config *cfg;
 	struct timeval	 chunk = { 0, REFD_CHUNK_MS * 1000 };
-	const char	*errstr;
 	struct match	*m;
 	char		 err[512];
-	int		 ch, daemonize = 0, verbose = 0, i, n;
+	long long	 n64;
+	int		 ch, daemonize = 0, verbose = 0, i, n, k;
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
 
 	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
 	snprintf(conf.ctl_path, sizeof(conf.ctl_path), "refd.sock");
-	conf.move_ms = 5000;
-	conf.startup_ms = 10000;
+	conf.move_ms = (int)mset_default(MSET_MOVE_MS);
+	conf.bank_ms = (int)mset_default(MSET_BANK_MS);
+	conf.startup_ms = (int)mset_default(MSET_STARTUP_MS);
 	conf.max_conns = 4096;
 	conf.auth_ms = 10000;
 	conf.max_unauth = 256;
@@ -313,16 +316,13 @@ main(int argc, char *argv[])
 				fatalx("%s", err);
 			break;
 		case 'm':
-			conf.move_ms = (int)util_num(optarg, 1, 3600000,
-			    &errstr);
-			if (errstr != NULL)
-				fatalx("-m: %s", errstr);
-			break;
 		case 's':
-			conf.startup_ms = (int)util_num(optarg, 1, 600000,
-			    &errstr);
-			if (errstr != NULL)
-				fatalx("-s: %s", errstr);
+			/* as refd.conf's move_ms and startup_ms lines */
+			k = ch == 'm' ? MSET_MOVE_MS : MSET_STARTUP_MS;
+			if (mset_value(k, optarg, &n64, NULL, err,
+			    sizeof(err)) == -1)
+				fatalx("-%c: %s", ch, err);
+			conf_default(&conf, k, n64);
 			break;
 		case 'v':
 			verbose++;

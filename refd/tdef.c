@@ -26,23 +26,47 @@
 
 #define TDEF_SEED_TAG	"refd-tourney-v1"
 
-/* The variants each option of a match applies to, and their names. */
-static const unsigned optvariants[TDEF_NOPTS] = {
-	[TDEF_OPT_TARGET] = 1u << BRI_JOKER3,
-	[TDEF_OPT_DEALS] = 1u << BRI_CLASSIC2 | 1u << BRI_CLASSIC3 |
-	    1u << BRI_CLASSIC4,
-	[TDEF_OPT_TWO] = 1u << BRI_CLASSIC3,
+/*
+ * Tables of 5 and 6 seats do not play all their 120 or 720 seatings:
+ * a block is a few cyclic orders, each in its k rotations, so that each
+ * bot sits in each seat equally often and every k matches balance the
+ * seats (refd-tournament(5)).  Five seats: the orders i * m mod 5 for m
+ * from 1 to 4, in which each bot is right after each other exactly once.
+ * Six seats (classic6, seats 0, 2, 4 against 1, 3, 5): one order per way
+ * of splitting six bots into two teams of three, all ten, so that each
+ * pair of bots are teammates in 4 of the 10 (the only even share: five
+ * splits cannot balance the 15 pairs), and the order within each team
+ * chosen, by a search, so that each bot is right after each other
+ * exactly twice.
+ */
+static const uint8_t orders5[4][5] = {
+	{ 0, 1, 2, 3, 4 }, { 0, 2, 4, 1, 3 }, { 0, 3, 1, 4, 2 },
+	{ 0, 4, 3, 2, 1 },
 };
-static const char *const optnames[TDEF_NOPTS] = {
-	[TDEF_OPT_TARGET] = "target",
-	[TDEF_OPT_DEALS] = "deals_to_win",
-	[TDEF_OPT_TWO] = "removed_two",
+static const uint8_t orders6[10][6] = {
+	{ 0, 3, 1, 4, 2, 5 }, { 0, 2, 1, 4, 3, 5 }, { 0, 2, 1, 5, 4, 3 },
+	{ 0, 3, 1, 2, 5, 4 }, { 0, 1, 3, 5, 2, 4 }, { 0, 5, 2, 3, 4, 1 },
+	{ 0, 4, 5, 1, 2, 3 }, { 0, 5, 3, 2, 4, 1 }, { 0, 4, 5, 1, 3, 2 },
+	{ 0, 1, 5, 3, 4, 2 },
 };
-static const char *const optwhere[TDEF_NOPTS] = {
-	[TDEF_OPT_TARGET] = "joker3",
-	[TDEF_OPT_DEALS] = "classic2, classic3 and classic4",
-	[TDEF_OPT_TWO] = "classic3",
-};
+
+/*
+ * The seatings of one table of k seats, a block: every permutation (k!)
+ * up to 4 seats, the rotations of the orders above for 5 and 6.
+ */
+int
+tdef_seatings(int k)
+{
+	int	 n, i;
+
+	if (k == 5)
+		return 5 * (int)(sizeof(orders5) / sizeof(orders5[0]));
+	if (k == 6)
+		return 6 * (int)(sizeof(orders6) / sizeof(orders6[0]));
+	for (n = 1, i = 2; i <= k; i++)
+		n *= i;
+	return n;
+}
 
 /* Name of a format, as written in a definition. */
 const char *
@@ -131,7 +155,7 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 	enum bri_variant v;
 	size_t		 at;
 	int		 i;
-	char		 kv[64];
+	char		 kv[128], *eq;
 
 #define ARITY(n) do { if (argc != (n)) { snprintf(err, errlen, \
 	"%s takes %d argument%s", argv[0], (n) - 1, (n) == 2 ? "" : "s"); \
@@ -208,59 +232,29 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 			return -1;
 		}
 		d->have_seed = 1;
-	} else if (strcmp(argv[0], "move_ms") == 0) {
-		ARITY(2);
-		return tdef_num(argv[1], 1, 3600000, &d->move_ms, err, errlen);
-	} else if (strcmp(argv[0], "bank_ms") == 0) {
-		ARITY(2);
-		return tdef_num(argv[1], 0, 86400000, &d->bank_ms, err,
-		    errlen);
-	} else if (strcmp(argv[0], "startup_ms") == 0) {
-		ARITY(2);
-		return tdef_num(argv[1], 1, 600000, &d->startup_ms, err,
-		    errlen);
-	} else if (strcmp(argv[0], "max_faults") == 0) {
-		ARITY(2);
-		return tdef_num(argv[1], 1, 1000, &d->max_faults, err, errlen);
-	} else if (strcmp(argv[0], "policy") == 0) {
-		ARITY(2);
-		if (policy_parse(argv[1], &d->policy) == -1) {
-			snprintf(err, errlen, "policy: forfeit or fallback");
-			return -1;
-		}
-	} else if (strcmp(argv[0], "option") == 0) {
-		ARITY(2);
-		snprintf(kv, sizeof(kv), "%s", argv[1]);
-		if (strncmp(kv, "target=", 7) == 0) {
-			d->optline[TDEF_OPT_TARGET] = line;
-			return tdef_num(kv + 7, 1, 1000, &d->opt.match_target,
-			    err, errlen);
-		}
-		if (strncmp(kv, "deals_to_win=", 13) == 0) {
-			d->optline[TDEF_OPT_DEALS] = line;
-			return tdef_num(kv + 13, 1, 1000, &d->opt.deals_to_win,
-			    err, errlen);
-		}
-		if (strncmp(kv, "deal_cap=", 9) == 0)
-			return tdef_num(kv + 9, 1, 100000, &d->opt.deal_cap,
-			    err, errlen);
-		if (strncmp(kv, "removed_two=", 12) == 0) {
-			const char *w = kv + 12;
-			d->optline[TDEF_OPT_TWO] = line;
-			if (strcmp(w, "random") == 0)
-				d->opt.removed_two = -1;
-			else if (strlen(w) == 1 && bri_suit_parse(w[0]) != -1)
-				d->opt.removed_two = bri_suit_parse(w[0]);
-			else {
-				snprintf(err, errlen, "removed_two: random, "
-				    "C, D, B or S");
+	} else if (strcmp(argv[0], "option") == 0 ||
+	    mset_find(argv[0]) != -1) {
+		/* a match setting: "option key=value" or "key value" */
+		if (strcmp(argv[0], "option") == 0) {
+			ARITY(2);
+			if ((size_t)snprintf(kv, sizeof(kv), "%s", argv[1]) >=
+			    sizeof(kv)) {
+				snprintf(err, errlen, "option: longer than "
+				    "%zu bytes", sizeof(kv) - 1);
 				return -1;
 			}
-			return 0;
+			if ((eq = strchr(kv, '=')) == NULL) {
+				snprintf(err, errlen, "option: key=value "
+				    "expected");
+				return -1;
+			}
+			*eq++ = '\0';
+		} else {
+			ARITY(2);
+			snprintf(kv, sizeof(kv), "%s", argv[0]);
+			eq = argv[1];
 		}
-		snprintf(err, errlen, "unknown option %.40s (target=, "
-		    "deals_to_win=, deal_cap=, removed_two=)", kv);
-		return -1;
+		return mset_set(&d->set, kv, eq, line, err, errlen);
 	} else if (strcmp(argv[0], "sprt") == 0) {
 		ARITY(5);
 		if (tdef_real(argv[1], -1000, 1000, &d->elo0, err, errlen) ||
@@ -312,6 +306,22 @@ tdef_line(struct tdef *d, int argc, char **argv, int line, char *candidate,
 #undef ARITY
 }
 
+/* The clocks and policy given, or -1 and POLICY_DEFAULT: refd's. */
+static void
+tdef_given(struct tdef *d)
+{
+	const struct mset *ms = &d->set;
+
+	d->move_ms = ms->given[MSET_MOVE_MS] ? (int)ms->val[MSET_MOVE_MS] : -1;
+	d->bank_ms = ms->given[MSET_BANK_MS] ? (int)ms->val[MSET_BANK_MS] : -1;
+	d->startup_ms = ms->given[MSET_STARTUP_MS] ?
+	    (int)ms->val[MSET_STARTUP_MS] : -1;
+	d->policy = ms->given[MSET_POLICY] ?
+	    (enum fault_policy)ms->val[MSET_POLICY] : POLICY_DEFAULT;
+	d->max_faults = ms->given[MSET_MAX_FAULTS] ?
+	    (int)ms->val[MSET_MAX_FAULTS] : -1;
+}
+
 /*
  * A message about a place in the definition: "fname:line: reason", or
  * "fname: reason" when no line holds it (line 0: no bots line at all).
@@ -352,11 +362,9 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 
 	memset(d, 0, sizeof(*d));
 	bri_options_default(&d->opt, BRI_JOKER3);
+	mset_init(&d->set);
 	snprintf(d->name, sizeof(d->name), "tournament");
 	d->concurrency = 1;
-	d->move_ms = d->bank_ms = d->startup_ms = -1;
-	d->policy = POLICY_DEFAULT;
-	d->max_faults = -1;
 	while (*s != '\0') {
 		lineno++;
 		e = strchr(s, '\n');
@@ -428,12 +436,11 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 			goto fail;
 		}
 	}
-	/* a block is a table's every seating: a part of one is biased */
-	for (narr = 1, i = 2; i <= seats; i++)
-		narr *= i;
+	/* a block balances a table's seatings: a part of one is biased */
+	narr = tdef_seatings(seats);
 	if (d->matches % narr != 0) {
 		tdef_err(err, errlen, fname, d->matchesline, "matches %d "
-		    "splits a block of %d seatings (every seat permutation "
+		    "splits a block of %d seatings (the balanced seatings "
 		    "of a %s table): use a multiple of %d", d->matches, narr,
 		    bri_variant_name(d->opt.variant), narr);
 		goto fail;
@@ -444,15 +451,17 @@ tdef_parse(const char *text, const char *fname, struct tdef *d, char *err,
 		goto fail;
 	}
 	/* the variant may come after its options: checked at the end */
-	for (i = 0; i < TDEF_NOPTS; i++)
-		if (d->optline[i] > 0 && !(optvariants[i] &
-		    (1u << d->opt.variant))) {
-			tdef_err(err, errlen, fname, d->optline[i], "option "
-			    "%s= does not apply to %s (only to %s)",
-			    optnames[i], bri_variant_name(d->opt.variant),
-			    optwhere[i]);
-			goto fail;
-		}
+	if (mset_check(&d->set, d->opt.variant, &i, why, sizeof(why)) == -1) {
+		tdef_err(err, errlen, fname, i, "%s", why);
+		goto fail;
+	}
+	if (d->set.given[MSET_SEED]) {
+		tdef_err(err, errlen, fname, d->set.given[MSET_SEED], "option "
+		    "seed=: a tournament's seeds come from its seed line");
+		goto fail;
+	}
+	mset_options(&d->set, d->opt.variant, &d->opt);
+	tdef_given(d);
 	if (bri_options_check(&d->opt) != BRI_OK) {
 		snprintf(err, errlen, "%s: an option does not fit %s", fname,
 		    bri_variant_name(d->opt.variant));
@@ -527,8 +536,10 @@ int
 tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
     size_t errlen)
 {
-	int	 k = bri_variant_seats(d->opt.variant), tables[4096][4];
-	int	 ntables = 0, narr, total, c[4], p[4], i, t, a, s;
+	int	 k = bri_variant_seats(d->opt.variant);
+	int	 tables[4096][BRI_MAXSEATS], c[BRI_MAXSEATS], p[BRI_MAXSEATS];
+	int	 ntables = 0, narr, total, i, t, a, s;
+	const uint8_t *o;
 	struct tslot *out;
 
 	/* the tables: combinations of the table's size */
@@ -561,9 +572,10 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
 	 * seed, else each on its own.  They come as the k rotations of each
 	 * cyclic order (the first bot fixed, the others in lexicographic
 	 * order), so that every k matches of a block balance the seats.
+	 * Five and six seats take the cyclic orders of orders5 and orders6
+	 * only, with the same balance of seats, followers and teammates.
 	 */
-	for (narr = 1, i = 2; i <= k; i++)
-		narr *= i;
+	narr = tdef_seatings(k);
 	total = d->matches > 0 ? d->matches : ntables * narr;
 	if (total > TDEF_MAXSLOTS)
 		goto toomany;
@@ -576,8 +588,13 @@ tdef_schedule(const struct tdef *d, struct tslot **slots, int *n, char *err,
 			p[i] = i;
 		for (a = 0; s < total && a < narr; a++, s++) {
 			/* the k rotations of each cyclic order in turn */
-			if (a > 0 && a % k == 0)
+			if (k <= 4 && a > 0 && a % k == 0)
 				next_permutation(p + 1, k - 1);
+			else if (k > 4) {
+				o = k == 5 ? orders5[a / k] : orders6[a / k];
+				for (i = 0; i < k; i++)
+					p[i] = o[i];
+			}
 			out[s].block = t;
 			out[s].arrangement = a;
 			for (i = 0; i < k; i++)

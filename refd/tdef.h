@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "briscola.h"
+#include "mset.h"
 #include "policy.h"
 
 #define TDEF_MAXBOTS	64
@@ -16,9 +17,6 @@
 #define TDEF_NAMELEN	32
 
 enum tdef_format { TDEF_ROUNDROBIN, TDEF_GAUNTLET };
-
-/* The match options that apply to some variants only. */
-enum tdef_opt { TDEF_OPT_TARGET, TDEF_OPT_DEALS, TDEF_OPT_TWO, TDEF_NOPTS };
 
 struct tdef {
 	char		 name[TDEF_NAMELEN + 1];
@@ -38,7 +36,8 @@ struct tdef {
 	int		 move_ms, bank_ms, startup_ms; /* -1: refd's default */
 	enum fault_policy policy;	/* POLICY_DEFAULT: refd's */
 	int		 max_faults;	/* -1 default */
-	int		 optline[TDEF_NOPTS];	/* where each was set, or 0 */
+	struct mset	 set;		/* the match settings as given, and
+					   the line of each (mset.h) */
 	int		 sprt;		/* stop on a decision of the SPRT */
 	int		 sprtline;
 	double		 elo0, elo1, alpha, beta;
@@ -60,6 +59,7 @@ int	tdef_parse(const char *, const char *, struct tdef *, char *,
 int	tdef_schedule(const struct tdef *, struct tslot **, int *, char *,
 	    size_t);
 void	tdef_free(struct tdef *);
+int	tdef_seatings(int);
 const char *tdef_format_name(enum tdef_format);
 
 #endif

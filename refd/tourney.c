@@ -522,9 +522,11 @@ tourney_fill(struct tourney *t)
 		    conf.bank_ms;
 		mc.startup_ms = t->def.startup_ms > 0 ? t->def.startup_ms :
 		    conf.startup_ms;
-		mc.policy = t->def.policy == POLICY_DEFAULT ? POLICY_FORFEIT :
+		mc.policy = t->def.policy == POLICY_DEFAULT ?
+		    (enum fault_policy)mset_default(MSET_POLICY) :
 		    t->def.policy;
-		mc.max_faults = t->def.max_faults > 0 ? t->def.max_faults : 3;
+		mc.max_faults = t->def.max_faults > 0 ? t->def.max_faults :
+		    (int)mset_default(MSET_MAX_FAULTS);
 		mc.tournament = t->id;
 		mc.slot = j;
 		t->state[j] = SLOT_RUNNING;

@@ -207,7 +207,8 @@ def test_control_abuse(r, tmp):
         (("match_start", "joker3", "ok0", "ok1", "ok2", "frob=1"),
          "unknown option"),
         (("match_start", "classic2", "ok0", "ok1", "removed_two=C"),
-         "option not valid"),
+         "option removed_two= does not apply to classic2 (only to "
+         "classic3)"),
         (("match_show", "9" * 30), "match id: "),
         (("tournament_start", "relative/path"), "absolute path"),
         (("tournament_start", "/nonexistent/x.tour"), "No such file"),

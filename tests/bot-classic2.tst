@@ -37,22 +37,22 @@
 33 trick 1 10
 34 draw 8C
 35 play 1 4D
-36 genplay 5000 5B 9B 8C
+36 genplay 5000 5B 9B 8C # trick 4D
 37 play 0 8C
 38 trick 1 2
 39 draw 2S
 40 play 1 3B
-41 genplay 5000 5B 9B 2S
+41 genplay 5000 5B 9B 2S # trick 3B
 42 play 0 5B
 43 trick 1 10
 44 draw 4C
 45 play 1 1C
-46 genplay 5000 9B 2S 4C
+46 genplay 5000 9B 2S 4C # trick 1C
 47 play 0 2S
 48 trick 1 11
 49 draw 9D
 50 play 1 8D
-51 genplay 5000 9B 4C 9D
+51 genplay 5000 9B 4C 9D # trick 8D
 52 play 0 9D
 53 trick 0 5
 54 draw 2C
@@ -62,7 +62,7 @@
 58 trick 1 3
 59 draw 1D
 60 play 1 3C
-61 genplay 5000 4C 2C 1D
+61 genplay 5000 4C 2C 1D # trick 3C
 62 play 0 1D
 63 trick 0 21
 64 draw 7B
@@ -87,7 +87,7 @@
 83 trick 1 0
 84 draw 3S
 85 play 1 9C
-86 genplay 5000 9S 5D 3S
+86 genplay 5000 9S 5D 3S # trick 9C
 87 play 0 5D
 88 trick 0 3
 89 draw 2B

@@ -175,6 +175,19 @@ if run 1 "chiamata5 old bot" -n 1 -V chiamata5 -- sh "$tmp/oldbot.sh"; then
 		status=1
 	fi
 fi
+# A bot that keeps comments plays a word of genplay's trick comment:
+# checkbot names the likely cause.
+sed 's/|#\.\*//' "$s/randbot.sh" >"$tmp/nocomment.sh"
+if run 1 "comment kept" -n 3 -V joker3 -- sh "$tmp/nocomment.sh"; then
+	if grep -q "a word of the comment: does the bot ignore" "$tmp/out"
+	then
+		echo "ok: comment kept: exit 1, the comment named"
+	else
+		echo "FAIL: comment kept: the comment not named"
+		grep '^FAIL' "$tmp/out" | head -3
+		status=1
+	fi
+fi
 if run 2 "missing bot" -- "$tmp/no-such-bot"; then
 	if grep -q 'cannot run' "$tmp/err"; then
 		echo "ok: missing bot: exit 2"

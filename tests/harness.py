@@ -172,7 +172,7 @@ class RemoteBot(threading.Thread):
             time.sleep(30)
             return
         for raw in f:
-            words = raw.decode().split()
+            words = raw.decode().split("#", 1)[0].split()
             if not words:
                 continue
             ident, cmd = words[0], words[1]
@@ -199,11 +199,23 @@ def check_transcript(path, variant, seat):
     hand = set()
     stock_empty = False
     violations = []
+    table = []          # the cards of the trick being played
     for n, line in enumerate(open(path), 1):
+        line, _, comment = line.partition("#")
         w = line.split()
         if len(w) < 2:
             continue
         cmd, args = w[1], w[2:]
+        if cmd == "genplay":
+            # the comment names exactly the cards on the table
+            said = comment.split()[1:] if comment.strip() else []
+            assert comment.split()[:1] in ([], ["trick"]), comment
+            assert said == table, "%s:%d: the trick is %s, not %s" % (
+                path, n, table, said)
+        if cmd in ("deal_start", "trick"):
+            table = []
+        if cmd == "play":
+            table.append(args[1])
         if cmd == "deal_start":
             known = {args[2]} | set(args[3:])
             hand = set(args[3:])
