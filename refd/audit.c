@@ -1529,7 +1529,8 @@ au_receipt(struct au *a)
 		/* the seat's own transcript hashes end its receipt */
 		text = (const char *)sqlite3_column_text(st, 4);
 		if (a->receipt[0] != '\0' && text != NULL &&
-		    a->mode == AU_VIEW && chain_tx_find(text, a->vseat, tx, sizeof(tx)) == 1 &&
+		    a->mode == AU_VIEW &&
+		    chain_tx_find(text, a->vseat, tx, sizeof(tx)) == 1 &&
 		    strcmp(tx, "-") != 0)
 			snprintf(a->receipt + strlen(a->receipt),
 			    sizeof(a->receipt) - strlen(a->receipt),

@@ -104,8 +104,9 @@ struct au {
 	long long	 version;	/* chain_version: 1 or 2 */
 	char		 prev[AU_HEX + 1];	/* 2: the log's head before */
 	long long	 slot;		/* -1 for none */
-	char		 receipt[600];	/* "head=N:LINK sig=SIG key=KEY" of its
-					   end in the log chain, or "" */
+	char		 receipt[600];	/* "head=N:LINK sig=SIG key=KEY
+					   [transcript=...]" of its end in
+					   the log chain, or "" */
 	struct au_seat	 seat[BRI_MAXSEATS];
 
 	/* what the chained options say */

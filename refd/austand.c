@@ -166,8 +166,8 @@ as_table(struct as_count *c, long long tid, const struct tdef *d,
 				if (strcmp(d->bots[b], r->bot[k]) == 0)
 					break;
 			if (b == d->nbots) {
-				snprintf(err, errlen, "match %lld seats %s, not "
-				    "one of its bots", r->id, r->bot[k]);
+				snprintf(err, errlen, "match %lld seats %s, "
+				    "not one of its bots", r->id, r->bot[k]);
 				free(ms);
 				return -1;
 			}
@@ -258,8 +258,9 @@ as_compare(FILE *out, long long tid, const struct tdef *d,
 		    (g->mpoints_per_deal != w->mpoints_per_deal ||
 		    g->score != w->score || g->elo != w->elo)) {
 			fprintf(out, "tournament %lld FAILED: the standings "
-			    "refd reports rate %s %.1f, the matches as replayed "
-			    "%.1f\n", tid, d->bots[w->bot], w->elo, g->elo);
+			    "refd reports rate %s %.1f, the matches as "
+			    "replayed %.1f\n", tid, d->bots[w->bot], w->elo,
+			    g->elo);
 			bad++;
 		} else if (k == sizeof(f) / sizeof(f[0]) && i != j) {
 			fprintf(out, "tournament %lld FAILED: the standings "
@@ -320,8 +321,9 @@ as_check(struct as_count *c, sqlite3 *h, FILE *out)
 			bad++;
 		} else if (tstand_load(h, tid, &d, &ts, err, sizeof(err)) ==
 		    -1) {
-			fprintf(out, "tournament %lld FAILED: refctl tournament "
-			    "standings cannot read it: %s\n", tid, err);
+			fprintf(out, "tournament %lld FAILED: refctl "
+			    "tournament standings cannot read it: %s\n", tid,
+			    err);
 			bad++;
 		} else {
 			if (st_compute(ts.m, ts.n, d.nbots, 1, want) == -1) {
@@ -340,8 +342,9 @@ as_check(struct as_count *c, sqlite3 *h, FILE *out)
 				b = as_compare(out, tid, &d, got, want);
 			if (b == 0)
 				fprintf(out, "tournament %lld standings "
-				    "recounted: %d matches, as refctl tournament "
-				    "standings reports them\n", tid, n);
+				    "recounted: %d matches, as refctl "
+				    "tournament standings reports them\n", tid,
+				    n);
 			bad += b;
 			tstand_free(&ts);
 		}

@@ -19,7 +19,7 @@ struct as_rec;
 struct as_count {
 	struct as_rec	*rec;		/* one per match that ended */
 	int		 n, cap;
-	struct as_rec	*cur;		/* the match being walked, or NULL */
+	struct as_rec	*cur;		/* the match being walked */
 	int		 nomem;
 };
 

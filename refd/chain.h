@@ -107,6 +107,6 @@ void	chain_tx_hex(const struct chain_tx *, char *);
 void	chain_tx_text(const struct chain_tx *, const struct chain_tx *,
 	    char *, size_t);
 int	chain_tx_find(const char *, int, char *, size_t);
-#define CHAIN_TXWORD	" transcripts="	/* in a match's "end" event */
+#define CHAIN_TXWORD	" transcripts="	/* in a match's "end" */
 
 #endif /* REFD_CHAIN_H */

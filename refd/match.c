@@ -637,7 +637,8 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	char	 end[BOTPROTO_MAXLINE], seed[BRI_SEED_STRLEN];
 	char	 chain[2 * DB_HASHLEN + 1], head[2 * DB_HASHLEN + 1];
 	char	 key[2 * DB_HASHLEN + 1], receipt[400], rs[600];
-	char	 tx[BRI_MAXSEATS][CHAIN_TXMAX], txs[BRI_MAXSEATS * (CHAIN_TXMAX + 1)];
+	char	 tx[BRI_MAXSEATS][CHAIN_TXMAX];
+	char	 txs[BRI_MAXSEATS * (CHAIN_TXMAX + 1)];
 	int	 i;
 
 	if (match_over(m))
