@@ -1716,6 +1716,36 @@ def test_standings_recount(log):
                       r"reports count %d matches, the audit verified %d "
                       r"that ended: not match %d$" % (t, done, done - 1, mid))
     print("#   deal winner edited: " + line)
+    # faults, fallbacks and forfeits counted alike both ways
+    tmp = os.path.join(log.tmp, "faulty")
+    os.mkdir(tmp)
+    r = harness.Refd(tmp)
+    try:
+        r.add("crand", [os.path.join(BUILD, "bots", "randbot"), "-s", "3"])
+        r.add("ill", EVIL + ["illegal"])
+        r.add("refuser", EVIL + ["refuse"])
+        for i, body in enumerate(("variant joker3\npolicy fallback\n"
+                                  "max_faults 2\n",
+                                  "variant classic2\noption deal_cap=2\n")):
+            tdef = os.path.join(tmp, "t%d.tour" % i)
+            with open(tdef, "w") as f:
+                f.write("name f%d\n%sbots crand ill refuser\nmatches 6\n"
+                        "concurrency 3\n" % (i, body))
+            tid = r.must("tournament_start", tdef)
+            assert r.must("tournament_wait", tid).startswith("done"), tid
+        faults = r.query("SELECT count(*) FROM faults")[0][0]
+        forfeits = r.query("SELECT count(*) FROM matches WHERE result "
+                           "LIKE 'forfeit%'")[0][0]
+    finally:
+        assert r.stop() == 0
+    assert faults > 6 and forfeits > 0, (faults, forfeits)
+    rc, out, err = refctl("audit", "--db", r.db, "--all")
+    assert rc == 0, out[-2000:] + err
+    for tid in (1, 2):
+        assert re.search(r"^tournament %d standings recounted: 6 matches"
+                         % tid, out, re.M), out[-2000:]
+    print("#   with %d faults and %d forfeits: recounted alike" % (faults,
+                                                                  forfeits))
 
 
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
