@@ -1791,13 +1791,15 @@ static void
 au_receipt(struct au *a)
 {
 	sqlite3_stmt	*st;
-	const char	*link, *sig, *key;
+	const char	*link, *sig, *key, *text;
+	char		 tx[CHAIN_TXMAX];
 	long long	 no;
 
 	a->receipt[0] = '\0';
 	if (sqlite3_prepare_v2(a->h, "SELECT e.no, e.link, e.sig, (SELECT"
 	    " substr(k.text, 5) FROM log_chain AS k WHERE k.kind = 'key' AND"
-	    " k.no < e.no ORDER BY k.no DESC LIMIT 1) FROM log_chain AS e"
+	    " k.no < e.no ORDER BY k.no DESC LIMIT 1), e.text"
+	    " FROM log_chain AS e"
 	    " WHERE e.kind = 'end' AND e.match_id = ?1 ORDER BY e.no LIMIT 1",
 	    -1, &st, NULL) != SQLITE_OK)
 		return;
@@ -1813,6 +1815,15 @@ au_receipt(struct au *a)
 		    au_is_hex64(key, strlen(key)))
 			snprintf(a->receipt, sizeof(a->receipt), "head=%lld:%s "
 			    "sig=%s key=%s", no, link, sig, key);
+		/* the seat's own transcript hashes end its receipt */
+		text = (const char *)sqlite3_column_text(st, 4);
+		if (a->receipt[0] != '\0' && text != NULL &&
+		    a->mode == AU_VIEW &&
+		    chain_tx_find(text, a->vseat, tx, sizeof(tx)) == 1 &&
+		    strcmp(tx, "-") != 0)
+			snprintf(a->receipt + strlen(a->receipt),
+			    sizeof(a->receipt) - strlen(a->receipt),
+			    " transcript=%d:%s", a->vseat, tx);
 	}
 	sqlite3_finalize(st);
 }
@@ -1963,6 +1974,7 @@ au_match(struct au *a, long long id)
 	a->only_deal = keep.only_deal;
 	a->on_start = keep.on_start;
 	a->on_row = keep.on_row;
+	a->arg = keep.arg;
 	a->end_no = -1;
 	a->at_deal = -1;
 	if ((r = au_header(a, id)) == 1)

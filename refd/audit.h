@@ -82,6 +82,7 @@ struct au {
 	void		(*on_start)(struct au *); /* header checked */
 	void		(*on_row)(struct au *, const struct au_row *);
 					/* a row checked and chained */
+	void		*arg;		/* the callbacks' own */
 
 	/* the header, as logged */
 	long long	 id;
@@ -105,8 +106,9 @@ struct au {
 	long long	 version;	/* chain_version: 1 or 2 */
 	char		 prev[AU_HEX + 1];	/* 2: the log's head before */
 	long long	 slot;		/* -1 for none */
-	char		 receipt[400];	/* "head=N:LINK sig=SIG key=KEY" of its
-					   end in the log chain, or "" */
+	char		 receipt[600];	/* "head=N:LINK sig=SIG key=KEY
+					   [transcript=...]" of its end in
+					   the log chain, or "" */
 	struct au_seat	 seat[BRI_MAXSEATS];
 
 	/* what the chained options say */

@@ -153,8 +153,8 @@ al_match_event(struct al *al, const char *kind, long long id,
     const char *text, size_t n)
 {
 	sqlite3_stmt	*st;
-	const char	*c0, *fin, *res, *prev, *state, *reason;
-	char		 hex[CHAIN_HEXLEN + 1], head[CHAIN_HEXLEN + 1];
+	const char	*c0, *fin, *res, *prev, *state, *reason, *tx;
+	char		 hex[CHAIN_HEXLEN + 1], head[CHAIN_TEXTMAX];
 	long long	 endno, t, slot, links = -1;
 	int		 version, rc = -1;
 
@@ -215,9 +215,20 @@ al_match_event(struct al *al, const char *kind, long long id,
 		if (al->mseen[id] & AL_END)
 			al_fail(al, "match %lld ends twice", id);
 		al->mseen[id] |= AL_END;
-		rc = al_text(al, text, "end %lld links=%lld final=%s result=%s "
-		    "tournament=%lld slot=%lld", id, endno, fin ? fin : "-",
-		    res ? res : "-", t, t > 0 ? slot : -1);
+		/* the seats' transcript hashes stand on the signature alone */
+		if ((tx = strstr(text, CHAIN_TXWORD)) != NULL &&
+		    chain_tx_find(text, -1, NULL, 0) != 1) {
+			al_fail(al, "match %lld's end holds malformed "
+			    "transcript hashes", id);
+			rc = -1;
+		} else {
+			snprintf(head, sizeof(head), "%.*s", tx != NULL ?
+			    (int)(tx - text) : (int)strlen(text), text);
+			rc = al_text(al, head, "end %lld links=%lld final=%s "
+			    "result=%s tournament=%lld slot=%lld", id, endno,
+			    fin ? fin : "-", res ? res : "-", t,
+			    t > 0 ? slot : -1);
+		}
 	} else {
 		al->mseen[id] |= strcmp(kind, "abort") == 0 ? AL_END :
 		    AL_LEGACY;

@@ -476,3 +476,106 @@ chain_log_link(const uint8_t *prev, const struct chain_text *t,
 	crypto_generichash_update(&st, (const unsigned char *)t->buf, t->len);
 	crypto_generichash_final(&st, link, CHAIN_HASHLEN);
 }
+
+/* An empty transcript hash. */
+void
+chain_tx_init(struct chain_tx *t)
+{
+	crypto_generichash_init(&t->st, NULL, 0, CHAIN_HASHLEN);
+	t->n = 0;
+}
+
+/* One more line of a transcript: its bytes, then a newline. */
+void
+chain_tx_line(struct chain_tx *t, const char *s, size_t n)
+{
+	crypto_generichash_update(&t->st, (const unsigned char *)s, n);
+	crypto_generichash_update(&t->st, (const unsigned char *)"\n", 1);
+	t->n++;
+}
+
+/* The hash of the lines so far, hex, into hex (CHAIN_HEXLEN + 1). */
+void
+chain_tx_hex(const struct chain_tx *t, char *hex)
+{
+	crypto_generichash_state st = t->st;	/* t goes on */
+	uint8_t			 h[CHAIN_HASHLEN];
+
+	crypto_generichash_final(&st, h, sizeof(h));
+	sodium_bin2hex(hex, CHAIN_HEXLEN + 1, h, sizeof(h));
+}
+
+/*
+ * A seat's two transcript hashes as the receipt and the log carry them:
+ * "N:SENT:K:ANSWERED", into buf (CHAIN_TXMAX bytes).
+ */
+void
+chain_tx_text(const struct chain_tx *sent, const struct chain_tx *ans,
+    char *buf, size_t len)
+{
+	char	 sh[CHAIN_HEXLEN + 1], ah[CHAIN_HEXLEN + 1];
+
+	chain_tx_hex(sent, sh);
+	chain_tx_hex(ans, ah);
+	snprintf(buf, len, "%lld:%s:%lld:%s", sent->n, sh, ans->n, ah);
+}
+
+/* Is s, n bytes, one seat's "N:SENT:K:ANSWERED", or "-"? */
+static int
+tx_entry_ok(const char *s, size_t n)
+{
+	const char	*p = s, *e = s + n, *q;
+	size_t		 k;
+	int		 part;
+
+	if (n == 1 && *s == '-')
+		return 1;
+	for (part = 0; part < 4; part++, p = q + 1) {
+		for (q = p; q < e && *q != ':'; q++)
+			continue;
+		k = (size_t)(q - p);
+		if (part % 2 == 0 && (k == 0 || k > 18 ||
+		    strspn(p, "0123456789") < k))
+			return 0;
+		if (part % 2 == 1 && (k != CHAIN_HEXLEN ||
+		    strspn(p, "0123456789abcdef") < k))
+			return 0;
+		if ((part < 3) != (q < e))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The transcript hashes of seat in a match's "end" event text, copied
+ * into buf (seat -1: only checked): 1 when found, 0 when the event has
+ * none (written before refd kept them), -1 when the word is malformed or
+ * names fewer seats.
+ */
+int
+chain_tx_find(const char *text, int seat, char *buf, size_t len)
+{
+	const char	*p, *q;
+	int		 i, found = seat < 0;
+
+	if ((p = strstr(text, CHAIN_TXWORD)) == NULL)
+		return 0;
+	p += strlen(CHAIN_TXWORD);
+	if (strchr(p, ' ') != NULL)
+		return -1;
+	for (i = 0; ; i++, p = q + 1) {
+		q = p + strcspn(p, ",");
+		if (!tx_entry_ok(p, (size_t)(q - p)))
+			return -1;
+		if (i == seat) {
+			if ((size_t)(q - p) >= len)
+				return -1;
+			memcpy(buf, p, (size_t)(q - p));
+			buf[q - p] = '\0';
+			found = 1;
+		}
+		if (*q == '\0')
+			break;
+	}
+	return found ? 1 : -1;
+}

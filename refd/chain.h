@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sodium.h>
+
 #define CHAIN_HASHLEN	32		/* one link, in bytes */
 #define CHAIN_HEXLEN	(2 * CHAIN_HASHLEN) /* one link, in hex */
 #define CHAIN_TAG	"refd-chain-v1"	/* hashed before link 0's text */
@@ -91,5 +93,26 @@ void	chain_log(struct chain_text *, const char *, ...)
 void	chain_log_text(struct chain_text *, const char *, size_t);
 void	chain_log_link(const uint8_t *, const struct chain_text *,
 	    uint8_t *);
+
+/*
+ * A seat's transcript hash (refd-protocol(7), RECEIPTS): BLAKE2b-256
+ * over lines, each followed by one newline, and how many lines.  refd
+ * keeps one over the lines it sent a seat (without their command ids)
+ * and one over the answers it read (kind and text); a bot or refctl
+ * verify-receipt recomputes them from a kept transcript or the log.
+ */
+struct chain_tx {
+	crypto_generichash_state st;
+	long long	 n;		/* lines hashed */
+};
+#define CHAIN_TXMAX	(2 * (21 + CHAIN_HEXLEN + 1)) /* "N:HEX:K:HEX" */
+
+void	chain_tx_init(struct chain_tx *);
+void	chain_tx_line(struct chain_tx *, const char *, size_t);
+void	chain_tx_hex(const struct chain_tx *, char *);
+void	chain_tx_text(const struct chain_tx *, const struct chain_tx *,
+	    char *, size_t);
+int	chain_tx_find(const char *, int, char *, size_t);
+#define CHAIN_TXWORD	" transcripts="	/* in a match's "end" */
 
 #endif /* REFD_CHAIN_H */

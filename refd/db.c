@@ -1747,10 +1747,12 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 	if (rc == 0)
 		sodium_bin2hex(fhex, sizeof(fhex), m->chain, DB_HASHLEN);
 	if (rc == 0 && db_log(db, "end", m->id, m->tournament, 1, "end %lld "
-	    "links=%d final=%s result=%s tournament=%lld slot=%d",
+	    "links=%d final=%s result=%s tournament=%lld slot=%d%s%s",
 	    (long long)m->id, m->links, fhex, result,
 	    (long long)(m->tournament > 0 ? m->tournament : -1),
-	    m->tournament > 0 ? m->slot : -1) == -1)
+	    m->tournament > 0 ? m->slot : -1, m->transcripts != NULL ?
+	    " transcripts=" : "", m->transcripts != NULL ? m->transcripts :
+	    "") == -1)
 		rc = -1;
 	if (rc == 0)
 		rc = db_step(db, db->st[S_COMMIT], "match end commit");

@@ -97,6 +97,8 @@ struct db_match {
 	uint8_t		 head[DB_HASHLEN]; /* the log's head at its end */
 	long long	 head_no;	/* its number in the log chain */
 	char		 sig[129];	/* that head signed, hex, or "" */
+	const char	*transcripts;	/* the seats' transcript hashes
+					   at the end, or NULL */
 };
 
 /* One seat as recorded when a match starts. */

@@ -413,11 +413,13 @@ match_hello_done(struct match *m)
 	match_enter(m, MATCH_PLAYING);
 	for (i = 0; i < m->nseats; i++)
 		names[i] = m->conf.bots[i];
-	for (i = 0; i < m->nseats; i++)
+	for (i = 0; i < m->nseats; i++) {
+		seat_transcript_begin(m->seat[i]);
 		seat_send(m->seat[i], PEND_NOTE, NOTE_MS(m), "%s",
 		    botproto_match_start_text(buf, sizeof(buf),
 		    (long long)m->id, bri_variant_name(m->conf.opt.variant), i,
 		    names, m->nseats, m->commit, m->options));
+	}
 	match_deal(m);
 }
 
@@ -751,6 +753,15 @@ match_deal_over(struct match *m, const struct bri_event *ev)
 		match_ask(m);
 }
 
+/* The receipt of seat i: the log's signed head, then its transcript. */
+static const char *
+match_receipt(char *buf, size_t len, const char *receipt, int i,
+    const char *tx)
+{
+	snprintf(buf, len, "%.399s transcript=%d:%.171s", receipt, i, tx);
+	return buf;
+}
+
 /*
  * Seat makes call rank (BRI_PASS: a pass) in the auction: apply, log,
  * then tell every seat the same line.  Five passes end the deal void.
@@ -834,7 +845,9 @@ match_finish(struct match *m, enum match_state st, const char *result,
 {
 	char	 end[BOTPROTO_MAXLINE], seed[BRI_SEED_STRLEN];
 	char	 chain[2 * DB_HASHLEN + 1], head[2 * DB_HASHLEN + 1];
-	char	 key[2 * DB_HASHLEN + 1], receipt[400];
+	char	 key[2 * DB_HASHLEN + 1], receipt[400], rs[600];
+	char	 tx[BRI_MAXSEATS][CHAIN_TXMAX];
+	char	 txs[BRI_MAXSEATS * (CHAIN_TXMAX + 1)];
 	int	 i;
 
 	if (match_over(m))
@@ -843,6 +856,21 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	snprintf(m->reason, sizeof(m->reason), "%s", reason);
 	if (m->wait_timer != NULL)
 		evtimer_del(m->wait_timer);
+	/*
+	 * Each seat's transcript hashes up to here, chained with the end:
+	 * what is sent from now on (match_end) and answers read later are
+	 * outside them (refd-protocol(7), RECEIPTS).
+	 */
+	txs[0] = '\0';
+	for (i = 0; i < m->nseats; i++) {
+		if (m->seat[i] != NULL)
+			seat_transcript(m->seat[i], tx[i], sizeof(tx[i]));
+		else
+			snprintf(tx[i], sizeof(tx[i]), "-");
+		snprintf(txs + strlen(txs), sizeof(txs) - strlen(txs), "%s%s",
+		    i > 0 ? "," : "", tx[i]);
+	}
+	m->dbm.transcripts = txs;
 	/* an aborted match ends on the match points the log holds */
 	if (db_match_end(logdb, &m->dbm, m->result, m->reason,
 	    st == MATCH_ABORTED ? m->dbm.mpoints : m->bm.mpoints,
@@ -873,6 +901,7 @@ match_finish(struct match *m, enum match_state st, const char *result,
 		snprintf(receipt, sizeof(receipt), "head=%lld:%s sig=%s key=%s",
 		    m->dbm.head_no, head, m->dbm.sig, key);
 	}
+	m->dbm.transcripts = NULL;
 	botproto_match_end_text(end, sizeof(end), m->result, m->bm.mpoints,
 	    m->nseats, m->conf.tournament != 0 ? "-" :
 	    bri_seed_format(&m->bm.seed, seed), chain,
@@ -883,6 +912,13 @@ match_finish(struct match *m, enum match_state st, const char *result,
 		if (s == NULL)
 			continue;
 		m->seat[i] = NULL;
+		/* each seat's receipt ends with its own transcript hashes */
+		if (receipt[0] != '\0' && strcmp(tx[i], "-") != 0)
+			botproto_match_end_text(end, sizeof(end), m->result,
+			    m->bm.mpoints, m->nseats, m->conf.tournament != 0 ?
+			    "-" : bri_seed_format(&m->bm.seed, seed), chain,
+			    match_receipt(rs, sizeof(rs), receipt,
+			    i, tx[i]));
 		if (seat_usable(s))
 			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", end);
 		seat_release(s);

@@ -17,6 +17,7 @@
 #include "audit.h"
 #include "refctl.h"
 #include "auditlog.h"
+#include "austand.h"
 #include "util.h"
 #include "wal.h"
 
@@ -99,6 +100,7 @@ cmd_audit(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	sqlite3_stmt	*st = NULL;
+	struct as_count	 cnt = { NULL, 0, 0, NULL, 0 };
 	struct au	*a;
 	const char	*path = NULL, *key = NULL;
 	char		 why[512];
@@ -183,7 +185,12 @@ cmd_audit(int argc, char **argv)
 				break;
 			id = au_id(argv[i++]);
 		}
-		switch ((r = au_match(a, id))) {
+		if (all)	/* the standings are recounted from the walk */
+			as_start(&cnt, a);
+		r = au_match(a, id);
+		if (all)
+			as_done(&cnt, a, r);
+		switch (r) {
 		case 0:
 			ok++;
 			if (strcmp(a->state, "aborted") == 0)
@@ -230,6 +237,9 @@ cmd_audit(int argc, char **argv)
 		fflush(stdout);
 	}
 	sqlite3_finalize(st);
+	if (all)
+		bad += as_check(&cnt, a->h, stdout);
+	as_free(&cnt);
 	sqlite3_close(a->h);
 	free(a);
 	printf("%d match%s verified, %d failed", ok, ok == 1 ? "" : "es", bad);

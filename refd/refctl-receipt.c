@@ -22,6 +22,7 @@
 #include "briscola.h"
 #include "audit.h"
 #include "auditlog.h"
+#include "chain.h"
 #include "refctl.h"
 #include "util.h"
 
@@ -32,6 +33,10 @@ struct rc_receipt {
 	char		 result[64], mpoints[64], seed[65], chain[65];
 	long long	 head_no;
 	char		 head[65], sig[129], key[65];
+	int		 tx_seat;	/* transcript=: its seat, or -1 */
+	long long	 nsent, nans;	/* its lines sent, answers read */
+	char		 sent[65], ans[65]; /* and their hashes */
+	char		 tx[CHAIN_TXMAX]; /* "N:SENT:K:ANSWERED" */
 };
 
 /* What the seat's transcript holds. */
@@ -45,6 +50,10 @@ static int	 rc_push(struct rc_lines *, const char *, size_t);
 static void	 rc_free(struct rc_lines *);
 static int	 rc_head(sqlite3 *, long long, const struct rc_receipt *);
 static int	 rc_transcript(struct au *, long long, int, const char *);
+static int	 rc_view(struct au *, long long, int, struct rc_lines *);
+static int	 rc_logtx(struct au *, long long, const struct rc_receipt *);
+static int	 rc_endtx(sqlite3 *, const struct rc_receipt *);
+static int	 rc_filetx(const char *, long long, const struct rc_receipt *);
 
 /* Read a match_end line, with or without a leading id, into r. */
 static int
@@ -56,12 +65,25 @@ rc_parse(const char *line, struct rc_receipt *r)
 	memset(r, 0, sizeof(*r));
 	p += strspn(p, "0123456789");
 	p += strspn(p, " ");
+	r->tx_seat = -1;
 	if (sscanf(p, "match_end %63s %63s %64s %64s head=%lld:%64[0-9a-f] "
 	    "sig=%128[0-9a-f] key=%64[0-9a-f]%n", r->result, r->mpoints,
 	    r->seed, r->chain, &r->head_no, r->head, r->sig, r->key, &n) != 8 ||
-	    p[n] != '\0' || strlen(r->head) != 64 || strlen(r->sig) != 128 ||
+	    strlen(r->head) != 64 || strlen(r->sig) != 128 ||
 	    strlen(r->key) != 64 || strlen(r->chain) != 64)
 		return -1;
+	p += n;
+	if (*p == '\0')
+		return 0;	/* a receipt of a refd before transcripts */
+	n = 0;
+	if (sscanf(p, " transcript=%d:%lld:%64[0-9a-f]:%lld:%64[0-9a-f]%n",
+	    &r->tx_seat, &r->nsent, r->sent, &r->nans, r->ans, &n) != 5 ||
+	    p[n] != '\0' || r->tx_seat < 0 || r->tx_seat >= BRI_MAXSEATS ||
+	    r->nsent < 0 || r->nans < 0 || strlen(r->sent) != 64 ||
+	    strlen(r->ans) != 64)
+		return -1;
+	snprintf(r->tx, sizeof(r->tx), "%lld:%s:%lld:%s", r->nsent, r->sent,
+	    r->nans, r->ans);
 	return 0;
 }
 
@@ -123,6 +145,166 @@ rc_head(sqlite3 *h, long long id, const struct rc_receipt *r)
 }
 
 /*
+ * The lines the log says seat was sent in match id, rebuilt by show
+ * --seat's code, into want.  0, or -1 with the reason printed.
+ */
+static int
+rc_view(struct au *a, long long id, int seat, struct rc_lines *want)
+{
+	FILE	*mem;
+	char	*buf = NULL, *p, *q;
+	size_t	 len = 0;
+	int	 r, rc = -1;
+
+	if ((mem = open_memstream(&buf, &len)) == NULL)
+		return -1;
+	a->mode = AU_VIEW;
+	a->vseat = seat;
+	a->only_deal = 0;
+	a->out = mem;
+	a->on_start = NULL;
+	a->on_row = show_seat_row;
+	r = au_match(a, id);
+	fclose(mem);
+	if (r != 0) {
+		printf("receipt FAILED: match %lld: %s\n", id, r == 3 ?
+		    "not in the log" : a->err);
+		goto done;
+	}
+	for (p = buf; p != NULL && *p != '\0'; p = q + 1) {
+		if ((q = strchr(p, '\n')) == NULL)
+			q = p + strlen(p);
+		if (rc_push(want, p, (size_t)(q - p)) == -1)
+			goto done;
+		if (*q == '\0')
+			break;
+	}
+	rc = 0;
+done:
+	free(buf);
+	return rc;
+}
+
+/*
+ * The receipt's hash of the lines the seat was sent, against the lines
+ * the log says it was sent from match_start on: a log rewritten after
+ * the end, even re-signed by the key holder, no longer hashes to what
+ * the bot was told.  0, or -1 with the difference printed.
+ */
+static int
+rc_logtx(struct au *a, long long id, const struct rc_receipt *r)
+{
+	struct rc_lines	 want = { NULL, 0, 0 };
+	struct chain_tx	 t;
+	char		 hex[CHAIN_HEXLEN + 1];
+	int		 i, rc = -1;
+
+	if (rc_view(a, id, r->tx_seat, &want) == -1)
+		goto done;
+	chain_tx_init(&t);
+	for (i = 0; i < want.n && t.n < r->nsent; i++)
+		chain_tx_line(&t, want.line[i], strlen(want.line[i]));
+	chain_tx_hex(&t, hex);
+	if (t.n != r->nsent || strcmp(hex, r->sent) != 0 || (i < want.n &&
+	    strncmp(want.line[i], "match_end ", 10) != 0))
+		printf("receipt FAILED: the lines the log says seat %d was "
+		    "sent do not hash to the receipt's transcript (%lld "
+		    "lines, %.16s...): the log was rewritten after the bot "
+		    "was told\n", r->tx_seat, r->nsent, r->sent);
+	else
+		rc = 0;
+done:
+	rc_free(&want);
+	return rc;
+}
+
+/*
+ * The receipt's transcript hashes are the ones the log's signed end
+ * chains for its seat.
+ */
+static int
+rc_endtx(sqlite3 *h, const struct rc_receipt *r)
+{
+	sqlite3_stmt	*st;
+	const char	*text;
+	char		 tx[CHAIN_TXMAX];
+	int		 ok = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT text FROM log_chain WHERE no = ?1",
+	    -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, r->head_no);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    (text = (const char *)sqlite3_column_text(st, 0)) != NULL)
+		ok = chain_tx_find(text, r->tx_seat, tx, sizeof(tx)) == 1 &&
+		    strcmp(tx, r->tx) == 0;
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/*
+ * A bot's kept transcript (bots/randbot -r) against its receipt's
+ * hashes: from the "match_start match=ID" line on, the first N lines it
+ * received, without their ids, and its first K answers ("> " lines).
+ * 0, or -1 with the difference printed.
+ */
+static int
+rc_filetx(const char *path, long long id, const struct rc_receipt *r)
+{
+	struct chain_tx	 sent, ans;
+	FILE		*fp;
+	char		 line[RC_LINEMAX], start[64], sh[CHAIN_HEXLEN + 1];
+	char		 ah[CHAIN_HEXLEN + 1], *p;
+	int		 in = 0;
+
+	if ((fp = fopen(path, "r")) == NULL) {
+		printf("receipt FAILED: %s cannot be read\n", path);
+		return -1;
+	}
+	snprintf(start, sizeof(start), "match_start match=%lld ", id);
+	chain_tx_init(&sent);
+	chain_tx_init(&ans);
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strncmp(line, "> ", 2) == 0) {
+			if (in && ans.n < r->nans)
+				chain_tx_line(&ans, line + 2, strlen(line + 2));
+			continue;
+		}
+		p = line + strspn(line, "0123456789");
+		if (*p == ' ')
+			p++;
+		if (!in && strncmp(p, start, strlen(start)) == 0)
+			in = 1;
+		if (in && sent.n < r->nsent)
+			chain_tx_line(&sent, p, strlen(p));
+	}
+	fclose(fp);
+	chain_tx_hex(&sent, sh);
+	chain_tx_hex(&ans, ah);
+	if (!in) {
+		printf("receipt FAILED: %s holds no match_start of match "
+		    "%lld\n", path, id);
+		return -1;
+	}
+	if (sent.n != r->nsent || strcmp(sh, r->sent) != 0) {
+		printf("receipt FAILED: the %lld lines the transcript received "
+		    "from match_start on do not hash to the receipt's "
+		    "(%.16s...): the transcript is not what refd sent\n",
+		    r->nsent, r->sent);
+		return -1;
+	}
+	if (ans.n != r->nans || strcmp(ah, r->ans) != 0) {
+		printf("receipt FAILED: the transcript's first %lld answers "
+		    "from match_start on do not hash to the receipt's "
+		    "(%.16s...): they are not what refd read\n", r->nans,
+		    r->ans);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The lines the seat kept (transcript file: "ID line" as received, and
  * "> answer" for what it answered, without the id, as bots/randbot -r
  * writes it) against the lines the log says it was
@@ -137,10 +319,10 @@ rc_transcript(struct au *a, long long id, int seat, const char *path)
 	struct rc_lines	 got = { NULL, 0, 0 }, want = { NULL, 0, 0 };
 	struct rc_lines	 ans = { NULL, 0, 0 };
 	sqlite3_stmt	*st = NULL;
-	FILE		*fp, *mem;
-	char		 line[RC_LINEMAX], *buf = NULL, *p, *q;
-	size_t		 len = 0, i, k;
-	int		 rc = -1, r, n, skipped, nans = 0, asked = 0;
+	FILE		*fp;
+	char		 line[RC_LINEMAX], *p;
+	size_t		 i, k;
+	int		 rc = -1, n, skipped, nans = 0, asked = 0;
 
 	if ((fp = fopen(path, "r")) == NULL) {
 		printf("receipt FAILED: %s cannot be read\n", path);
@@ -174,29 +356,8 @@ rc_transcript(struct au *a, long long id, int seat, const char *path)
 	fclose(fp);
 	fp = NULL;
 	/* the lines the log says the seat was sent */
-	if ((mem = open_memstream(&buf, &len)) == NULL)
+	if (rc_view(a, id, seat, &want) == -1)
 		goto done;
-	a->mode = AU_VIEW;
-	a->vseat = seat;
-	a->only_deal = 0;
-	a->out = mem;
-	a->on_start = NULL;
-	a->on_row = show_seat_row;
-	r = au_match(a, id);
-	fclose(mem);
-	if (r != 0) {
-		printf("receipt FAILED: match %lld: %s\n", id, r == 3 ?
-		    "not in the log" : a->err);
-		goto done;
-	}
-	for (p = buf; p != NULL && *p != '\0'; p = q + 1) {
-		if ((q = strchr(p, '\n')) == NULL)
-			q = p + strlen(p);
-		if (rc_push(&want, p, (size_t)(q - p)) == -1)
-			goto done;
-		if (*q == '\0')
-			break;
-	}
 	for (i = 0; i < (size_t)got.n || i < (size_t)want.n; i++) {
 		if (i < (size_t)got.n && i < (size_t)want.n &&
 		    strcmp(got.line[i], want.line[i]) == 0)
@@ -242,7 +403,6 @@ done:
 	if (fp != NULL)
 		fclose(fp);
 	sqlite3_finalize(st);
-	free(buf);
 	rc_free(&got);
 	rc_free(&want);
 	rc_free(&ans);
@@ -299,14 +459,15 @@ cmd_verify_receipt(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (path == NULL || id < 0 || line == NULL || optind != argc ||
-	    (tpath != NULL) != (seat >= 0))
+	if (path == NULL || id < 0 || line == NULL || optind != argc)
 		goto usage;
 	if (rc_parse(line, &rr) == -1) {
 		fprintf(stderr, "refctl verify-receipt: not a match_end line "
 		    "with a receipt (head=, sig=, key=)\n");
 		return 2;
 	}
+	if (tpath != NULL && seat < 0 && (seat = rr.tx_seat) < 0)
+		goto usage;	/* an older receipt names no seat */
 	/* the receipt on its own: refd signed this head */
 	if (sodium_hex2bin(sig, sizeof(sig), rr.sig, 128, NULL, NULL, NULL) !=
 	    0 || sodium_hex2bin(link, sizeof(link), rr.head, 64, NULL, NULL,
@@ -326,7 +487,9 @@ cmd_verify_receipt(int argc, char **argv)
 	/* the log chain up to and past that head, with the receipt's key */
 	if ((devnull = fopen("/dev/null", "w")) == NULL)
 		goto done;
-	if (!rc_head(a->h, id, &rr))
+	if (rr.tx_seat >= 0 && rc_logtx(a, id, &rr) == -1)
+		;
+	else if (!rc_head(a->h, id, &rr))
 		printf("receipt FAILED: the log's head %lld is not the signed "
 		    "end of match %lld the receipt holds: the log was "
 		    "rewritten or cut\n", rr.head_no, id);
@@ -345,7 +508,17 @@ cmd_verify_receipt(int argc, char **argv)
 		    "heard its end\n", id, strcmp(a->final, rr.chain) != 0 ?
 		    "final link" : strcmp(a->seedhex, rr.seed) != 0 ? "seed" :
 		    "result");
+	else if (rr.tx_seat >= 0 && !rc_endtx(a->h, &rr))
+		printf("receipt FAILED: the log's signed end of match %lld "
+		    "does not chain the transcript hashes of seat %d the "
+		    "receipt holds\n", id, rr.tx_seat);
+	else if (tpath != NULL && rr.tx_seat >= 0 && seat != rr.tx_seat)
+		printf("receipt FAILED: the receipt is seat %d's, not seat "
+		    "%d's\n", rr.tx_seat, seat);
 	else if (tpath != NULL && rc_transcript(a, id, seat, tpath) == -1)
+		;
+	else if (tpath != NULL && rr.tx_seat >= 0 &&
+	    rc_filetx(tpath, id, &rr) == -1)
 		;
 	else {
 		printf("receipt verified: match %lld, %s, final link %.16s..., "
@@ -360,6 +533,6 @@ done:
 	return bad;
 usage:
 	fprintf(stderr, "usage: refctl verify-receipt --db FILE --match ID "
-	    "--receipt LINE [--transcript FILE --seat S]\n");
+	    "--receipt LINE [--transcript FILE [--seat S]]\n");
 	return 2;
 }

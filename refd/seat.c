@@ -41,6 +41,7 @@
 #include "refd.h"
 #include "botproto.h"
 #include "bots.h"
+#include "chain.h"
 #include "clock.h"
 #include "db.h"
 #include "frame.h"
@@ -115,6 +116,12 @@ struct seat {
 	char		 fault_ev[256];
 	int		 freeing;	/* free is scheduled */
 	int		 auth_refused;	/* the refusal is due at the timer */
+	/* the match's transcript hashes, from seat_transcript_begin() on */
+	int		 tx_on;		/* hashing this match's lines */
+	unsigned	 tx_first;	/* its first command's id */
+	struct chain_tx	 tx_sent;	/* lines queued for the bot */
+	struct chain_tx	 tx_flushed;	/* of those, the ones written */
+	struct chain_tx	 tx_ans;	/* answers read to its commands */
 };
 
 #define AUTH_FAIL_MS	250	/* every refusal waits this long */
@@ -151,6 +158,7 @@ static void	seat_drained(struct bufferevent *, void *);
 static void	seat_undirty(struct seat *);
 static size_t	seat_unwritten(struct seat *);
 static void	seat_fault_run(evutil_socket_t, short, void *);
+static void	seat_tx_answer(struct seat *);
 static void	seat_drain(struct seat *, int64_t);
 static void	seat_lines(struct seat *);
 static void	seat_fault_timed(struct seat *, const char *, const char *,
@@ -601,6 +609,8 @@ void
 seat_drop_unsent(struct seat *s)
 {
 	evbuffer_drain(s->out, evbuffer_get_length(s->out));
+	if (s->tx_on)		/* the bot never gets them */
+		s->tx_sent = s->tx_flushed;
 	s->npend -= s->unsent < s->npend ? s->unsent : s->npend;
 	s->unsent = 0;
 	seat_arm(s);
@@ -653,6 +663,8 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 			p->deadline_us = now + p->limit_us;
 		}
 		s->unsent = 0;
+		if (s->tx_on)
+			s->tx_flushed = s->tx_sent;
 		if (s->bev == NULL)
 			continue;
 		seat_arm(s);
@@ -828,13 +840,21 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 		k = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
 	if (k >= 0 && (size_t)(n + k) < sizeof(line) - 1) {
+		if (s->tx_on)
+			chain_tx_line(&s->tx_sent, line + n, (size_t)k);
 		line[n + k] = '\n';
 		evbuffer_add(out, line, n + k + 1);
 	} else {
+		size_t at = evbuffer_get_length(out) + (size_t)n;
+
 		evbuffer_add(out, line, n);
 		va_start(ap, fmt);
 		evbuffer_add_vprintf(out, fmt, ap);
 		va_end(ap);
+		if (s->tx_on)	/* rare: the text is in out alone */
+			chain_tx_line(&s->tx_sent, (const char *)
+			    evbuffer_pullup(out, -1) + at,
+			    evbuffer_get_length(out) - at);
 		evbuffer_add(out, "\n", 1);
 	}
 	s->unsent++;
@@ -993,6 +1013,8 @@ seat_answer(struct seat *s)
 
 	s->phead = (s->phead + 1) % s->npcap;
 	s->npend--;
+	if (s->tx_on && p.id >= s->tx_first)
+		seat_tx_answer(s);
 	if (s->npend == 0)
 		seat_arm(s);	/* else an early timer re-arms itself */
 	if (p.abandoned)
@@ -1012,6 +1034,48 @@ seat_answer(struct seat *s)
 		snprintf(s->version, sizeof(s->version), "%.63s", s->fr.text);
 	if (s->state == SEAT_PLAYING && s->cb != NULL)
 		s->cb->answer(s->cbarg, s, p.kind, s->fr.ok, s->fr.text, us);
+}
+
+/*
+ * An answer to a command of the match, into the transcript hash as its
+ * kind and text ("=9C"): what the chained answers and a bot's kept
+ * transcript hold, without the id.
+ */
+static void
+seat_tx_answer(struct seat *s)
+{
+	char	 buf[GTP_MAXLINE + 1];
+
+	buf[0] = s->fr.ok ? '=' : '?';
+	memcpy(buf + 1, s->fr.text, s->fr.len);
+	chain_tx_line(&s->tx_ans, buf, s->fr.len + 1);
+}
+
+/*
+ * The match is about to send the seat its match_start: the transcript
+ * hashes begin with that line (refd-protocol(7), RECEIPTS).
+ */
+void
+seat_transcript_begin(struct seat *s)
+{
+	s->tx_on = 1;
+	s->tx_first = s->next_id + 1;
+	chain_tx_init(&s->tx_sent);
+	chain_tx_init(&s->tx_ans);
+	s->tx_flushed = s->tx_sent;
+}
+
+/*
+ * The seat's transcript hashes now, "N:SENT:K:ANSWERED", into buf
+ * (CHAIN_TXMAX bytes); "-" if they were never begun.
+ */
+void
+seat_transcript(const struct seat *s, char *buf, size_t len)
+{
+	if (!s->tx_on)
+		snprintf(buf, len, "-");
+	else
+		chain_tx_text(&s->tx_sent, &s->tx_ans, buf, len);
 }
 
 /* One line from a bot in play: part of an answer, or noise. */
@@ -1203,6 +1267,7 @@ seat_release(struct seat *s)
 	s->cb = NULL;
 	s->cbarg = NULL;
 	s->index = -1;
+	s->tx_on = 0;
 	if (s->bev == NULL) {
 		seat_close(s);
 		return;

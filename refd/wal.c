@@ -4,12 +4,15 @@
  * 24-byte header and one page, each carrying the header's salts and a
  * checksum that runs on from the frame before.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wal.h"
 
@@ -17,12 +20,16 @@
 #define WAL_FHDR	24		/* a frame's header */
 #define WAL_MAGIC	0x377f0682u	/* | 1: big-endian checksums */
 #define WAL_PATHMAX	4096
+#define WAL_TRIES	100		/* checks of a WAL being written */
+#define WAL_WAIT_MS	20		/* between two of them */
 
 static int	 wal_why(char *, size_t, const char *, ...)
 		    __attribute__((__format__(__printf__, 3, 4)));
 static uint32_t	 wal_be32(const unsigned char *);
 static void	 wal_sum(const unsigned char *, size_t, int, uint32_t *);
 static long long wal_index_frames(const char *);
+static int	 wal_check_once(const char *, char *, size_t);
+static void	 wal_state(const char *, char *, size_t);
 
 /* Say why the WAL is not sound, and return -1. */
 static int
@@ -96,9 +103,63 @@ wal_index_frames(const char *db)
 	return mx;
 }
 
-/* See wal.h. */
+/*
+ * What a writer changes as it goes, in buf: the WAL's size and time and
+ * its index's header (which every commit and restart rewrites).
+ */
+static void
+wal_state(const char *db, char *buf, size_t len)
+{
+	struct stat	 st;
+	FILE		*fp;
+	unsigned char	 h[48];
+	char		 path[WAL_PATHMAX];
+	size_t		 n = 0, i;
+	int		 k;
+
+	memset(buf, 0, len);
+	snprintf(path, sizeof(path), "%s-wal", db);
+	if (stat(path, &st) == 0)
+		n = (size_t)snprintf(buf, len, "%lld.%lld.%ld ",
+		    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		    st.st_mtim.tv_nsec);
+	snprintf(path, sizeof(path), "%s-shm", db);
+	if ((fp = fopen(path, "rb")) == NULL)
+		return;
+	k = fread(h, 1, sizeof(h), fp) == sizeof(h);
+	fclose(fp);
+	for (i = 0; k && i < sizeof(h) && n + 3 < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%02x", h[i]);
+}
+
+/*
+ * See wal.h.  A live writer may append, commit or restart the WAL while
+ * it is read, and a check that saw it half way may see damage that is
+ * not there: a failure counts only if the WAL and its index were the
+ * same before and after the check that found it.
+ */
 int
 wal_check(const char *db, char *why, size_t len)
+{
+	struct timespec	 ts = { 0, WAL_WAIT_MS * 1000000L };
+	char		 before[256], after[256];
+	int		 i, rc = -1;
+
+	for (i = 0; i < WAL_TRIES; i++) {
+		wal_state(db, before, sizeof(before));
+		if ((rc = wal_check_once(db, why, len)) == 0)
+			return 0;
+		nanosleep(&ts, NULL);
+		wal_state(db, after, sizeof(after));
+		if (memcmp(before, after, sizeof(before)) == 0)
+			return rc;	/* nothing moved: it is so */
+	}
+	return rc;
+}
+
+/* One look at db's WAL, as wal_check() says. */
+static int
+wal_check_once(const char *db, char *why, size_t len)
 {
 	FILE		*fp;
 	unsigned char	 hdr[WAL_HDR], fh[WAL_FHDR], *page = NULL;
@@ -156,13 +217,18 @@ wal_check(const char *db, char *why, size_t len)
 	}
 	salt[0] = wal_be32(hdr + 16);
 	salt[1] = wal_be32(hdr + 20);
-	if ((size - WAL_HDR) % (WAL_FHDR + psize) != 0) {
+	nframes = (size - WAL_HDR) / (WAL_FHDR + psize);
+	/*
+	 * A part of a frame is a writer's append in progress, or cut short
+	 * by its death, when every frame the index records is whole.
+	 */
+	if ((size - WAL_HDR) % (WAL_FHDR + psize) != 0 &&
+	    (mx < 0 || nframes < mx)) {
 		wal_why(why, len, "the write-ahead log is truncated: %lld "
 		    "bytes, not a whole number of %u-byte frames after its "
 		    "header", size, WAL_FHDR + psize);
 		goto done;
 	}
-	nframes = (size - WAL_HDR) / (WAL_FHDR + psize);
 	if ((page = malloc(psize)) == NULL) {
 		wal_why(why, len, "out of memory");
 		goto done;
@@ -180,6 +246,9 @@ wal_check(const char *db, char *why, size_t len)
 		fs[1] = s[1];
 		wal_sum(fh, 8, big, fs);
 		wal_sum(page, psize, big, fs);
+		if ((fs[0] != wal_be32(fh + 16) ||
+		    fs[1] != wal_be32(fh + 20)) && mx >= 0 && k >= mx)
+			break;	/* torn: past what SQLite acknowledged */
 		if (fs[0] != wal_be32(fh + 16) || fs[1] != wal_be32(fh + 20)) {
 			wal_why(why, len, "the write-ahead log is damaged: "
 			    "frame %lld of %lld fails its checksum, so SQLite "
@@ -194,7 +263,7 @@ wal_check(const char *db, char *why, size_t len)
 			lastcommit = k + 1;
 	}
 	/* frames of the current salts after a break mean a damaged salt */
-	for (k = current + 1; k < nframes; k++) {
+	for (k = current + 1; (mx < 0 || current < mx) && k < nframes; k++) {
 		if (fread(fh, 1, WAL_FHDR, fp) != WAL_FHDR ||
 		    fseeko(fp, psize, SEEK_CUR) == -1)
 			break;
@@ -212,7 +281,13 @@ wal_check(const char *db, char *why, size_t len)
 		    current, mx);
 		goto done;
 	}
-	if (lastcommit < current) {
+	/*
+	 * Frames after the last commit are damage when the index records
+	 * them (their commit is gone), not when they are past all it
+	 * records: a transaction being written, or one whose writer died
+	 * before SQLite acknowledged it, which refd never acted on.
+	 */
+	if (lastcommit < current && (mx < 0 || mx > lastcommit)) {
 		wal_why(why, len, "the write-ahead log ends with %lld frame%s "
 		    "of a transaction that never committed", current -
 		    lastcommit, current - lastcommit == 1 ? "" : "s");

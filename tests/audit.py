@@ -782,21 +782,29 @@ def test_wal_damage(log):
         psize = int.from_bytes(data[8:12], "big")
         return data, psize, (len(data) - 32) // (24 + psize)
 
+    def index(path):                    # the frames SQLite acknowledged
+        return int.from_bytes(open(path + "-shm", "rb").read()[16:20],
+                              sys.byteorder)
+
+    # the damage is to frames the index records: past them is a killed
+    # writer's unacknowledged work (below), which the kill may have left
     cases = {}
     p = killed_copy(log, "wal-truncated")
     data, psize, n = frames(p)
-    open(p + "-wal", "wb").write(data[:len(data) - 100])
+    mx = index(p)
+    open(p + "-wal", "wb").write(data[:32 + mx * (24 + psize) - 100])
     cases["truncated"] = (p, r"log FAILED: the write-ahead log is "
                           r"truncated: \d+ bytes, not a whole number")
     p = killed_copy(log, "wal-flipped")
     data, psize, n = frames(p)
+    mx = index(p)
     b = bytearray(data)
-    at = 32 + (n - 1) * (24 + psize) + 24 + psize // 2   # last frame's page
+    at = 32 + (mx - 1) * (24 + psize) + 24 + psize // 2  # its last page
     b[at] ^= 0x40
     open(p + "-wal", "wb").write(bytes(b))
     cases["flipped byte"] = (p, r"log FAILED: the write-ahead log is "
                              r"damaged: frame %d of %d fails its checksum"
-                             % (n, n))
+                             % (mx, n))
     p = killed_copy(log, "wal-salt")
     data, psize, n = frames(p)
     b = bytearray(data)
@@ -824,6 +832,75 @@ def test_wal_damage(log):
         assert rc in (1, 2), "%s: exit %d\n%s%s" % (name, rc, out, err)
         assert re.search(pattern, out), "%s:\n%s" % (name, out)
         print("#   %-16s %s" % (name, out.splitlines()[0]))
+    # past every frame the index records, a writer's append in progress
+    # (or cut by its death before SQLite acknowledged it) is not damage
+    for name, tail in (("partial frame", lambda psize: b"\x5a" * 100),
+                       ("torn frame", lambda psize: data[32:32 + 8] +
+                        data[32 + 8:32 + 16] + b"\0" * (8 + psize))):
+        p = killed_copy(log, "wal-" + name.replace(" ", "-"))
+        data, psize, n = frames(p)
+        assert index(p) <= n, (index(p), n)
+        open(p + "-wal", "ab").write(tail(psize))
+        rc, out, err = refctl("audit", "--db", p, "--allow-running")
+        assert rc == 0 and "log FAILED" not in out, (name, out + err)
+        print("#   %-16s not damage: %s" % (name, out.splitlines()[-1]))
+
+
+def test_wal_live(log):
+    """An audit racing a live refd (a tournament of concurrent matches,
+    the log being written and checkpointed) reports no damage that is not
+    there; then refd is SIGKILLed mid-tournament, and its log as the kill
+    left it, write-ahead log, index and all, audits clean but for the
+    matches it cut short."""
+    tmp = os.path.join(log.tmp, "live")
+    os.mkdir(tmp)
+    r = harness.Refd(tmp)
+    bad = []
+    runs = 0
+    try:
+        for name in ("crand", "crand9", "heur"):
+            r.add(name, [os.path.join(BUILD, "bots", "randbot"), "-s",
+                         str(len(name))])
+        tdef = os.path.join(tmp, "t.tour")
+        with open(tdef, "w") as f:
+            f.write("name live\nvariant classic2\nbots crand crand9 heur\n"
+                    "option deal_cap=3\nmatches 600\nconcurrency 3\n")
+        tid = int(r.must("tournament_start", tdef))
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            rc, out, err = refctl("audit", "--db", r.db, "--all",
+                                  "--allow-running")
+            runs += 1
+            if rc != 0:
+                bad.append(out + err)
+            done = r.query("SELECT count(*) FROM matches WHERE tournament"
+                           " = ? AND state = 'done'", tid)[0][0]
+            if runs >= 20 and done >= 12:
+                break
+        assert runs >= 20 and done >= 12, (runs, done)
+        r.proc.send_signal(signal.SIGKILL)
+        r.proc.wait()
+    finally:
+        if r.proc.poll() is None:
+            r.proc.kill()
+            r.proc.wait()
+        r.err.close()
+    assert not bad, "%d of %d audits of the live log failed:\n%s" % (
+        len(bad), runs, "\n".join(l for l in bad[0].splitlines()
+                                  if "FAILED" in l)[:3000])
+    print("#   %d audits of the live log: no damage reported" % runs)
+    # the killed log, as found: copied before anything opens it again
+    d = os.path.join(log.tmp, "live-killed")
+    os.mkdir(d)
+    for ext in ("", "-wal", "-shm"):
+        if os.path.exists(r.db + ext):
+            shutil.copyfile(r.db + ext, os.path.join(d, "log.db" + ext))
+    rc, out, err = refctl("audit", "--db", os.path.join(d, "log.db"),
+                          "--all", "--allow-running")
+    assert rc == 0 and "log FAILED" not in out, out[-3000:] + err
+    assert re.search(r", 0 failed, [1-3] running \(skipped\)$", out), \
+        out[-500:]
+    print("#   SIGKILLed mid-tournament: " + out.splitlines()[-1])
 
 
 def test_missing_match(log):
@@ -888,7 +965,8 @@ def relog(con):
                             "FROM matches WHERE id = ?", (mid,)).fetchone()
             text = "end %d links=%d final=%s result=%s tournament=%d " \
                 "slot=%d" % (mid, m[0], m[1], m[2], m[3],
-                             m[4] if m[3] > 0 else -1)
+                             m[4] if m[3] > 0 else -1) + \
+                re.sub(r"^.*?( transcripts=|$)", r"\1", text)
         h = hashlib.blake2b(digest_size=32)
         h.update(b"refd-log-v1" + bytes.fromhex(prev) + text.encode())
         prev = h.hexdigest()
@@ -1336,6 +1414,29 @@ def resign(con, keyfile):
                     (sig.raw.hex(), no))
 
 
+def transcript_hashes(path, mid, nsent, nans):
+    """A seat's transcript hashes from its kept transcript, as a bot
+    author would compute them from refd-protocol(7): BLAKE2b-256 over the
+    first nsent lines received from match_start on, without their ids,
+    and over the first nans answers, each line followed by a newline."""
+    sent, answered = hashlib.blake2b(digest_size=32), \
+        hashlib.blake2b(digest_size=32)
+    ns = na = 0
+    inside = False
+    for line in open(path).read().splitlines():
+        if line.startswith("> "):
+            if inside and na < nans:
+                answered.update(line[2:].encode() + b"\n")
+                na += 1
+            continue
+        text = re.sub(r"^\d+ ", "", line)
+        inside = inside or text.startswith("match_start match=%d " % mid)
+        if inside and ns < nsent:
+            sent.update(text.encode() + b"\n")
+            ns += 1
+    return sent.hexdigest(), answered.hexdigest()
+
+
 def test_receipts(log):
     """A bot's receipt (the signed head in its match_end line) and its own
     transcript (bots/randbot -r) verify against the honest log, and fail
@@ -1346,7 +1447,9 @@ def test_receipts(log):
     ends = [next(l for l in open(p) if " match_end " in l).strip()
             for p in log.rcpt]
     assert all(re.search(r" head=\d+:[0-9a-f]{64} sig=[0-9a-f]{128} "
-                         r"key=%s$" % log.key, e) for e in ends), ends
+                         r"key=%s transcript=%d:\d+:[0-9a-f]{64}:\d+:"
+                         r"[0-9a-f]{64}$" % (log.key, i), e)
+               for i, e in enumerate(ends)), ends
 
     def verify(path, seat=None, receipt=None, transcript=None):
         args = ["verify-receipt", "--db", path, "--match", mid,
@@ -1399,7 +1502,30 @@ def test_receipts(log):
         open(fake, "w").write(sk.raw.hex() + "\n")
         resign(con, fake)
 
+    def rewrite_whole(con):             # ... the whole match, another deal
+        src, = con.execute(
+            "SELECT id FROM matches WHERE variant = 'classic2' AND state = "
+            "'done' AND tournament IS NULL AND chain_version = 2 AND id != ?1"
+            " AND options = (SELECT options FROM matches WHERE id = ?1) "
+            "ORDER BY id LIMIT 1", (mid,)).fetchone()
+        for tb in TABLES:
+            con.execute("DELETE FROM %s WHERE match_id = ?" % tb, (mid,))
+            cols = [c[1] for c in con.execute("PRAGMA table_info(%s)" % tb)]
+            sel = ", ".join("?" if c == "match_id" else c for c in cols)
+            con.execute("INSERT INTO %s (%s) SELECT %s FROM %s WHERE "
+                        "match_id = ?" % (tb, ", ".join(cols), sel, tb),
+                        (mid, src))
+        for c in ("seed", "commitment", "end_no", "result", "mpoints",
+                  "reason", "started", "ended"):
+            con.execute("UPDATE matches SET %s = (SELECT %s FROM matches "
+                        "WHERE id = ?) WHERE id = ?" % (c, c), (src, mid))
+        relog(con)
+        resign(con, key)
+
     cases = [
+        ("the match rewritten, re-signed", rewrite_whole,
+         r"^receipt FAILED: the lines the log says seat 0 was sent do not "
+         r"hash to the receipt's transcript"),
         ("rewritten by the key holder", rewrite_play,
          r"^receipt FAILED: the log's head \d+ is not the signed end of "
          r"match %d the receipt holds" % mid),
@@ -1416,7 +1542,7 @@ def test_receipts(log):
     ]
     for name, edit, pattern in cases:
         path = forged(name.replace(" ", "-"), edit)
-        if edit is rewrite_play:
+        if edit in (rewrite_play, rewrite_whole):
             # the audit alone cannot see this one: the key signed it
             rc, out, _ = refctl("audit", "--db", path, "--key", log.key)
             assert rc == 0, out[-2000:]
@@ -1424,8 +1550,9 @@ def test_receipts(log):
         assert rc == 1 and re.search(pattern, out), (name, out + err)
         print("#   %-28s %s" % (name, out.strip()[:110]))
     # a forged receipt, and a transcript the log does not hold
-    bad = ends[0][:-140] + ("0" if ends[0][-140] != "0" else "1") + \
-        ends[0][-139:]
+    k = ends[0].index(" sig=") + 5
+    bad = ends[0][:k] + ("0" if ends[0][k] != "0" else "1") + \
+        ends[0][k + 1:]
     rc, out, _ = verify(log.db, receipt=bad)
     assert rc == 1 and "signature does not verify" in out, out
     lines = open(log.rcpt[1]).read().splitlines()
@@ -1440,6 +1567,33 @@ def test_receipts(log):
     print("#   edited transcript: " + out.strip()[:110])
     rc, out, _ = verify(log.db, 0, transcript=log.rcpt[1])
     assert rc == 1 and "receipt FAILED: line" in out, out
+    # the receipt's hashes, recomputed as refd-protocol(7) defines them
+    for seat, path in enumerate(log.rcpt):
+        m = re.search(r" transcript=(\d+):(\d+):(\w+):(\d+):(\w+)$",
+                      ends[seat])
+        sent, answered = transcript_hashes(path, mid, int(m.group(2)),
+                                           int(m.group(4)))
+        assert (int(m.group(1)), sent, answered) == \
+            (seat, m.group(3), m.group(5)), (seat, ends[seat])
+    # an answer to a notification edited: only the hash holds those
+    lines = open(log.rcpt[0]).read().splitlines()
+    start = next(i for i, l in enumerate(lines) if " match_start " in l)
+    k = next(i for i, l in enumerate(lines) if i > start and
+             l.startswith("> ") and " genplay " not in lines[i - 1])
+    lines[k] = "> ?" + lines[k][3:]
+    t = os.path.join(log.tmp, "rcpt-answer.txt")
+    open(t, "w").write("\n".join(lines) + "\n")
+    rc, out, _ = verify(log.db, 0, transcript=t)
+    assert rc == 1 and re.search(r"^receipt FAILED: the transcript's first "
+                                 r"\d+ answers from match_start on do not "
+                                 r"hash to the receipt's", out), out
+    print("#   edited answer: " + out.strip()[:110])
+    # a receipt whose hashes are not the ones the log's end chains
+    forged_tx = re.sub(r"(transcript=0:\d+:)[0-9a-f]", r"\g<1>0" if
+                       not re.search(r"transcript=0:\d+:0", ends[0]) else
+                       r"\g<1>1", ends[0])
+    rc, out, _ = verify(log.db, receipt=forged_tx)
+    assert rc == 1 and "do not hash to the receipt's transcript" in out, out
     # every other example bot's recorder: heurbot, randbot.js, randbot.sh
     for seat, path in enumerate(log.rcpt3):
         end = next(l for l in open(path) if " match_end " in l).strip()
@@ -1533,10 +1687,72 @@ def test_hostile(log):
                 json.loads(out)
 
 
+def test_standings_recount(log):
+    """audit --all recounts each tournament's standings from the matches
+    it replayed, and compares them with refctl tournament standings: they
+    agree on the honest log, and not once a stored input is edited."""
+    t = log.tid
+    rc, out, err = refctl("audit", "--db", log.db, "--all")
+    assert rc == 0, out[-2000:] + err
+    m = re.search(r"^tournament %d standings recounted: (\d+) matches, as "
+                  r"refctl tournament standings reports them$" % t, out, re.M)
+    assert m, out[-2000:]
+    con = sqlite3.connect(log.db)
+    done, = con.execute("SELECT count(DISTINCT slot) FROM matches WHERE "
+                        "tournament = ? AND state = 'done'", (t,)).fetchone()
+    mid, = con.execute("SELECT min(id) FROM matches WHERE tournament = ? "
+                       "AND state = 'done' AND result LIKE 'seat%'",
+                       (t,)).fetchone()
+    con.close()
+    assert int(m.group(1)) == done > 0, (m.group(0), done)
+    print("#   honest: " + m.group(0))
+    # a deal's winner edited: the standings refd reports read it
+    path = log.copy("standings-deal-winner")
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("UPDATE deal_results SET winner = 1 - winner WHERE "
+                "match_id = ? AND deal_no = 1", (mid,))
+    con.close()
+    line = audit_says(path, r"^tournament %d FAILED: the standings refd "
+                      r"reports count %d matches, the audit verified %d "
+                      r"that ended: not match %d$" % (t, done, done - 1, mid))
+    print("#   deal winner edited: " + line)
+    # faults, fallbacks and forfeits counted alike both ways
+    tmp = os.path.join(log.tmp, "faulty")
+    os.mkdir(tmp)
+    r = harness.Refd(tmp)
+    try:
+        r.add("crand", [os.path.join(BUILD, "bots", "randbot"), "-s", "3"])
+        r.add("ill", EVIL + ["illegal"])
+        r.add("refuser", EVIL + ["refuse"])
+        for i, body in enumerate(("variant joker3\npolicy fallback\n"
+                                  "max_faults 2\n",
+                                  "variant classic2\noption deal_cap=2\n")):
+            tdef = os.path.join(tmp, "t%d.tour" % i)
+            with open(tdef, "w") as f:
+                f.write("name f%d\n%sbots crand ill refuser\nmatches 6\n"
+                        "concurrency 3\n" % (i, body))
+            tid = r.must("tournament_start", tdef)
+            assert r.must("tournament_wait", tid).startswith("done"), tid
+        faults = r.query("SELECT count(*) FROM faults")[0][0]
+        forfeits = r.query("SELECT count(*) FROM matches WHERE result "
+                           "LIKE 'forfeit%'")[0][0]
+    finally:
+        assert r.stop() == 0
+    assert faults > 6 and forfeits > 0, (faults, forfeits)
+    rc, out, err = refctl("audit", "--db", r.db, "--all")
+    assert rc == 0, out[-2000:] + err
+    for tid in (1, 2):
+        assert re.search(r"^tournament %d standings recounted: 6 matches"
+                         % tid, out, re.M), out[-2000:]
+    print("#   with %d faults and %d forfeits: recounted alike" % (faults,
+                                                                  forfeits))
+
+
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
          test_export, test_crash, test_running, test_wal_damage,
+         test_wal_live,
          test_missing_match, test_tamper_v3, test_key, test_migrate_v2,
-         test_receipts, test_hostile]
+         test_receipts, test_standings_recount, test_hostile]
 
 
 def main():

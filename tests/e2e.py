@@ -110,6 +110,29 @@ def test_tcp_matches(r):
         for b in bots:
             b.join(10)
             assert b.auth == "=", b.auth
+        # each remote seat's identity is the peer refd saw, chained
+        seats = r.query("SELECT seat, kind, identity FROM seats WHERE "
+                        "match_id = ? ORDER BY seat", mid)
+        assert seats == [(i, "remote", b.local)
+                         for i, b in enumerate(bots)], (seats, mid)
+    # and an identity edited afterwards breaks the audit at its seat
+    path = os.path.join(r.tmp, "remote-identity.db")
+    src = sqlite3.connect("file:%s?mode=ro" % r.db, uri=True)
+    dst = sqlite3.connect(path)
+    src.backup(dst)
+    src.close()
+    rc = subprocess.run([REFCTL, "audit", "--db", path, str(mid)],
+                        capture_output=True, text=True)
+    assert rc.returncode == 0, rc.stdout + rc.stderr
+    dst.execute("UPDATE seats SET identity = '10.9.8.7:4242' WHERE "
+                "match_id = ? AND seat = 1", (mid,))
+    dst.commit()
+    dst.close()
+    rc = subprocess.run([REFCTL, "audit", "--db", path, str(mid)],
+                        capture_output=True, text=True)
+    assert rc.returncode == 1 and re.search(
+        r"^match %d FAILED: .*seat 1: the chain breaks at link \d+" % mid,
+        rc.stdout, re.M), rc.stdout + rc.stderr
 
 
 def test_wrong_token(r):
@@ -429,7 +452,9 @@ def test_bot_transcript(r):
             break
         time.sleep(0.02)
     got = [re.sub(r"(match_end \S+ \S+ \S+) [0-9a-f]{64} head=\d+:[0-9a-f]{64} "
-                  r"sig=[0-9a-f]{128} key=[0-9a-f]{64}$", r"\1 CHAIN RECEIPT",
+                  r"sig=[0-9a-f]{128} key=[0-9a-f]{64} "
+                  r"transcript=0:\d+:[0-9a-f]{64}:\d+:[0-9a-f]{64}$",
+                  r"\1 CHAIN RECEIPT",
                   l.replace("match=%d " % mid, "match=M "))
            for l in open(path).read().splitlines()]
     want = open(os.path.join(SRC, "tests", "bot-classic2.tst")).read()

@@ -146,6 +146,7 @@ class RemoteBot(threading.Thread):
         super().__init__(daemon=True)
         self.port, self.name, self.token, self.mode = port, name, token, mode
         self.auth = None
+        self.local = None
         self.error = None
         self.rng = random.Random(name)
 
@@ -157,6 +158,7 @@ class RemoteBot(threading.Thread):
 
     def play(self):
         s = socket.create_connection(("127.0.0.1", self.port))
+        self.local = "%s:%d" % s.getsockname()  # the peer refd sees
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         f = s.makefile("rwb")
         f.write(("auth %s %s\n" % (self.name, self.token)).encode())
