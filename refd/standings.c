@@ -65,23 +65,31 @@ static double	 st_quantile(const double *, int, double);
 static int	 st_rowcmp(const struct st_row *, const struct st_row *);
 static void	 st_sortrows(struct st_row *, int);
 
-/* The side a seat plays for: its pair in classic4, else the seat itself. */
+/* Is m played by two teams, even seats against odd (classic4, classic6)? */
+static int
+st_teamed(const struct st_match *m)
+{
+	return bri_variant_info((enum bri_variant)m->variant)->sides ==
+	    BRI_SIDES_ALTERNATE;
+}
+
+/* The side a seat plays for: its team, else the seat itself. */
 static int
 st_team(const struct st_match *m, int seat)
 {
-	return m->variant == BRI_CLASSIC4 ? seat % 2 : seat;
+	return st_teamed(m) ? seat % 2 : seat;
 }
 
-/* Partners are never compared: they share every result. */
+/* Teammates are never compared: they share every result. */
 static int
 st_partners(const struct st_match *m, int a, int b)
 {
-	return m->variant == BRI_CLASSIC4 && a != b && a % 2 == b % 2;
+	return st_teamed(m) && a != b && a % 2 == b % 2;
 }
 
 /*
  * A seat's tier in its match's final ranking, so that one comparison
- * orders any two seats: 0 forfeited (in classic4 the whole pair), 2 won
+ * orders any two seats: 0 forfeited (in a team variant the whole team), 2 won
  * (seat or pair), 1 everyone else, who are then ordered by match points.
  */
 static int
@@ -109,7 +117,7 @@ st_valid(const struct st_match *m, int nbots)
 	if (m->variant < 0 || m->variant >= BRI_NVARIANTS ||
 	    m->nseats != bri_variant_seats((enum bri_variant)m->variant))
 		return 0;
-	nwin = m->variant == BRI_CLASSIC4 ? 2 : m->nseats;
+	nwin = st_teamed(m) ? 2 : m->nseats;
 	if (m->winner < -1 || m->winner >= nwin ||
 	    m->forfeit < -1 || m->forfeit >= m->nseats)
 		return 0;
@@ -137,12 +145,12 @@ st_valid(const struct st_match *m, int nbots)
  * The pairwise outcome of seat a against seat b in match m.
  *
  * Returns +1 when a finished above b, -1 when below, 0 when level.  The
- * ranking: a forfeiting seat (in classic4, its pair) is below every
- * other seat; the match winner (seat, or pair in classic4) is above
+ * ranking: a forfeiting seat (in a team variant, its team) is below every
+ * other seat; the match winner (seat, or team) is above
  * every other seat; the rest are ordered by final match points, equal
  * points being a draw.  Seats of one forfeiting or one winning side are
  * level.  Returns 0 as well for an aborted match, a == b, a seat outside
- * the match, and, when team_aware is set, classic4 partners: callers
+ * the match, and, when team_aware is set, teammates: callers
  * that count results skip those pairs.  Antisymmetric: st_pairwise(m,
  * a, b, t) == -st_pairwise(m, b, a, t).
  */
@@ -540,7 +548,7 @@ st_sortrows(struct st_row *row, int n)
  *
  * Aborted matches are skipped entirely and need not be valid; every
  * other record must be valid: a known variant with its number of seats,
- * bot indices below nbots, winner (seat, or pair in classic4), forfeit
+ * bot indices below nbots, winner (seat, or team), forfeit
  * and every deal's result and Joker in range.  seed drives the
  * bootstrap and nothing else: a different seed changes elo_lo and
  * elo_hi only.  t->row[] is sorted by rating, best first, ties by bot
@@ -762,7 +770,7 @@ st_sprt_llr(const struct st_sprt *s)
  * duplicate set), to the test of bot candidate against bot baseline.
  * Its pairwise games are every ordered pair of seats, candidate against
  * baseline, of its counted matches (not aborted, valid as for
- * st_compute(), classic4 partners excepted); its score is their mean,
+ * st_compute(), teammates excepted); its score is their mean,
  * 1 a win and 1/2 a draw.  With one game per match that is fishtest's
  * trinomial, with game pairs its pentanomial, and with the k! matches
  * of a k-seat duplicate set the same model over the set's possible
@@ -857,7 +865,7 @@ st_sprt(const struct st_match *ms, int n, const int *unit, int candidate,
 /*
  * The role-aware rating.  Each decided deal is one comparison between
  * the sides of that deal: in joker3 the Joker against the two allies, in
- * classic4 pair against pair, in classic2 and classic3 each seat for
+ * classic4 and classic6 team against team, elsewhere each seat for
  * itself.  A side's strength is the sum of its bots' strengths, the
  * Joker's multiplied by a constant of the role (Huang, Weng and Lin,
  * 2006); the side that won had probability its strength over the sum
@@ -868,12 +876,14 @@ st_sprt(const struct st_match *ms, int n, const int *unit, int candidate,
 #define ST_TITER	2000	/* MM steps at most */
 #define ST_TTOL		1e-9	/* converged: no ln(strength) moved more */
 #define ST_TBOOT	100	/* resamples of whole units */
+#define ST_TSIDE	3	/* bots on one side at most (classic6) */
 
 /* One kind of comparison: its sides, which is the Joker's, who won. */
 struct st_tev {
 	int		 nsides;
 	int		 size[BRI_MAXSEATS];
-	int		 bot[BRI_MAXSEATS][2];	/* each side's bots, sorted */
+	int		 bot[BRI_MAXSEATS][ST_TSIDE]; /* each side's bots,
+						   sorted, -1 past size */
 	int		 joker;		/* the Joker's side, or -1 */
 	int		 win;		/* the side that won */
 };
@@ -891,7 +901,7 @@ static int
 st_tevent(const struct st_match *m, const struct st_deal *d,
     struct st_tev *e)
 {
-	int	 s, k, t;
+	int	 s, k, t, i;
 
 	memset(e, 0, sizeof(*e));
 	e->joker = -1;
@@ -907,11 +917,11 @@ st_tevent(const struct st_match *m, const struct st_deal *d,
 			if (s != d->joker)
 				e->bot[1][e->size[1]++] = m->bot[s];
 		e->win = d->result == BRI_DEAL_JOKER ? 0 : 1;
-	} else if (m->variant == BRI_CLASSIC4) {
+	} else if (st_teamed(m)) {
 		if (d->result != BRI_DEAL_WON || d->winner < 0 || d->winner > 1)
 			return 0;
 		e->nsides = 2;
-		for (s = 0; s < 4; s++)
+		for (s = 0; s < m->nseats; s++)
 			e->bot[s % 2][e->size[s % 2]++] = m->bot[s];
 		e->win = d->winner;
 	} else {
@@ -925,15 +935,17 @@ st_tevent(const struct st_match *m, const struct st_deal *d,
 		}
 		e->win = d->winner;
 	}
-	for (s = 0; s < e->nsides; s++)	/* one order, for telling apart */
-		if (e->size[s] == 2 && e->bot[s][0] > e->bot[s][1]) {
-			t = e->bot[s][0];
-			e->bot[s][0] = e->bot[s][1];
-			e->bot[s][1] = t;
-		}
-	for (k = 0; k < e->nsides; k++)
-		for (s = e->size[k]; s < 2; s++)
+	for (k = 0; k < e->nsides; k++) {	/* one order, to tell apart */
+		for (s = 1; s < e->size[k]; s++)
+			for (i = s; i > 0 && e->bot[k][i - 1] > e->bot[k][i];
+			    i--) {
+				t = e->bot[k][i];
+				e->bot[k][i] = e->bot[k][i - 1];
+				e->bot[k][i - 1] = t;
+			}
+		for (s = e->size[k]; s < ST_TSIDE; s++)
 			e->bot[k][s] = -1;
+	}
 	return 1;
 }
 

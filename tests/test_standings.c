@@ -1113,6 +1113,58 @@ test_teams_partner(void **state)
 	assert_float_equal(t1.joker, 0, 0);	/* no Joker in classic4 */
 }
 
+/*
+ * classic6 is played by two teams of three, seats 0, 2, 4 against 1, 3,
+ * 5: a match won by team 1 is won by the three bots of seats 1, 3 and 5,
+ * and lost by the others; teammates are never compared; and each deal
+ * is one comparison of team against team in the role-aware rating.
+ */
+static void
+test_classic6_teams(void **state)
+{
+	static struct st_deal	 dl[2];
+	const struct st_row	*r;
+	struct st_match		 m;
+	int			 i, k;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.variant = BRI_CLASSIC6;
+	m.nseats = 6;
+	for (i = 0; i < 6; i++) {
+		m.bot[i] = i;
+		m.mpoints[i] = i % 2 ? 2 : 0;
+	}
+	m.winner = 1;
+	m.forfeit = -1;
+	for (i = 0; i < 2; i++) {
+		memset(&dl[i], 0, sizeof(dl[i]));
+		dl[i].result = BRI_DEAL_WON;
+		dl[i].winner = 1;
+		dl[i].joker = -1;
+		dl[i].caller = dl[i].partner = -1;
+		for (k = 1; k < 6; k += 2)
+			dl[i].mpoints[k] = 1;
+	}
+	m.deals = dl;
+	m.ndeals = 2;
+	assert_int_equal(st_compute(&m, 1, 6, SEED, &t1), 0);
+	for (i = 0; i < 6; i++) {
+		r = rowof(&t1, i);
+		assert_int_equal(r->played, 1);
+		assert_int_equal(r->won, i % 2);
+		assert_int_equal(r->lost, 1 - i % 2);
+		assert_int_equal(r->deals_won, i % 2 ? 2 : 0);
+	}
+	/* teammates share their result: no head-to-head between them */
+	assert_int_equal(t1.h2h[1][3].wins + t1.h2h[1][3].draws +
+	    t1.h2h[1][3].losses, 0);
+	assert_int_equal(t1.h2h[1][0].wins, 1);
+	assert_int_equal(st_teams(&m, 1, NULL, 6, SEED, &t1), 0);
+	assert_int_equal(t1.tdeals, 2);
+	assert_true(rowof(&t1, 5)->telo > rowof(&t1, 4)->telo);
+}
+
 /* Units resampled whole; equal records give equal numbers. */
 static void
 test_teams_units(void **state)
@@ -1159,6 +1211,7 @@ main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_chiamata_roles),
+		cmocka_unit_test(test_classic6_teams),
 		cmocka_unit_test(test_sprt_decides),
 		cmocka_unit_test(test_sprt_even),
 		cmocka_unit_test(test_sprt_published),
