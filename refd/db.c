@@ -1049,8 +1049,15 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 		return NULL;
 	}
 	db->readonly = readonly != 0;
-	flags = readonly ? SQLITE_OPEN_READONLY :
-	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	/*
+	 * One thread uses a connection: no mutex around each of its calls,
+	 * and no global one around every allocation to count memory that
+	 * nobody reads.  (sqlite3_config() may only run before SQLite
+	 * starts; later it fails harmlessly.)
+	 */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	flags = SQLITE_OPEN_NOMUTEX | (readonly ? SQLITE_OPEN_READONLY :
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	if (sodium_init() < 0) {
 		db_failx(db, "libsodium failed to start");
 		goto fail;
