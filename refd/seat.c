@@ -454,7 +454,7 @@ seat_new(int fd)
 	int		 one = 1;
 
 	if (flush_ev == NULL && ((flush_ev = event_new(base, -1, 0, seat_flush,
-	    NULL)) == NULL || event_priority_set(flush_ev, PRI_FLUSH) == -1))
+	    NULL)) == NULL || event_priority_set(flush_ev, PRI_SEAT) == -1))
 		return NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
@@ -668,23 +668,22 @@ seat_dirty(struct seat *s)
 
 /*
  * Have seat_flush() run once the callbacks now due have run: lines were
- * queued, or the log opened a group of writes (db_group_mode()).  A
- * timer of no delay fires at the loop's next pass, after the current
- * one (at most REFD_CHUNK_MS of bots' input), and, at PRI_FLUSH, before
- * anything else of the next.  Activating it outright would cut the
- * current pass short after every callback.
+ * queued, or the log opened a group of writes (db_group_mode()).  It is
+ * made active at the bots' input's own priority, so libevent runs it
+ * at the end of the input callbacks already due, in the same pass, and
+ * waits for events once per pass, not twice (a timer of no delay, as
+ * before, cost an epoll_wait() of its own).  A higher priority would
+ * cut the pass short after every callback.
  */
 void
 seat_flush_soon(void)
 {
-	struct timeval	 now = { 0, 0 };
-
 	if (seats_down || flush_due)
 		return;		/* db_close() commits what is left */
 	if (flush_ev == NULL && ((flush_ev = event_new(base, -1, 0, seat_flush,
-	    NULL)) == NULL || event_priority_set(flush_ev, PRI_FLUSH) == -1))
+	    NULL)) == NULL || event_priority_set(flush_ev, PRI_SEAT) == -1))
 		fatalx("flush event: out of memory");
-	event_add(flush_ev, &now);
+	event_active(flush_ev, EV_TIMEOUT, 0);
 	flush_due = 1;
 }
 
