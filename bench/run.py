@@ -15,7 +15,9 @@ the same machine minutes apart (see PERFORMANCE.md for what each means):
   4. refd's throughput with 1, 2, 8 and 64 concurrent matches;
   5. what the SQLite log costs (-D :memory: against a file) and how fast
      it grows;
-  6. scale: 1,000 concurrent joker3 matches on 3,000 TCP seats.
+  6. scale: 1,000 concurrent joker3 matches on 3,000 TCP seats;
+  7. refd's own cost per play, sequential: system calls (strace -c -f)
+     and instructions (callgrind), when strace and valgrind are there.
 
 Every figure is the median of REPS runs with its minimum and maximum.
 Prints a table and writes it as JSON (default bench/results.json).
@@ -193,7 +195,8 @@ class Ctl:
 class Refd:
     """A refd of the build in a directory of its own."""
 
-    def __init__(self, build, workdir, db=None, listen=False):
+    def __init__(self, build, workdir, db=None, listen=False, wrap=(),
+                 extra_conf=""):
         self.dir = tempfile.mkdtemp(prefix="refd-", dir=workdir)
         self.db = db or os.path.join(self.dir, "log.db")
         self.sock = os.path.join(self.dir, "ctl.sock")
@@ -210,14 +213,22 @@ class Refd:
             conf = os.path.join(self.dir, "refd.conf")
             with open(conf, "w") as f:
                 f.write("max_connections 100000\nmax_unauthenticated "
-                        "100000\nmax_per_address 100000\n")
+                        "100000\nmax_per_address 100000\n" + extra_conf)
             args += ["-f", conf]
+        env = None
+        real = os.path.join(build, "refd", ".libs", "refd")
+        if wrap and os.path.exists(real):
+            # under a tracer, the binary itself, not libtool's wrapper
+            args[0] = real
+            env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
+                build, "libbriscola", ".libs"))
         self.args = args
         self.err = open(os.path.join(self.dir, "refd.err"), "w")
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
-                                     stderr=self.err)
+        self.proc = subprocess.Popen(list(wrap) + args,
+                                     stdin=subprocess.DEVNULL,
+                                     stderr=self.err, env=env)
         self.pid = self.proc.pid
-        for _ in range(500):
+        for _ in range(3000 if wrap else 500):
             try:
                 c = socket.socket(socket.AF_UNIX)
                 c.connect(self.sock)
@@ -233,10 +244,27 @@ class Refd:
         """Free the control connection: a driver may need all 64."""
         self.ctl.close()
 
+    def refd_pid(self):
+        """refd's own pid, under a wrapper (strace, valgrind) too."""
+        if self.proc.args[0] == self.args[0]:
+            return self.pid
+        want = os.path.realpath(self.args[0])
+        for p in os.listdir("/proc"):
+            if p.isdigit():
+                try:
+                    with open("/proc/%s/stat" % p) as f:
+                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                    if ppid == self.pid and \
+                            os.path.realpath("/proc/%s/exe" % p) == want:
+                        return int(p)
+                except OSError:
+                    pass
+        return self.pid
+
     def stop(self):
         """Shut refd down (SIGTERM, as the shutdown command) and wait."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            os.kill(self.refd_pid(), signal.SIGTERM)
             try:
                 self.proc.wait(30)
             except subprocess.TimeoutExpired:
@@ -533,6 +561,95 @@ def throughput(build, workdir, transport, k, memory=False):
     return res
 
 
+def sequential(build, workdir, matches, target, wrap=(), transport="tcp",
+               conf=""):
+    """matches joker3 matches one after another, refd under wrap.
+
+    Returns refd, its plays, refd's CPU ns (0 under a wrapper), wall s."""
+    r = Refd(build, workdir, listen=transport == "tcp", wrap=wrap,
+             extra_conf=conf)
+    lg = None
+    try:
+        bots = add_bots(r, build, transport)
+        if transport == "tcp":
+            lg = Loadgen(build, r.port, SEATS, 1)
+        before = db_counts(r.db)
+        cpu0 = proc_cpu_ns(r.pid) if not wrap else 0
+        t0 = time.monotonic()
+        for _ in range(matches):
+            mid = r.ctl.cmd("match_start", "joker3", *bots,
+                            "target=%d" % target, "deal_cap=100000")
+            r.ctl.cmd("match_wait", mid)
+        wall = time.monotonic() - t0
+        cpu = proc_cpu_ns(r.pid) - cpu0 if not wrap else 0
+        plays = db_counts(r.db)["plays"] - before["plays"]
+    finally:
+        if lg:
+            lg.stop()
+        r.stop()
+    return r, plays, cpu, wall
+
+
+def strace_counts(path):
+    """strace -c's table: {syscall: calls}."""
+    out = {}
+    for line in open(path):
+        w = line.split()
+        if len(w) >= 5 and w[0][0].isdigit() and w[-1] != "total":
+            # % time, seconds, usecs/call, calls, [errors], syscall
+            out[w[-1]] = int(w[3])
+    return out
+
+
+def bench_syscalls(build, workdir, matches=5, target=20):
+    """System calls per play of refd over sequential tcp matches."""
+    if shutil.which("strace") is None:
+        return None
+    out = os.path.join(workdir, "strace.txt")
+    r, plays, _, _ = sequential(build, workdir, matches, target,
+                                wrap=("strace", "-c", "-f", "-o", out))
+    for _ in range(100):
+        if os.path.exists(out) and os.path.getsize(out) > 0:
+            break
+        time.sleep(0.05)
+    calls = strace_counts(out)
+    return {"plays": plays, "calls": calls,
+            "per_play": sum(calls.values()) / plays,
+            "by_call": {k: v / plays for k, v in sorted(
+                calls.items(), key=lambda kv: -kv[1])}}
+
+
+def bench_callgrind(build, workdir, matches=1, target=20):
+    """Instructions per play of refd (callgrind) over sequential matches."""
+    if shutil.which("valgrind") is None:
+        return None
+    out = os.path.join(workdir, "callgrind.out")
+    # refd runs about 50 times slower under callgrind: a commit_ms as
+    # many times longer keeps as many plays in one commit as at speed
+    r, plays, _, _ = sequential(build, workdir, matches, target,
+                                wrap=("valgrind", "--tool=callgrind",
+                                      "--callgrind-out-file=" + out),
+                                conf="commit_ms 250\n")
+    for _ in range(200):
+        if os.path.exists(out) and os.path.getsize(out) > 0:
+            break
+        time.sleep(0.05)
+    ir = loop = 0
+    for line in open(out):
+        if line.startswith("summary:") or line.startswith("totals:"):
+            ir = int(line.split()[1])
+    # the event loop's share: the plays, less start-up and shutdown
+    ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", out],
+                         capture_output=True, text=True).stdout
+    for line in ann.splitlines():
+        if line.rstrip().endswith(":event_base_loop [" + line.rsplit(
+                "[", 1)[-1]) and "event_base_loop" in line:
+            loop = int(line.split()[0].replace(",", ""))
+            break
+    return {"plays": plays, "instructions": ir, "per_play": ir / plays,
+            "loop_per_play": loop / plays, "file": out}
+
+
 def bench_throughput(build, workdir):
     """4. throughput at each concurrency, spawned and remote."""
     res = {}
@@ -669,9 +786,19 @@ def bench_scale(build, workdir):
 
 # --------------------------------------------------------------- report
 
-def targets(fl, single, thr, logc, scale):
+def targets(fl, single, thr, logc, scale, cost):
     """The issue's targets, each with the numbers that decide it."""
     out = []
+    sc = cost.get("syscalls")
+    if sc:
+        out.append({"target": "system calls per play, sequential",
+                    "value": sc["per_play"], "limit": 8,
+                    "met": sc["per_play"] <= 8})
+    for key in ("tcp/1", "tcp/64"):
+        v = thr[key]["refd_cpu_us_per_play"]["median"]
+        out.append({"target": "refd cpu us/play %s" % key.replace("/",
+                                                               " k="),
+                    "value": v, "limit": 15, "met": v <= 15})
     for transport, ft in (("spawn", "unix"), ("tcp", "tcp")):
         for k in (8, 64):
             m = thr["%s/%d" % (transport, k)]["msgs_per_s"]["median"]
@@ -748,8 +875,9 @@ def table(res):
                  "us/play %s" % (t, fmt(r["us_per_play"], 1),
                                  fmt(r["refd_cpu_us_per_play"], 1),
                                  fmt(r["bots_cpu_us_per_play"], 1)))
-        L.append("         = %.1f raw %s round trips of %.1f us" % (
-            r["us_per_play"]["median"] / rt, ft, rt))
+        L.append("         = %.1f raw %s round trips of %.1f us "
+                 "(the floor per decision)" % (
+                     r["us_per_play"]["median"] / rt, ft, rt))
     L.append("")
     L.append("4. refd throughput, k concurrent joker3 matches "
              "(%.1f s windows)" % WINDOW_S)
@@ -794,6 +922,8 @@ def table(res):
         sc["all_done"], "pass" if sc["audit_ok"] else "FAIL",
         "none" if sc["nothing_closed"] else "SOME"))
     L.append("")
+    L.extend(table_cost(res))
+    L.append("")
     L.append("targets")
     for t in res["targets"]:
         v, lim = t["value"], t["limit"]
@@ -802,6 +932,49 @@ def table(res):
         L.append("   %-4s %-48s %s (limit %s)" % (
             "met" if t["met"] else "MISS", t["target"], v, lim))
     return "\n".join(L)
+
+
+def cost_only(bdir):
+    """scripts/bench --cost: section 7, and refd's CPU per play."""
+    workdir = tempfile.mkdtemp(prefix="refd-bench-")
+    try:
+        cpu, wall = [], []
+        for _ in range(REPS):
+            r, plays, c, w = sequential(bdir, workdir, 5, 20)
+            cpu.append(c / 1e3 / plays)
+            wall.append(w * 1e6 / plays)
+        res = {"cost": {"syscalls": bench_syscalls(bdir, workdir),
+                        "callgrind": bench_callgrind(bdir, workdir)}}
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print("refd, 5 sequential joker3 matches (target=20), 3 loadgen TCP "
+          "bots, %d runs" % REPS)
+    print("   us/play %s   refd cpu us/play %s" % (fmt(summary(wall), 1),
+                                                    fmt(summary(cpu), 1)))
+    print("\n".join(l for l in table_cost(res)))
+
+
+def table_cost(res):
+    """Section 7 of the table."""
+    L = []
+    co = res["cost"]
+    L.append("7. refd's own cost per play, sequential tcp joker3 matches")
+    if co.get("syscalls"):
+        s = co["syscalls"]
+        L.append("   system calls per play %.2f (strace -c -f, %d plays): %s"
+                 % (s["per_play"], s["plays"], "  ".join(
+                     "%s %.2f" % kv for kv in
+                     list(s["by_call"].items())[:8])))
+    else:
+        L.append("   system calls: no strace")
+    if co.get("callgrind"):
+        c = co["callgrind"]
+        L.append("   instructions per play %.0f in the event loop, %.0f "
+                 "with start-up (callgrind, %d plays, commit_ms 250)" % (
+                     c["loop_per_play"], c["per_play"], c["plays"]))
+    else:
+        L.append("   instructions: no valgrind")
+    return L
 
 
 def main():
@@ -813,6 +986,9 @@ def main():
                     help="JSON output (default bench/results.json)")
     ap.add_argument("--no-build", action="store_true",
                     help="use the tree's build as it is")
+    ap.add_argument("--cost", action="store_true",
+                    help="only refd's cost per play, sequential (section "
+                    "7, and CPU per play of 5 matches, 3 times)")
     ap.add_argument("--quick", action="store_true",
                     help="tiny runs, to check the script itself")
     a = ap.parse_args()
@@ -821,6 +997,9 @@ def main():
         FLOOR_RT, PLAYOUT_DEALS, SINGLE_TARGET = 2000, 20000, 10
     t0 = time.monotonic()
     bdir = build(a.no_build)
+    if a.cost:
+        cost_only(bdir)
+        return
     try:
         import resource
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -864,12 +1043,15 @@ def main():
         res["log"] = bench_log(bdir, workdir, res["throughput"])
         log("6. scale")
         res["scale"] = bench_scale(bdir, workdir)
+        log("7. system calls and instructions per play")
+        res["cost"] = {"syscalls": bench_syscalls(bdir, workdir),
+                       "callgrind": bench_callgrind(bdir, workdir)}
         log("2. floor (second half)")
         res["floor"] = bench_floor(bdir, floor0)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     res["targets"] = targets(res["floor"], res["single"], res["throughput"],
-                             res["log"], res["scale"])
+                             res["log"], res["scale"], res["cost"])
     res["elapsed_s"] = time.monotonic() - t0
     text = table(res)
     res["table"] = text.split("\n")

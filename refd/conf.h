@@ -27,6 +27,7 @@ struct refd_conf {
 	int		 max_unauth;	/* remote connections not yet authed */
 	int		 max_per_addr;	/* of those, from one address */
 	int		 ctl_idle_ms;	/* a silent control client goes */
+	int		 commit_ms;	/* rows may wait this long to commit */
 	char		 bot_user[64];	/* who bots run as when refd is root */
 };
 

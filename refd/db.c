@@ -180,6 +180,8 @@ struct db {
 	void		(*group_lost)(struct db_match *); /* its rows lost */
 	int		 group_open;	/* the group's BEGIN is done */
 	int		 group_sync;	/* a durable row is in it */
+	int64_t		 group_us;	/* when the group opened */
+	int64_t		 group_window;	/* how long it may stay open */
 	int		 group_gone;	/* SQLite rolled it back already */
 	int		 solo;		/* a write outside the group runs */
 	unsigned	 group_gen;	/* which group is open */
@@ -688,6 +690,16 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 	return 0;
 }
 
+/* CLOCK_MONOTONIC in microseconds, the clock of the event loop's callers. */
+static int64_t
+db_mono_us(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /*
  * Group mode: open the group's transaction at its first write, and tell
  * the daemon (the hook), which commits it once its loop pass is over.
@@ -706,6 +718,7 @@ db_group_enter(struct db *db, struct db_match *m)
 		if (db_step(db, db->st[S_BEGIN], "group begin") == -1)
 			return -1;
 		db->group_open = 1;
+		db->group_us = db_mono_us();
 		db->group_gen++;
 		db->group_hook();
 	}
@@ -766,6 +779,33 @@ int
 db_group_pending(struct db *db)
 {
 	return db->group_open;
+}
+
+/*
+ * The durability policy (refd(8), DURABILITY): must the open group be
+ * committed before the lines of this loop pass leave?  Yes when a
+ * durable row is in it (a deal's result, a fault), or when it has been
+ * open its window (db_group_window()) or longer; otherwise it may stay
+ * open across passes,
+ * and *wait_us says in how long it must be committed all the same.
+ */
+int
+db_group_due(struct db *db, int64_t now_us, int64_t *wait_us)
+{
+	*wait_us = 0;
+	if (!db->group_open || db->group_sync || db->group_gone)
+		return db->group_open;
+	if (now_us - db->group_us >= db->group_window)
+		return 1;
+	*wait_us = db->group_us + db->group_window - now_us;
+	return 0;
+}
+
+/* How long a group may stay open across passes; 0: commit every pass. */
+void
+db_group_window(struct db *db, int64_t us)
+{
+	db->group_window = us > 0 ? us : 0;
 }
 
 /*
@@ -1019,8 +1059,15 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 		return NULL;
 	}
 	db->readonly = readonly != 0;
-	flags = readonly ? SQLITE_OPEN_READONLY :
-	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	/*
+	 * One thread uses a connection: no mutex around each of its calls,
+	 * and no global one around every allocation to count memory that
+	 * nobody reads.  (sqlite3_config() may only run before SQLite
+	 * starts; later it fails harmlessly.)
+	 */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	flags = SQLITE_OPEN_NOMUTEX | (readonly ? SQLITE_OPEN_READONLY :
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	if (sodium_init() < 0) {
 		db_failx(db, "libsodium failed to start");
 		goto fail;
@@ -1061,6 +1108,16 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 		if (sqlite3_exec(db->h, "PRAGMA synchronous = NORMAL", NULL,
 		    NULL, NULL) != SQLITE_OK) {
 			db_fail(db, "synchronous=NORMAL");
+			goto fail;
+		}
+		/*
+		 * A reader holding a transaction stops checkpoints from
+		 * restarting the write-ahead log, which grows meanwhile:
+		 * once they can, it is truncated back to this size.
+		 */
+		if (sqlite3_exec(db->h, "PRAGMA journal_size_limit = 4194304",
+		    NULL, NULL, NULL) != SQLITE_OK) {
+			db_fail(db, "journal_size_limit");
 			goto fail;
 		}
 	}
@@ -1645,8 +1702,13 @@ db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
 	db_now(at, sizeof(at));
 	chain_fault2(&l, deal_no, seat, kind, strlen(kind), ms, action,
 	    strlen(action), evidence, n, at, strlen(at), m->limit_ms);
-	return db_chained(db, m, S_FAULT, &l, "IiisSissi", m->id, deal_no,
-	    seat, kind, n, evidence, ms, action, at, m->limit_ms);
+	if (db_chained(db, m, S_FAULT, &l, "IiisSissi", m->id, deal_no,
+	    seat, kind, n, evidence, ms, action, at, m->limit_ms) == -1)
+		return -1;
+	/* durable before it is acted on: its group syncs at the flush */
+	if (GROUPED(db))
+		db->group_sync = 1;
+	return 0;
 }
 
 /*

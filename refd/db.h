@@ -35,10 +35,11 @@
  *	db_begin	opens one transaction for a match's next writes,
  *			durable or not; db_commit commits it, db_rollback
  *			undoes it and the match's chain with it
- *	db_group_mode	refd's mode: each loop pass's writes are one
- *			transaction, committed by db_group_commit before
- *			any bot hears of them; db_group_pending tells if
- *			one is open
+ *	db_group_mode	refd's mode: the writes of one or more loop
+ *			passes are one transaction, committed by
+ *			db_group_commit; db_group_pending tells if one is
+ *			open, db_group_due if it must be committed before
+ *			the pass's lines leave (refd(8), DURABILITY)
  */
 #ifndef REFD_DB_H
 #define REFD_DB_H
@@ -119,6 +120,8 @@ int		 db_abort_unfinished(struct db *, const char *, int *);
 void		 db_group_mode(struct db *, void (*)(void),
 		    void (*)(struct db_match *));
 int		 db_group_pending(struct db *);
+int		 db_group_due(struct db *, int64_t, int64_t *);
+void		 db_group_window(struct db *, int64_t);
 int		 db_group_commit(struct db *);
 int		 db_begin(struct db *, struct db_match *, int);
 int		 db_commit(struct db *);

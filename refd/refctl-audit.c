@@ -196,12 +196,18 @@ cmd_audit(int argc, char **argv)
 			if (strcmp(a->state, "aborted") == 0)
 				printf("match %lld verified: aborted (%s) after "
 				    "%d complete deal%s%s, %lld plays, chain ok "
-				    "to link %lld\n", id, au_safe(a->reason,
+				    "to link %lld%s\n", id, au_safe(a->reason,
 				    strlen(a->reason), why, 160),
 				    a->ndone,
 				    a->ndone == 1 ? "" : "s",
 				    au_deal_active(a) ? " and one cut short" : "",
-				    a->nplays, a->links);
+				    a->nplays, a->links,
+				    /* refd(8) DURABILITY: such a match may
+				     * have played on past its last commit */
+				    strcmp(a->reason, "refd restarted") == 0 ||
+				    strncmp(a->reason, "log failure", 11) == 0 ?
+				    "; plays of its last milliseconds before "
+				    "then may be missing (commit_ms)" : "");
 			else
 				printf("match %lld verified: %d deal%s, %lld "
 				    "plays, chain ok\n", id, a->ndone,

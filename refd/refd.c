@@ -282,6 +282,7 @@ main(int argc, char *argv[])
 	conf.max_unauth = 256;
 	conf.max_per_addr = 32;
 	conf.ctl_idle_ms = 60000;
+	conf.commit_ms = 5;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
 	if (harden_self() == -1)
@@ -373,8 +374,9 @@ main(int argc, char *argv[])
 	/* new events get PRI_COUNT / 2, PRI_CTL */
 	if (base == NULL || event_base_priority_init(base, PRI_COUNT) == -1)
 		fatalx("event_base_new");
-	/* each loop pass's writes: one commit before any bot hears of them */
+	/* the writes of one or more passes: one commit (DURABILITY) */
 	db_group_mode(logdb, seat_flush_soon, match_log_lost);
+	db_group_window(logdb, (int64_t)conf.commit_ms * 1000);
 	/* news travels up through the callbacks each layer is given */
 	seat_on_ready(match_remote_ready);
 	match_observe(ctl_match_event, ctl_match_done);

@@ -14,12 +14,14 @@
 #define REFD_VERSION		PACKAGE_VERSION
 
 /*
- * Event priorities, lowest first served.  The flush (seat.c), which
- * commits the log and then writes to the bots, runs first once it is
- * due; libevent gives any other new event PRI_COUNT / 2, PRI_CTL: the
- * control socket, the listeners, timers and signals.  The bots' input
- * is served last, for at most REFD_CHUNK_MS at a time, so that neither
- * an operator nor the flush ever waits behind thousands of them.
+ * Event priorities, lowest first served.  The log's commit timer
+ * (seat.c) runs first once it is due; libevent gives any other new
+ * event PRI_COUNT / 2, PRI_CTL: the control socket, the listeners,
+ * timers and signals.  The bots' input is served last, for at most
+ * REFD_CHUNK_MS at a time, so that an operator never waits behind
+ * thousands of them; the flush, which commits what is due and writes
+ * to the bots, is made active at that priority and so runs after the
+ * input callbacks already due, in the same pass.
  */
 enum { PRI_FLUSH, PRI_CTL, PRI_SEAT, PRI_COUNT };
 #define REFD_CHUNK_MS		5

@@ -85,7 +85,9 @@ struct seat {
 	void		*cbarg;
 	int		 index;		/* seat number at its table */
 	int		 fd;
-	struct bufferevent *bev;
+	struct bufferevent *bev;	/* its output; its input is read by */
+	struct event	*rdev;		/* this: seat_readable() */
+	int		 stamped;	/* TCP: the kernel stamps arrivals */
 	struct evbuffer	*out;		/* lines queued, not yet written */
 	int		 unsent;	/* commands of them in pend */
 	TAILQ_ENTRY(seat) dirty;	/* out holds lines: flush is due */
@@ -143,9 +145,12 @@ static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
 static struct event	*flush_ev;	/* runs seat_flush() after the batch */
 static int		 seats_down;	/* shut down: no more flushes */
 static int		 flush_due;	/* flush_ev is added */
+static struct event	*commit_ev;	/* commits the log's group in time */
+static int		 commit_due;	/* commit_ev is added */
 static int	nseats_alive;
 
-static void	seat_read(struct bufferevent *, void *);
+static void	seat_readable(evutil_socket_t, short, void *);
+static int	seat_recv(struct seat *, struct evbuffer *, int64_t *);
 static void	seat_event(struct bufferevent *, short, void *);
 static void	seat_timeout(evutil_socket_t, short, void *);
 static void	seat_killstep(evutil_socket_t, short, void *);
@@ -153,6 +158,7 @@ static void	seat_fault(struct seat *, const char *, const char *);
 static void	seat_close(struct seat *);
 static void	seat_maybe_free(struct seat *);
 static void	seat_flush(evutil_socket_t, short, void *);
+static void	seat_commit_later(int64_t);
 static void	seat_arm(struct seat *);
 static void	seat_drained(struct bufferevent *, void *);
 static void	seat_undirty(struct seat *);
@@ -208,16 +214,83 @@ seat_enter(struct seat *s, enum seat_state st)
 static int
 seat_read_now(struct seat *s, struct evbuffer *in)
 {
-	int	 n, e;
+	int64_t	 at;
+	int	 n;
 
-	evbuffer_unfreeze(in, 0);
 	do
-		n = evbuffer_read(in, s->fd, 4096);
+		n = seat_recv(s, in, &at);
 	while (n > 0 && evbuffer_get_length(in) <= 2 * GTP_MAXLINE);
-	e = errno;
-	evbuffer_freeze(in, 0);
-	errno = e;
 	return n;
+}
+
+/*
+ * One recvmsg(2) of what the socket holds, straight into in (the
+ * bufferevent's input, which only libevent may add to, hence the
+ * thaw).  No FIONREAD first, as evbuffer_read() does: one system call
+ * per read.  On TCP, *at is when the kernel received the last segment
+ * read (SO_TIMESTAMPNS), in CLOCK_MONOTONIC microseconds, so an answer
+ * is timed from its arrival, not from when the loop got to it; else,
+ * and on a socketpair, it is the loop's wake-up time (clock_wake()).
+ * Returns what recvmsg() returned: 0 at end of file, -1 with errno.
+ */
+static int
+seat_recv(struct seat *s, struct evbuffer *in, int64_t *at)
+{
+	struct evbuffer_iovec	 vec;
+	struct msghdr		 msg;
+	struct iovec		 iov;
+	struct cmsghdr		*cm;
+	struct timespec		 ts, rt, mt;
+	union {
+		char		 buf[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr	 align;
+	} cbuf;
+	int64_t			 k, wake = clock_wake();
+	ssize_t			 n;
+	int			 e;
+
+	*at = wake;
+	evbuffer_unfreeze(in, 0);
+	if (evbuffer_reserve_space(in, 4096, &vec, 1) < 1) {
+		evbuffer_freeze(in, 0);
+		errno = ENOMEM;
+		return -1;
+	}
+	iov.iov_base = vec.iov_base;
+	iov.iov_len = vec.iov_len;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (s->stamped) {
+		msg.msg_control = cbuf.buf;
+		msg.msg_controllen = sizeof(cbuf.buf);
+	}
+	n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
+	e = errno;
+	if (n > 0) {
+		vec.iov_len = (size_t)n;
+		evbuffer_commit_space(in, &vec, 1);
+	}
+	evbuffer_freeze(in, 0);
+	for (cm = n > 0 && s->stamped ? CMSG_FIRSTHDR(&msg) : NULL;
+	    cm != NULL; cm = CMSG_NXTHDR(&msg, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMPNS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(ts))) {
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			clock_gettime(CLOCK_REALTIME, &rt);
+			clock_gettime(CLOCK_MONOTONIC, &mt);
+			/* the stamp's age, on the monotonic clock */
+			k = ((int64_t)mt.tv_sec * 1000000 + mt.tv_nsec / 1000) -
+			    (((int64_t)rt.tv_sec - ts.tv_sec) * 1000000 +
+			    (rt.tv_nsec - ts.tv_nsec) / 1000);
+			/* never later than the wake-up, nor absurdly early
+			 * (the wall clock was stepped) */
+			if (k <= wake && wake - k < 1000000)
+				*at = k;
+		}
+	errno = e;
+	return (int)n;
 }
 
 /*
@@ -370,14 +443,26 @@ seat_count(void)
 	return nseats_alive;
 }
 
+/* Is fd a TCP socket (which can stamp arrivals), not a socketpair? */
+static int
+seat_is_tcp(int fd)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+
+	return getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
+	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
+}
+
 /* A new seat around a connected descriptor. */
 static struct seat *
 seat_new(int fd)
 {
 	struct seat	*s;
+	int		 one = 1;
 
 	if (flush_ev == NULL && ((flush_ev = event_new(base, -1, 0, seat_flush,
-	    NULL)) == NULL || event_priority_set(flush_ev, PRI_FLUSH) == -1))
+	    NULL)) == NULL || event_priority_set(flush_ev, PRI_SEAT) == -1))
 		return NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
@@ -390,13 +475,17 @@ seat_new(int fd)
 	s->errfd = s->logfd = -1;
 	s->index = -1;
 	s->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	s->rdev = event_new(base, fd, EV_READ | EV_PERSIST, seat_readable, s);
 	s->out = evbuffer_new();
 	s->timer = evtimer_new(base, seat_timeout, s);
 	s->killtimer = evtimer_new(base, seat_killstep, s);
 	s->faultev = event_new(base, -1, 0, seat_fault_run, s);
-	if (s->bev == NULL || s->out == NULL || s->timer == NULL ||
-	    s->killtimer == NULL || s->faultev == NULL ||
-	    event_priority_set(s->faultev, PRI_CTL) == -1) {
+	if (s->bev == NULL || s->rdev == NULL || s->out == NULL ||
+	    s->timer == NULL || s->killtimer == NULL || s->faultev == NULL ||
+	    event_priority_set(s->faultev, PRI_CTL) == -1 ||
+	    event_priority_set(s->rdev, PRI_SEAT) == -1) {
+		if (s->rdev)
+			event_free(s->rdev);
 		if (s->bev)
 			bufferevent_free(s->bev);
 		else
@@ -413,11 +502,18 @@ seat_new(int fd)
 		free(s);
 		return NULL;
 	}
-	/* s->out leaves through seat_flush(); EV_WRITE only for a backlog */
-	bufferevent_setcb(s->bev, seat_read, seat_drained, seat_event, s);
-	bufferevent_disable(s->bev, EV_WRITE);	/* a new one has it on */
+	/*
+	 * s->out leaves through seat_flush(); EV_WRITE only for a backlog.
+	 * The input is read by s->rdev, one recvmsg() a wake-up, into the
+	 * bufferevent's input buffer, which the framing reads.
+	 */
+	bufferevent_setcb(s->bev, NULL, seat_drained, seat_event, s);
+	bufferevent_disable(s->bev, EV_READ | EV_WRITE);
 	bufferevent_priority_set(s->bev, PRI_SEAT);
-	bufferevent_enable(s->bev, EV_READ);
+	evbuffer_freeze(bufferevent_get_input(s->bev), 0);
+	s->stamped = setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one,
+	    sizeof(one)) == 0 && seat_is_tcp(fd);
+	event_add(s->rdev, NULL);
 	TAILQ_INSERT_TAIL(&seats, s, entry);
 	nseats_alive++;
 	return s;
@@ -580,23 +676,22 @@ seat_dirty(struct seat *s)
 
 /*
  * Have seat_flush() run once the callbacks now due have run: lines were
- * queued, or the log opened a group of writes (db_group_mode()).  A
- * timer of no delay fires at the loop's next pass, after the current
- * one (at most REFD_CHUNK_MS of bots' input), and, at PRI_FLUSH, before
- * anything else of the next.  Activating it outright would cut the
- * current pass short after every callback.
+ * queued, or the log opened a group of writes (db_group_mode()).  It is
+ * made active at the bots' input's own priority, so libevent runs it
+ * at the end of the input callbacks already due, in the same pass, and
+ * waits for events once per pass, not twice (a timer of no delay, as
+ * before, cost an epoll_wait() of its own).  A higher priority would
+ * cut the pass short after every callback.
  */
 void
 seat_flush_soon(void)
 {
-	struct timeval	 now = { 0, 0 };
-
 	if (seats_down || flush_due)
 		return;		/* db_close() commits what is left */
 	if (flush_ev == NULL && ((flush_ev = event_new(base, -1, 0, seat_flush,
-	    NULL)) == NULL || event_priority_set(flush_ev, PRI_FLUSH) == -1))
+	    NULL)) == NULL || event_priority_set(flush_ev, PRI_SEAT) == -1))
 		fatalx("flush event: out of memory");
-	event_add(flush_ev, &now);
+	event_active(flush_ev, EV_TIMEOUT, 0);
 	flush_due = 1;
 }
 
@@ -626,6 +721,45 @@ seat_undirty(struct seat *s)
 	TAILQ_REMOVE(&dirty, s, dirty);
 }
 
+/* The log's open group has waited long enough: commit it now. */
+static void
+seat_commit(evutil_socket_t fd, short what, void *arg)
+{
+	int64_t	 wait;
+	int	 n;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	commit_due = 0;
+	for (n = 0; n < 8 && db_group_pending(logdb); n++)
+		db_group_commit(logdb);
+	(void)db_group_due(logdb, util_now_us(), &wait);
+	seat_commit_later(wait);
+}
+
+/*
+ * The log's open group may wait wait_us more for its commit: have
+ * seat_commit() run then, unless it is due already.  Re-armed only
+ * when no commit is due, so a busy loop adds no timer work per pass.
+ */
+static void
+seat_commit_later(int64_t wait_us)
+{
+	struct timeval	 tv;
+
+	if (!db_group_pending(logdb) || commit_due || seats_down)
+		return;
+	if (commit_ev == NULL && ((commit_ev = event_new(base, -1, 0,
+	    seat_commit, NULL)) == NULL ||
+	    event_priority_set(commit_ev, PRI_FLUSH) == -1))
+		fatalx("commit event: out of memory");
+	tv.tv_sec = (time_t)(wait_us / 1000000);
+	tv.tv_usec = (suseconds_t)(wait_us % 1000000);
+	event_add(commit_ev, &tv);
+	commit_due = 1;
+}
+
 /*
  * Write what each dirty seat has queued, straight to its descriptor
  * (libevent lets nobody but itself drain a bufferevent's output, hence
@@ -639,7 +773,7 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s;
 	struct evbuffer	*bout;
-	int64_t		 now;
+	int64_t		 now, wait = 0;
 	int		 n, i;
 
 	(void)fd;
@@ -647,11 +781,15 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 	flush_due = 0;
 	/*
-	 * The log first: nothing leaves before the log holds it.  A lost
+	 * The log first, as the durability policy says (db_group_due()):
+	 * a deal's result or a fault is committed and synced before any
+	 * line of this pass leaves; other rows may wait a few milliseconds
+	 * for their commit, in one transaction with later passes'.  A lost
 	 * group aborts its matches, which may write again: commit that too.
 	 */
-	for (n = 0; n < 8 && db_group_pending(logdb); n++)
+	for (n = 0; n < 8 && db_group_due(logdb, util_now_us(), &wait); n++)
 		db_group_commit(logdb);
+	seat_commit_later(wait);
 	now = util_now_us();
 	while ((s = TAILQ_FIRST(&dirty)) != NULL) {
 		seat_undirty(s);
@@ -928,7 +1066,7 @@ seat_close_flushed(struct seat *s)
 {
 	seat_undirty(s);
 	evbuffer_add_buffer(bufferevent_get_output(s->bev), s->out);
-	bufferevent_disable(s->bev, EV_READ);
+	event_del(s->rdev);
 	if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0) {
 		seat_close(s);
 		return;
@@ -961,7 +1099,7 @@ seat_auth_refuse(struct seat *s, const char *who)
 	}
 	s->broken = 1;
 	s->auth_refused = 1;
-	bufferevent_disable(s->bev, EV_READ);
+	event_del(s->rdev);
 	evtimer_add(s->timer, &tv);
 }
 
@@ -1092,16 +1230,34 @@ seat_line(struct seat *s, char *line, size_t len)
 		seat_fault(s, frame_fault_name(r), s->fr.ev);
 }
 
-/* Bytes arrived: frame them into lines, at most GTP_MAXLINE each. */
+/*
+ * The bot's socket is readable: one read, then frame what came into
+ * lines, at most GTP_MAXLINE each; or its end, or an error, reported as
+ * the bufferevent would have.
+ */
 static void
-seat_read(struct bufferevent *bev, void *arg)
+seat_readable(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s = arg;
+	int64_t		 at;
+	int		 n;
 
-	(void)bev;
-	s->arrival_us = clock_wake();	/* it was all there by then */
-	seat_lines(s);
-	s->arrival_us = 0;
+	(void)fd;
+	(void)what;
+	if (s->bev == NULL)
+		return;
+	n = seat_recv(s, bufferevent_get_input(s->bev), &at);
+	if (n > 0) {
+		s->arrival_us = at;	/* it was all there by then */
+		seat_lines(s);
+		s->arrival_us = 0;
+	} else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK &&
+	    errno != EINTR)) {
+		/* reported once, as a bufferevent stops reading then */
+		event_del(s->rdev);
+		seat_event(s->bev, BEV_EVENT_READING |
+		    (n == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR), s);
+	}
 }
 
 /* Frame what has been read into lines, at most GTP_MAXLINE each. */
@@ -1312,6 +1468,8 @@ seat_close(struct seat *s)
 
 	seat_undirty(s);
 	if (s->bev != NULL) {
+		event_free(s->rdev);
+		s->rdev = NULL;
 		bufferevent_free(s->bev);
 		s->bev = NULL;
 	}
@@ -1414,5 +1572,9 @@ seat_shutdown_all(void)
 	if (flush_ev != NULL) {
 		event_free(flush_ev);
 		flush_ev = NULL;
+	}
+	if (commit_ev != NULL) {
+		event_free(commit_ev);
+		commit_ev = NULL;
 	}
 }

@@ -623,6 +623,35 @@ def test_idle_lines(r):
     assert idle() == 0
 
 
+def test_commit_window(r):
+    """Plays wait at most commit_ms (5) for their commit, deal or not:
+    a reader of the file sees a slow deal's plays while it runs, and
+    after the match every play is there."""
+    r.must("bot_add", "cw0", "spawn", *EVIL, "slow", "40")
+    r.must("bot_add", "cw1", "spawn", *EVIL, "slow", "40")
+    mid = r.start("classic2", ["cw0", "cw1"], "deal_cap=1")
+    seen = 0
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        con = sqlite3.connect("file:%s?mode=ro" % r.db, uri=True,
+                              timeout=5)
+        try:
+            seen = con.execute("SELECT count(*) FROM plays WHERE "
+                               "match_id = ?", (mid,)).fetchone()[0]
+            ended = con.execute("SELECT count(*) FROM deal_results WHERE "
+                                "match_id = ?", (mid,)).fetchone()[0]
+        finally:
+            con.close()
+        # mid-deal: committed by the window's timer, not by a deal end
+        if seen >= 5 and ended == 0:
+            break
+        time.sleep(0.05)
+    assert seen >= 5 and ended == 0, (seen, ended)
+    result, reason = r.wait(mid)
+    assert result.startswith(("seat", "draw")), (result, reason)
+    check_log(r, mid)
+
+
 TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_wrong_token, test_faults_while_serving,
          test_disconnect_mid_deal, test_fallback_policy, test_information,
@@ -630,7 +659,7 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_clocks, test_log_unwritable, test_bridge_example_bots,
          test_bot_transcript, test_bot_hygiene, test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
-         test_idle_lines]
+         test_idle_lines, test_commit_window]
 
 
 def main():
