@@ -15,7 +15,14 @@ For each k it reports, over at least N moves:
     policy, so every move is measured;
   - the error between the time refd charged (plays.ms in the log) and the
     bot's own thinking time: p50, p99, max (ms);
-  - refd's worst loop stall (status loop_lag_max_us).
+  - refd's worst loop stall (status loop_lag_max_us);
+  - the attribution: refd runs with -vv, and its "clock:" lines give
+    each genplay's moments (queued, pass begun, written, answer arrived,
+    charged, stall taken off); each bot keeps when it read the genplay
+    and when it wrote its answer, on the same CLOCK_MONOTONIC.  Every
+    move's time is taken apart into refd's, the machine's and the bot's
+    parts (PARTS), and every time-out is put down to one of them;
+  - the load average before and after, for the machine is shared.
 
 Then the same at k=64 twice more: with refd SIGSTOPped for 1 s in the
 middle, and with a disk whose every fdatasync/fsync stalls 200 ms (an
@@ -28,6 +35,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import signal
 import sqlite3
 import statistics
@@ -79,6 +87,9 @@ class Bots:
         self.moves = 0
         self.think = {}         # (match, deal, card) -> ms the bot took
         self.bycmd = {}         # (match, seat, command id) -> the same
+        # (local port, command id) -> (read, wrote, planned): the bot's
+        # moments on CLOCK_MONOTONIC (refd's clock too), in microseconds
+        self.moments = {}
         self.tasks = []
 
     async def connect(self, names):
@@ -97,9 +108,10 @@ class Bots:
         await r.readline()
         if not line.startswith(b"="):
             raise RuntimeError("auth %s: %r" % (name, line))
-        self.tasks.append(asyncio.ensure_future(self.serve(r, w)))
+        port = w.get_extra_info("sockname")[1]
+        self.tasks.append(asyncio.ensure_future(self.serve(r, w, port)))
 
-    async def serve(self, r, w):
+    async def serve(self, r, w, port):
         match = deal = seat = 0
         while True:
             line = await r.readline()
@@ -119,10 +131,14 @@ class Bots:
                 w.write(("=%s\n\n" % ident).encode())
                 continue
             limit = int(words[2])
-            await asyncio.sleep(self.rng.uniform(0.2, 0.9) * limit / 1000)
+            plan = self.rng.uniform(0.2, 0.9) * limit / 1000
+            await asyncio.sleep(plan)
             card = self.rng.choice(words[3:])
             w.write(("=%s %s\n\n" % (ident, card)).encode())
-            took = (time.monotonic() - t0) * 1000
+            t1 = time.monotonic()
+            took = (t1 - t0) * 1000
+            self.moments[(port, int(ident))] = (
+                int(t0 * 1e6), int(t1 * 1e6), int(plan * 1e6))
             self.think[(match, deal, card)] = took
             self.bycmd[(match, seat, int(ident))] = took
             self.moves += 1
@@ -163,7 +179,7 @@ def bot_process(port, k, names, move_ms, seed, counter, conn):
         await bots.connect(names)
         conn.send("ready")
         await asyncio.get_running_loop().run_in_executor(None, conn.recv)
-        conn.send((bots.think, bots.bycmd))
+        conn.send((bots.think, bots.bycmd, bots.moments))
     asyncio.run(serve())
 
 
@@ -175,7 +191,7 @@ class Fleet:
         self.move_ms = move_ms
         self.counter = multiprocessing.Value("l", 0)
         self.procs, self.conns = [], []
-        self.think, self.bycmd = {}, {}
+        self.think, self.bycmd, self.moments = {}, {}, {}
         self.args = (port, k, move_ms, nproc)
 
     @property
@@ -205,9 +221,10 @@ class Fleet:
         for c in self.conns:
             c.send("stop")
         for c in self.conns:
-            think, bycmd = await loop.run_in_executor(None, c.recv)
+            think, bycmd, moments = await loop.run_in_executor(None, c.recv)
             self.think.update(think)
             self.bycmd.update(bycmd)
+            self.moments.update(moments)
         for p in self.procs:
             p.join(10)
 
@@ -268,6 +285,108 @@ def analyse(db, bots):
             "err_min_ms": min(errs) if errs else None}
 
 
+CLOCKLINE = re.compile(
+    r"clock: (\w+) (\S+) \((\S+)\) command (\d+) (\w+): queued (\d+) "
+    r"flushed (\d+) written (\d+) arrived (\d+) charged (\d+) "
+    r"stalled (\d+) limit (\d+)")
+CLOCKFIELDS = ("queued", "flushed", "written", "arrived", "charged",
+               "stalled", "limit")
+
+# The parts of a genplay's life, each from one moment to the next, in
+# microseconds: (name, whose it is, how it is computed from refd's
+# record r and the bot's b = (read, wrote, planned)).
+PARTS = (
+    ("log_commit", "refd, never charged",
+     lambda r, b: r["flushed"] - r["queued"]),
+    ("write_late", "refd: written after the pass began",
+     lambda r, b: r["written"] - r["flushed"]),
+    ("to_bot", "machine: written until the bot's process read it",
+     lambda r, b: b[0] - r["written"]),
+    ("think", "bot: read until it wrote its answer",
+     lambda r, b: b[1] - b[0]),
+    ("overrun", "bot: its thinking beyond what it planned",
+     lambda r, b: b[1] - b[0] - b[2]),
+    ("to_refd", "refd's loop: answer written until the wake-up that read it",
+     lambda r, b: r["arrived"] - b[1]),
+    ("stalled", "refd: stall taken off", lambda r, b: r["stalled"]),
+    ("error", "charged less the bot's thinking",
+     lambda r, b: r["charged"] - (b[1] - b[0])),
+)
+
+
+def clock_records(path):
+    """refd's -vv clock lines: (port, command id) -> {what: fields}."""
+    recs = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = CLOCKLINE.search(line)
+            if not m or m.group(5) != "genplay":
+                continue
+            port = int(m.group(3).rsplit(":", 1)[-1])
+            rec = dict(zip(CLOCKFIELDS, (int(x) for x in m.groups()[5:])))
+            recs.setdefault((port, int(m.group(4))), {})[m.group(1)] = rec
+    return recs
+
+
+def dist(values):
+    """p50, p99, max of microseconds, in milliseconds."""
+    if not values:
+        return None
+    return {"p50": round(pct(values, 0.5) / 1000, 2),
+            "p99": round(pct(values, 0.99) / 1000, 2),
+            "max": round(max(values) / 1000, 2),
+            "min": round(min(values) / 1000, 2)}
+
+
+def attribute(errpath, moments):
+    """Take every genplay's time apart, and say of every time-out whose
+    delay it was (see PARTS)."""
+    recs = clock_records(errpath)
+    parts = {name: [] for name, _, _ in PARTS}
+    # under the old rule the clock started when the pass began
+    oldrule_over = late_taken = 0
+    for key, whats in recs.items():
+        r, b = whats.get("answer"), moments.get(key)
+        if r is None or b is None:
+            continue
+        for name, _, fn in PARTS:
+            parts[name].append(fn(r, b))
+        if r["charged"] + r["written"] - r["flushed"] > r["limit"]:
+            oldrule_over += 1
+        if b[1] > r["written"] + r["limit"] + r["stalled"]:
+            late_taken += 1     # left the bot after its deadline
+    verdicts, cases = {}, []
+    for key, whats in recs.items():
+        t = whats.get("timeout")
+        if t is None:
+            continue
+        b = moments.get(key)
+        if b is None:
+            who = "no answer from the bot"
+        elif b[1] - b[0] >= t["limit"]:
+            who = "bot: thought over its limit"
+        elif b[1] <= t["written"] + t["limit"] + t["stalled"]:
+            # the answer left the bot before its deadline: refd's
+            who = "refd: answer in time, not read"
+        else:
+            to_bot, over = b[0] - t["written"], b[1] - b[0] - b[2]
+            who = ("machine: command waited for the bot's process"
+                   if to_bot >= over else "bot: thinking overran its plan")
+        verdicts[who] = verdicts.get(who, 0) + 1
+        if b is not None:
+            cases.append({"who": who,
+                          "write_late_ms": (t["written"] - t["flushed"]) / 1e3,
+                          "to_bot_ms": (b[0] - t["written"]) / 1e3,
+                          "think_ms": (b[1] - b[0]) / 1e3,
+                          "planned_ms": b[2] / 1e3,
+                          "charged_ms": t["charged"] / 1e3})
+    return {"genplays": len(parts["think"]),
+            "parts": {name: dist(v) for name, v in parts.items()},
+            "over_limit_under_old_rule": oldrule_over,
+            "late_answers_taken": late_taken,
+            "timeouts_by_cause": verdicts, "timeout_cases": cases[:50]}
+
+
 def shim(workdir):
     src = os.path.join(workdir, "slowsync.c")
     so = os.path.join(workdir, "slowsync.so")
@@ -286,25 +405,41 @@ def one(build, workdir, name, k, moves, move_ms, stop=False, preload=None):
     os.environ.clear()
     os.environ.update(env)
     try:
-        r = run.Refd(build, workdir, listen=True)
+        r = run.Refd(build, workdir, listen=True, extra=("-v", "-v"))
     finally:
         os.environ.clear()
         os.environ.update(old)
     r.release()
+    load0 = os.getloadavg()
     try:
         bots, started, wall, lag = asyncio.run(scenario(
             r, k, moves, move_ms, moves // 2 if stop else None))
     finally:
         r.stop()
+    load1 = os.getloadavg()
     res = analyse(r.db, bots)
     res.update({"scenario": name, "k": k, "move_ms": move_ms,
                 "matches": started, "wall_s": round(wall, 1),
-                "worst_stall_ms": lag})
-    print("%-9s k=%-3d %6d moves %3d timeouts (%d honest)  error p50 %5.1f"
-          "  p99 %5.1f  max %6.1f ms  stall %7.1f ms  (%.0f s)" % (
-              name, k, res["moves"], res["timeouts"], res["honest_timeouts"],
-              res["err_p50_ms"], res["err_p99_ms"], res["err_max_ms"], lag,
-              wall), flush=True)
+                "worst_stall_ms": lag,
+                "load_before": load0, "load_after": load1,
+                "attribution": attribute(r.errpath, bots.moments)})
+    print("%-9s k=%-3d ms=%-4d %6d moves %3d timeouts (%d honest)  error "
+          "p50 %5.1f  p99 %5.1f  max %6.1f ms  stall %7.1f ms  (%.0f s, "
+          "load %.1f/%.1f)" % (
+              name, k, move_ms, res["moves"], res["timeouts"],
+              res["honest_timeouts"], res["err_p50_ms"], res["err_p99_ms"],
+              res["err_max_ms"], lag, wall, load0[0], load1[0]), flush=True)
+    at = res["attribution"]
+    for pname, whose, _ in PARTS:
+        d = at["parts"][pname]
+        if d:
+            print("    %-10s p50 %7.2f  p99 %7.2f  max %7.2f ms  (%s)" % (
+                pname, d["p50"], d["p99"], d["max"], whose), flush=True)
+    print("    over the limit under the old rule: %d; late answers taken: "
+          "%d; time-outs: %s" % (at["over_limit_under_old_rule"],
+                                 at["late_answers_taken"],
+                                 at["timeouts_by_cause"] or "none"),
+          flush=True)
     return res
 
 

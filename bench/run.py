@@ -196,13 +196,14 @@ class Refd:
     """A refd of the build in a directory of its own."""
 
     def __init__(self, build, workdir, db=None, listen=False, wrap=(),
-                 extra_conf=""):
+                 extra_conf="", extra=()):
         self.dir = tempfile.mkdtemp(prefix="refd-", dir=workdir)
         self.db = db or os.path.join(self.dir, "log.db")
         self.sock = os.path.join(self.dir, "ctl.sock")
+        self.errpath = os.path.join(self.dir, "refd.err")
         self.port = None
         args = [os.path.join(build, "refd", "refd"), "-D", self.db,
-                "-c", self.sock, "-m", "5000", "-s", "10000"]
+                "-c", self.sock, "-m", "5000", "-s", "10000"] + list(extra)
         if listen:
             s = socket.socket()
             s.bind(("127.0.0.1", 0))
@@ -223,7 +224,7 @@ class Refd:
             env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
                 build, "libbriscola", ".libs"))
         self.args = args
-        self.err = open(os.path.join(self.dir, "refd.err"), "w")
+        self.err = open(self.errpath, "w")
         self.proc = subprocess.Popen(list(wrap) + args,
                                      stdin=subprocess.DEVNULL,
                                      stderr=self.err, env=env)

@@ -17,7 +17,9 @@
 #define CLOCK_MAXAGE_US		100000	/* most a wake-up time may lag now */
 
 struct event_base;
+struct event_config;
 
+void		 clock_config(struct event_config *);
 int		 clock_start(struct event_base *);
 void		 clock_stop(void);
 void		 clock_tick(int64_t);

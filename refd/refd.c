@@ -369,6 +369,7 @@ main(int argc, char *argv[])
 	if ((cfg = event_config_new()) == NULL)
 		fatalx("event_config_new");
 	event_config_set_max_dispatch_interval(cfg, &chunk, -1, PRI_SEAT);
+	clock_config(cfg);	/* arrivals to the microsecond */
 	base = event_base_new_with_config(cfg);
 	event_config_free(cfg);
 	/* new events get PRI_COUNT / 2, PRI_CTL */

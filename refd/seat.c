@@ -7,9 +7,9 @@
  * byte at a time is cut off as surely as a silent one; lines are capped
  * at GTP_MAXLINE and unread output at SEAT_MAXOUT.
  *
- * The clock of a command starts when its line is written to the bot
- * (seat_flush()), not when it is queued, and stops when its answer is
- * read; any time refd's own loop was stalled in between (clock.c) is
+ * The clock of a command starts when the write of its line to the bot
+ * returns (seat_flush()), not when it is queued, and stops when its
+ * answer is read; any time refd's own loop was stalled in between (clock.c) is
  * not the bot's.  Every command has its own deadline, the earliest is
  * the one armed, and before a deadline is declared missed, whatever the
  * bot has already sent is read.
@@ -71,6 +71,8 @@ struct seat_pend {
 	unsigned	 id;		/* command id sent */
 	enum pend_kind	 kind;
 	int64_t		 limit_us;	/* the bot's time for it */
+	int64_t		 queued_us;	/* when the match sent it */
+	int64_t		 flushed_us;	/* when the pass writing it began */
 	int64_t		 sent_us;	/* when it was written, 0: not yet */
 	int64_t		 deadline_us;	/* when its answer may be late, or 0 */
 	int		 abandoned;	/* late: swallow its answer */
@@ -773,7 +775,7 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s;
 	struct evbuffer	*bout;
-	int64_t		 now, wait = 0;
+	int64_t		 began, now, wait = 0;
 	int		 n, i;
 
 	(void)fd;
@@ -790,31 +792,38 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 	for (n = 0; n < 8 && db_group_due(logdb, util_now_us(), &wait); n++)
 		db_group_commit(logdb);
 	seat_commit_later(wait);
-	now = util_now_us();
+	began = util_now_us();
 	while ((s = TAILQ_FIRST(&dirty)) != NULL) {
 		seat_undirty(s);
-		/* the commands' clocks start now, as their lines leave */
+		if (s->bev != NULL) {
+			bout = bufferevent_get_output(s->bev);
+			/* on an error the rest goes to the bufferevent, which
+			 * meets the error again and reports it */
+			if (evbuffer_get_length(bout) == 0)
+				evbuffer_write(s->out, s->fd);
+			if (evbuffer_get_length(s->out) > 0) {
+				evbuffer_add_buffer(bout, s->out);
+				bufferevent_enable(s->bev, EV_WRITE);
+			}
+		}
+		/*
+		 * The commands' clocks start now, as the write returns: the
+		 * writes to the seats before this one in the pass, and any
+		 * preemption of refd among them, are refd's time.
+		 */
+		now = util_now_us();
 		for (i = s->npend - s->unsent; i < s->npend; i++) {
 			struct seat_pend *p =
 			    &s->pend[(s->phead + i) % s->npcap];
+			p->flushed_us = began;
 			p->sent_us = now;
 			p->deadline_us = now + p->limit_us;
 		}
 		s->unsent = 0;
 		if (s->tx_on)
 			s->tx_flushed = s->tx_sent;
-		if (s->bev == NULL)
-			continue;
-		seat_arm(s);
-		bout = bufferevent_get_output(s->bev);
-		/* on an error the rest goes to the bufferevent, which
-		 * meets the error again and reports it */
-		if (evbuffer_get_length(bout) == 0)
-			evbuffer_write(s->out, s->fd);
-		if (evbuffer_get_length(s->out) > 0) {
-			evbuffer_add_buffer(bout, s->out);
-			bufferevent_enable(s->bev, EV_WRITE);
-		}
+		if (s->bev != NULL)
+			seat_arm(s);
 	}
 }
 
@@ -892,6 +901,29 @@ seat_charged(const struct seat_pend *p, int64_t at)
 }
 
 /*
+ * For -vv: the moments of command p's clock, on the monotonic clock in
+ * microseconds, so that a disputed time can be taken apart (bench/clock.py
+ * does): queued by the match, the flush pass begun, written (the clock's
+ * start), the answer's arrival as charged (0: none yet), the time charged
+ * and the stall taken off.
+ */
+static void
+seat_clock_log(const struct seat *s, const struct seat_pend *p,
+    const char *what, int64_t at, int64_t us)
+{
+	static const char *const kinds[] = { "note", "name", "version",
+	    "genplay", "quit" };
+
+	log_debug("clock: %s %s (%s) command %u %s: queued %lld flushed %lld "
+	    "written %lld arrived %lld charged %lld stalled %lld limit %lld",
+	    what, s->bot ? s->bot->name : "-", s->peer, p->id, kinds[p->kind],
+	    (long long)p->queued_us, (long long)p->flushed_us,
+	    (long long)p->sent_us, (long long)at, (long long)us,
+	    (long long)(p->sent_us != 0 && at > p->sent_us ?
+	    clock_stalled(p->sent_us, at) : 0), (long long)p->limit_us);
+}
+
+/*
  * Make room for one more unanswered command: the ring doubles, in order,
  * up to SEAT_MAXPEND.  Returns 0, or -1 when it cannot grow.
  */
@@ -965,6 +997,7 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 	p->kind = kind;
 	p->limit_us = (int64_t)limit_ms * 1000;
 	p->sent_us = p->deadline_us = 0;	/* seat_flush() sets them */
+	p->queued_us = util_now_us();
 	p->abandoned = 0;
 	/* the whole line at once, then one buffer append */
 	n = seat_idtext(line, p->id);
@@ -1155,6 +1188,9 @@ seat_answer(struct seat *s)
 		seat_tx_answer(s);
 	if (s->npend == 0)
 		seat_arm(s);	/* else an early timer re-arms itself */
+	if (p.kind == PEND_GENPLAY || p.abandoned || us > p.limit_us)
+		seat_clock_log(s, &p, p.abandoned ? "late" : "answer",
+		    s->arrival_us ? s->arrival_us : util_now_us(), us);
 	if (p.abandoned)
 		return;
 	if (us > p.limit_us && s->state == SEAT_PLAYING) {
@@ -1375,6 +1411,7 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 			continue;
 		}
 		p->abandoned = 1;
+		seat_clock_log(s, p, "timeout", now, charged);
 		snprintf(ev, sizeof(ev), "no answer to command %u after %lld ms; "
 		    "%s %lld ms", p->id, (long long)charged / 1000,
 		    p->kind == PEND_NAME || p->kind == PEND_VERSION ?

@@ -7,11 +7,18 @@ Against a real refd on loopback:
   time bank, and the fault's logged time is that limit (+5 ms);
 - refd stopped with SIGSTOP for longer than move_ms while its bots
   answer in time: after SIGCONT, no bot is faulted;
-- no logged play is over its limit.
+- no logged play is over its limit;
+- a command's clock starts when the write of its line returns, not when
+  refd began the pass that writes it: with every write of a genplay
+  made 150 ms slow (an LD_PRELOAD shim in refd), each bot still reads
+  its genplay within a few ms of the clock's start refd logs.
 Prints "N passed, M failed"; exits 1 if anything failed.
 """
 import os
+import re
+import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -81,6 +88,97 @@ def test_sigstop(r):
                ["loop_lag_max_us"]) >= 900000, "refd was not stopped"
 
 
+SLOWWRITE = r"""
+#define _GNU_SOURCE
+#include <sys/uio.h>
+#include <dlfcn.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+/* every write that carries a genplay to a bot takes 150 ms first */
+static void
+maybe_stall(const void *buf, size_t len)
+{
+	struct timespec ts = { 0, 150 * 1000 * 1000 };
+	if (memmem(buf, len, " genplay ", 9) != NULL)
+		nanosleep(&ts, NULL);
+}
+ssize_t
+write(int fd, const void *buf, size_t len)
+{
+	static ssize_t (*real)(int, const void *, size_t);
+	if (!real) real = (ssize_t (*)(int, const void *, size_t))
+	    dlsym(RTLD_NEXT, "write");
+	maybe_stall(buf, len);
+	return real(fd, buf, len);
+}
+ssize_t
+writev(int fd, const struct iovec *iov, int n)
+{
+	static ssize_t (*real)(int, const struct iovec *, int);
+	int i;
+	if (!real) real = (ssize_t (*)(int, const struct iovec *, int))
+	    dlsym(RTLD_NEXT, "writev");
+	for (i = 0; i < n; i++)
+		maybe_stall(iov[i].iov_base, iov[i].iov_len);
+	return real(fd, iov, n);
+}
+"""
+CLOCKLINE = re.compile(r"clock: answer (\S+) \(.*\) command (\d+) genplay: "
+                       r".* written (\d+) ")
+
+
+def test_clock_starts_at_write(tmp):
+    """Each genplay's write is 150 ms slow: under a clock started when
+    the flush pass began, every bot read its genplay 150 ms after its
+    clock started; started at the write's return, within 75 ms."""
+    src, so = os.path.join(tmp, "slowwrite.c"), os.path.join(tmp, "sw.so")
+    with open(src, "w") as f:
+        f.write(SLOWWRITE)
+    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-o",
+                    so, src, "-ldl"], check=True)
+    old = dict(os.environ)
+    os.environ["LD_PRELOAD"] = so
+    # a sanitizer build's runtime must come first: it still does
+    os.environ["ASAN_OPTIONS"] = (old.get("ASAN_OPTIONS", "") +
+                                  ":verify_asan_link_order=0").lstrip(":")
+    try:
+        r = harness.Refd(tmp, extra=("-v",))
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    try:
+        rec, opt = r.recorder()
+        for i in range(3):
+            r.add("sw-%d" % i, opt + EVIL + ["stamp", "%s/sw-%d" % (rec, i)])
+        mid = r.start("joker3", ["sw-0", "sw-1", "sw-2"], "move_ms=5000")
+        stamps = {}
+        for _ in range(200):
+            time.sleep(0.05)
+            stamps = {}
+            for i in range(3):
+                path = "%s/sw-%d" % (rec, i)
+                if os.path.exists(path):
+                    for line in open(path):
+                        ident, us = line.split()
+                        stamps[("sw-%d" % i, int(ident))] = int(us)
+            if len(stamps) >= 9:
+                break
+        r.must("match_stop", str(mid))
+    finally:
+        r.stop()
+    gaps = []
+    for line in open(os.path.join(tmp, "refd.err")):
+        m = CLOCKLINE.search(line)
+        if m and (m.group(1), int(m.group(2))) in stamps:
+            gaps.append(stamps[(m.group(1), int(m.group(2)))] -
+                        int(m.group(3)))
+    assert len(gaps) >= 6, "only %d genplays answered" % len(gaps)
+    late = [g for g in gaps if g > 75000]
+    assert not late, "bots read their genplay %s us after its clock " \
+        "started" % late
+
+
 TESTS = [test_genplay_behind_slow_note, test_bank_behind_slow_note,
          test_sigstop, test_plays_within_limits]
 
@@ -90,6 +188,14 @@ def main():
     r = harness.Refd(tmp)
     try:
         passed, failed = harness.run_tests(TESTS, (r,))
+        # its own refd, beside tmp: the sandboxed bots' recorder
+        # directory (tmp.rec) must be reachable by them
+        sw = tempfile.mkdtemp(prefix="refd-clocks-sw.")
+        p, f = harness.run_tests([test_clock_starts_at_write], (sw,))
+        passed, failed = passed + p, failed + f
+        if not f:
+            shutil.rmtree(sw, ignore_errors=True)
+            shutil.rmtree(sw + ".rec", ignore_errors=True)
     finally:
         if r.stop() != 0:
             print("FAIL refd exited with status %s" % r.proc.returncode)

@@ -6,6 +6,8 @@ misbehaves it answers like a random bot.  Modes:
 
   good        never misbehaves (a control)
   record F    never misbehaves; appends every line it receives to F
+  stamp F     never misbehaves; appends "ID US" to F for every genplay,
+              US being when it read it (CLOCK_MONOTONIC, microseconds)
   hang        stops answering at its first genplay
   late MS     answers its first genplay MS milliseconds late
   crash       exits in the middle of the first deal
@@ -121,11 +123,13 @@ def misbehave(ident, hand):
 def main():
     global genplays
     log = open(ARG, "a") if MODE == "record" else None
+    stamps = open(ARG, "a") if MODE == "stamp" else None
     if MODE == "early":
         os._exit(0)
     if MODE == "slowstart":
         time.sleep(int(ARG) / 1000.0)
     for raw in iter(sys.stdin.buffer.readline, b""):
+        read_us = time.monotonic_ns() // 1000
         line = raw.decode("ascii", "replace").rstrip("\r\n")
         if log:
             log.write(line + "\n")
@@ -144,6 +148,9 @@ def main():
         elif cmd == "genplay":
             hand = args[2:]
             genplays += 1
+            if stamps:
+                stamps.write("%s %d\n" % (ident, read_us))
+                stamps.flush()
             if MODE == "stderrflood" and genplays == 1:
                 sys.stderr.write("e" * (3 << 20))
                 sys.stderr.flush()

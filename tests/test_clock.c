@@ -3,14 +3,20 @@
  * decides how much of a command's time is refd's and not the bot's.
  * The heartbeat is driven by hand with made-up times.
  */
+#include <sys/socket.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+#include <event2/event.h>
 
 #include "clock.h"
+#include "util.h"
 
 #define MS	1000		/* microseconds */
 #define TICK	(CLOCK_TICK_MS * MS)
@@ -96,6 +102,70 @@ test_many_stalls(void **state)
 	assert_int_equal(clock_stalled(start, t), 50 * 3 * MS);
 }
 
+/* The read callback of test_wake_precise: when the loop woke. */
+static void
+note_wake(evutil_socket_t fd, short what, void *arg)
+{
+	char	 c;
+
+	(void)what;
+	if (read(fd, &c, 1) == 1)
+		*(int64_t *)arg = clock_wake();
+}
+
+/*
+ * An answer's arrival is the loop's wake-up time: it must lie between
+ * the moment the bytes were written and the moment the callback ran,
+ * to the microsecond, not to the 4 ms of a coarse clock.  Each round has
+ * a loop of its own, which (as in refd) syncs its cached time with the
+ * wall clock when it first takes it, and some time passes before the
+ * write, so that a coarse clock's error changes from round to round.
+ */
+static void
+test_wake_precise(void **state)
+{
+	struct event_config *cfg;
+	struct event_base *b;
+	struct event	*ev;
+	struct timespec	 pause;
+	int64_t		 before, wake, after;
+	int		 fds[2], i;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		clock_stop();
+		assert_non_null(cfg = event_config_new());
+		clock_config(cfg);
+		assert_non_null(b = event_base_new_with_config(cfg));
+		event_config_free(cfg);
+		assert_int_equal(clock_start(b), 0);
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+		wake = 0;
+		assert_non_null(ev = event_new(b, fds[0], EV_READ, note_wake,
+		    &wake));
+		assert_int_equal(event_add(ev, NULL), 0);
+		/* the loop takes its time once: then 0-4 ms pass */
+		event_base_loop(b, EVLOOP_NONBLOCK);
+		pause.tv_sec = 0;
+		pause.tv_nsec = (i * 397 % 4000) * 1000L;
+		nanosleep(&pause, NULL);
+		before = util_now_us();
+		assert_int_equal(write(fds[1], "x", 1), 1);
+		event_base_loop(b, EVLOOP_ONCE);
+		after = util_now_us();
+		assert_true(wake != 0);
+		if (wake < before - 50 || wake > after + 50)
+			fail_msg("round %d: woke at %lld, written at %lld, "
+			    "read by %lld", i, (long long)wake,
+			    (long long)before, (long long)after);
+		event_free(ev);
+		close(fds[0]);
+		close(fds[1]);
+		clock_stop();
+		event_base_free(b);
+	}
+}
+
 int
 main(void)
 {
@@ -104,6 +174,7 @@ main(void)
 		cmocka_unit_test(test_one_stall),
 		cmocka_unit_test(test_ongoing_stall),
 		cmocka_unit_test(test_many_stalls),
+		cmocka_unit_test(test_wake_precise),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
