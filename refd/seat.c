@@ -911,12 +911,19 @@ static void
 seat_clock_log(const struct seat *s, const struct seat_pend *p,
     const char *what, int64_t at, int64_t us)
 {
-	static const char *const kinds[] = { "note", "name", "version",
-	    "genplay", "quit" };
+	static const char *const kinds[] = {
+		[PEND_NOTE] = "note", [PEND_NAME] = "name",
+		[PEND_VERSION] = "version", [PEND_GENPLAY] = "genplay",
+		[PEND_QUIT] = "quit", [PEND_GENBID] = "genbid",
+		[PEND_GENCALL] = "gencall", [PEND_KNOWN] = "known_command",
+	};
+	const char	*kind = (unsigned)p->kind < sizeof(kinds) /
+			    sizeof(kinds[0]) && kinds[p->kind] != NULL ?
+			    kinds[p->kind] : "?";
 
 	log_debug("clock: %s %s (%s) command %u %s: queued %lld flushed %lld "
 	    "written %lld arrived %lld charged %lld stalled %lld limit %lld",
-	    what, s->bot ? s->bot->name : "-", s->peer, p->id, kinds[p->kind],
+	    what, s->bot ? s->bot->name : "-", s->peer, p->id, kind,
 	    (long long)p->queued_us, (long long)p->flushed_us,
 	    (long long)p->sent_us, (long long)at, (long long)us,
 	    (long long)(p->sent_us != 0 && at > p->sent_us ?
@@ -1188,7 +1195,7 @@ seat_answer(struct seat *s)
 		seat_tx_answer(s);
 	if (s->npend == 0)
 		seat_arm(s);	/* else an early timer re-arms itself */
-	if (p.kind == PEND_GENPLAY || p.abandoned || us > p.limit_us)
+	if (PEND_MOVE(p.kind) || p.abandoned || us > p.limit_us)
 		seat_clock_log(s, &p, p.abandoned ? "late" : "answer",
 		    s->arrival_us ? s->arrival_us : util_now_us(), us);
 	if (p.abandoned)
