@@ -82,6 +82,10 @@ class Log:
             "notacard": EVIL + ["notacard"],
             "illegal": EVIL + ["illegal"],
             "late": EVIL + ["late", "600"],
+            # ten times its limit: refd hands a bot back only the time
+            # its own loop stalled, so a loaded machine's stalls cannot
+            # carry this one over its limit
+            "later": EVIL + ["late", "3000"],
         }
         for name, argv in bots.items():
             r.add(name, argv)
@@ -96,7 +100,7 @@ class Log:
             "forfeit": ("joker3", ["good", "illegal", "good"]),
             "draw": ("classic2", ["crand", "crand9"], "deal_cap=1"),
             "stopped": ("classic2", ["late", "good"]),
-            "timeout": ("classic2", ["late", "good"], "move_ms=300"),
+            "timeout": ("classic2", ["later", "good"], "move_ms=300"),
         }
         for name, (variant, seats, *opts) in start.items():
             self.mid[name] = r.start(variant, seats, *opts)
