@@ -714,16 +714,7 @@ def main():
     os.environ["REFD_CHEAT_SECRET"] = SECRET
     r = harness.Refd(tmp, extra=["-f", conf])
     del os.environ["REFD_CHEAT_SECRET"]
-    try:
-        passed, failed = harness.run_tests(TESTS, (r, conf))
-    finally:
-        rc = r.stop()
-        if rc != 0:
-            print("FAIL refd exited with status %s" % rc)
-            failed += 1
-        print("# refd's stderr:")
-        sys.stdout.write("".join("#   " + l for l in
-                                 open(os.path.join(tmp, "refd.err"))))
+    passed, failed = harness.run_against(r, TESTS, (r, conf))
     shutil.rmtree(etc, ignore_errors=True)
     harness.finish(passed, failed, tmp)
 

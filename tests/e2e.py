@@ -14,12 +14,11 @@ import re
 import socket
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 
 from harness import (EVIL, REFCTL, REFD, SEATS, SRC, Refd, RemoteBot,
-                     check_transcript, example_bots, finish, run_tests)
+                     check_transcript, example_bots, finish, run_against)
 
 
 def check_log(r, mid):
@@ -663,19 +662,9 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
 
 
 def main():
-    passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="refd-e2e.")
     r = Refd(tmp)
-    try:
-        passed, failed = run_tests(TESTS, (r,))
-    finally:
-        rc = r.stop()
-        if rc != 0:
-            print("FAIL refd exited with status %s" % rc)
-            failed += 1
-        print("# refd's stderr:")
-        sys.stdout.write("".join("#   " + l for l in
-                                 open(os.path.join(tmp, "refd.err"))))
+    passed, failed = run_against(r, TESTS, (r,))
     finish(passed, failed, tmp)
 
 

@@ -294,6 +294,23 @@ def run_tests(tests, args, note=None):
     return passed, failed
 
 
+def run_against(r, tests, args):
+    """Run tests with args against refd r, stop it, show its stderr;
+    returns (passed, failed), refd's own failure to stop counted."""
+    passed = failed = 0
+    try:
+        passed, failed = run_tests(tests, args)
+    finally:
+        rc = r.stop()
+        if rc != 0:
+            print("FAIL refd exited with status %s" % rc)
+            failed += 1
+        print("# refd's stderr:")
+        sys.stdout.write("".join("#   " + l for l in
+                                 open(os.path.join(r.tmp, "refd.err"))))
+    return passed, failed
+
+
 def finish(passed, failed, tmp):
     """The closing line, the temporary files kept only on failure."""
     print("%d passed, %d failed" % (passed, failed))

@@ -19,12 +19,11 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 
 from harness import (EVIL, REFCTL, SRC, Refd, check_transcript,
-                     example_bots, finish, public_lines, run_tests)
+                     example_bots, finish, public_lines, run_against)
 
 NEW = {"classic5": 5, "classic6": 6, "briscolone": 2, "chiamata5": 5}
 # the chained tables of a match, and where each keeps its match's id
@@ -534,19 +533,9 @@ TESTS = [test_every_new_variant_audits, test_information,
 
 
 def main():
-    passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="refd-variants.")
     r = Refd(tmp)
-    try:
-        passed, failed = run_tests(TESTS, (r,))
-    finally:
-        rc = r.stop()
-        if rc != 0:
-            print("FAIL refd exited with status %s" % rc)
-            failed += 1
-        print("# refd's stderr:")
-        sys.stdout.write("".join("#   " + l for l in
-                                 open(os.path.join(tmp, "refd.err"))))
+    passed, failed = run_against(r, TESTS, (r,))
     finish(passed, failed, tmp)
 
 
