@@ -9,10 +9,12 @@
  *
  * The clock of a command starts when the write of its line to the bot
  * returns (seat_flush()), not when it is queued, and stops when its
- * answer is read; any time refd's own loop was stalled in between (clock.c) is
- * not the bot's.  Every command has its own deadline, the earliest is
- * the one armed, and before a deadline is declared missed, whatever the
- * bot has already sent is read.
+ * answer arrived: the kernel's stamp over TCP, else the loop's wake-up
+ * less any time refd's own loop was stalled before it (clock.c).  Every
+ * command has its own deadline, the earliest is the one armed, and
+ * before a deadline is declared missed, whatever the bot has already
+ * sent is read: a command still unanswered then has timed out, whatever
+ * refd's loop did meanwhile.
  *
  * A seat reports up through the callbacks its match gave it
  * (seat_attach()).  Whatever goes wrong is a fault, with the evidence;
@@ -106,6 +108,7 @@ struct seat {
 	struct event	*timer;		/* the earliest pending deadline */
 	int64_t		 armed_us;	/* when timer fires, 0: not for pend */
 	int64_t		 arrival_us;	/* when what is being read arrived */
+	int		 arrival_exact;	/* that is the kernel's stamp */
 	struct event	*killtimer;	/* closing: TERM then KILL */
 	int		 killstep;
 	struct frame	 fr;		/* the answer being read */
@@ -152,7 +155,8 @@ static int		 commit_due;	/* commit_ev is added */
 static int	nseats_alive;
 
 static void	seat_readable(evutil_socket_t, short, void *);
-static int	seat_recv(struct seat *, struct evbuffer *, int64_t *);
+static int	seat_recv(struct seat *, struct evbuffer *, int64_t *, int *);
+static void	seat_frame(struct seat *, int64_t, int);
 static void	seat_event(struct bufferevent *, short, void *);
 static void	seat_timeout(evutil_socket_t, short, void *);
 static void	seat_killstep(evutil_socket_t, short, void *);
@@ -210,18 +214,23 @@ seat_enter(struct seat *s, enum seat_state st)
  * Read what the socket holds into in, the bufferevent's input, now,
  * rather than when the loop gets to the read event: at most twice the
  * line cap, which the framing then judges.  A bufferevent lets only
- * itself add to its input, hence the thaw.  Returns what the last read
- * returned: 0 at end of file, -1 with errno (EAGAIN: nothing more).
+ * itself add to its input, hence the thaw.  *stamp is the kernel's
+ * arrival stamp of the last bytes read (TCP), or 0 if there is none.
+ * Returns what the last read returned: 0 at end of file, -1 with errno
+ * (EAGAIN: nothing more).
  */
 static int
-seat_read_now(struct seat *s, struct evbuffer *in)
+seat_read_now(struct seat *s, struct evbuffer *in, int64_t *stamp)
 {
 	int64_t	 at;
-	int	 n;
+	int	 n, exact;
 
-	do
-		n = seat_recv(s, in, &at);
-	while (n > 0 && evbuffer_get_length(in) <= 2 * GTP_MAXLINE);
+	*stamp = 0;
+	do {
+		n = seat_recv(s, in, &at, &exact);
+		if (n > 0 && exact)
+			*stamp = at;
+	} while (n > 0 && evbuffer_get_length(in) <= 2 * GTP_MAXLINE);
 	return n;
 }
 
@@ -236,7 +245,7 @@ seat_read_now(struct seat *s, struct evbuffer *in)
  * Returns what recvmsg() returned: 0 at end of file, -1 with errno.
  */
 static int
-seat_recv(struct seat *s, struct evbuffer *in, int64_t *at)
+seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 {
 	struct evbuffer_iovec	 vec;
 	struct msghdr		 msg;
@@ -252,6 +261,7 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at)
 	int			 e;
 
 	*at = wake;
+	*exact = 0;
 	evbuffer_unfreeze(in, 0);
 	if (evbuffer_reserve_space(in, 4096, &vec, 1) < 1) {
 		evbuffer_freeze(in, 0);
@@ -288,8 +298,10 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at)
 			    (rt.tv_nsec - ts.tv_nsec) / 1000);
 			/* never later than the wake-up, nor absurdly early
 			 * (the wall clock was stepped) */
-			if (k <= wake && wake - k < 1000000)
+			if (k <= wake && wake - k < 1000000) {
 				*at = k;
+				*exact = 1;
+			}
 		}
 	errno = e;
 	return (int)n;
@@ -304,16 +316,14 @@ static int
 seat_hung_up(struct seat *s)
 {
 	struct evbuffer	*in = bufferevent_get_input(s->bev);
+	int64_t		 stamp;
 	int		 n, gone;
 
-	n = seat_read_now(s, in);
+	n = seat_read_now(s, in, &stamp);
 	gone = n == 0 || (n == -1 && errno != EAGAIN &&
 	    errno != EWOULDBLOCK && errno != EINTR);
-	if (evbuffer_get_length(in) > 0) {
-		s->arrival_us = clock_wake();
-		seat_lines(s);
-		s->arrival_us = 0;
-	}
+	if (evbuffer_get_length(in) > 0)
+		seat_frame(s, stamp ? stamp : clock_wake(), stamp != 0);
 	return gone || s->state != SEAT_IDLE;
 }
 
@@ -882,13 +892,16 @@ seat_arm(struct seat *s)
 }
 
 /*
- * The bot's time for command p up to at: since its line was written,
- * less whatever of that refd's own loop spent stalled.  An answer read
+ * The bot's time for command p's answer, arrived at at: since its line
+ * was written, less whatever of that refd's own loop spent stalled,
+ * unless at is exact.  A stall can only hide when an answer came, so
+ * it is taken off an answer the loop woke to find, never off one the
+ * kernel stamped, nor off a command still unanswered.  An answer read
  * in the pass that wrote its command came after the pass woke: then it
  * is timed by the clock.
  */
 static int64_t
-seat_charged(const struct seat_pend *p, int64_t at)
+seat_charged(const struct seat_pend *p, int64_t at, int exact)
 {
 	int64_t	 us;
 
@@ -896,7 +909,9 @@ seat_charged(const struct seat_pend *p, int64_t at)
 		return 0;
 	if (at < p->sent_us)
 		at = util_now_us();
-	us = at - p->sent_us - clock_stalled(p->sent_us, at);
+	us = at - p->sent_us;
+	if (!exact)
+		us -= clock_stalled(p->sent_us, at);
 	return us > 0 ? us : 0;
 }
 
@@ -926,8 +941,8 @@ seat_clock_log(const struct seat *s, const struct seat_pend *p,
 	    what, s->bot ? s->bot->name : "-", s->peer, p->id, kind,
 	    (long long)p->queued_us, (long long)p->flushed_us,
 	    (long long)p->sent_us, (long long)at, (long long)us,
-	    (long long)(p->sent_us != 0 && at > p->sent_us ?
-	    clock_stalled(p->sent_us, at) : 0), (long long)p->limit_us);
+	    (long long)(p->sent_us != 0 && at - p->sent_us > us ?
+	    at - p->sent_us - us : 0), (long long)p->limit_us);
 }
 
 /*
@@ -1187,7 +1202,7 @@ seat_answer(struct seat *s)
 	struct seat_pend p = s->pend[s->phead];
 	char		 ev[160];
 	int64_t		 us = seat_charged(&p, s->arrival_us ? s->arrival_us :
-			    util_now_us());
+			    util_now_us(), s->arrival_exact);
 
 	s->phead = (s->phead + 1) % s->npcap;
 	s->npend--;
@@ -1283,18 +1298,16 @@ seat_readable(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s = arg;
 	int64_t		 at;
-	int		 n;
+	int		 n, exact;
 
 	(void)fd;
 	(void)what;
 	if (s->bev == NULL)
 		return;
-	n = seat_recv(s, bufferevent_get_input(s->bev), &at);
-	if (n > 0) {
-		s->arrival_us = at;	/* it was all there by then */
-		seat_lines(s);
-		s->arrival_us = 0;
-	} else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK &&
+	n = seat_recv(s, bufferevent_get_input(s->bev), &at, &exact);
+	if (n > 0)
+		seat_frame(s, at, exact);	/* it was all there by then */
+	else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK &&
 	    errno != EINTR)) {
 		/* reported once, as a bufferevent stops reading then */
 		event_del(s->rdev);
@@ -1411,12 +1424,11 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 			seat_close(s);
 			return;
 		}
-		charged = seat_charged(p, now);
-		if (charged < p->limit_us) {
-			/* refd stalled: the bot gets back what the stall took */
-			p->deadline_us = now + (p->limit_us - charged);
-			continue;
-		}
+		/*
+		 * Still unanswered, with all it sent read: whatever refd's
+		 * loop did meanwhile, the bot had not answered by now.
+		 */
+		charged = seat_charged(p, now, 1);
 		p->abandoned = 1;
 		seat_clock_log(s, p, "timeout", now, charged);
 		snprintf(ev, sizeof(ev), "no answer to command %u after %lld ms; "
@@ -1436,23 +1448,33 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 /*
  * Read whatever the bot has sent and the loop has not read yet, and
  * frame it, as if its read event had run: a deadline is only missed if
- * the answer is not already there.  What is found is taken as arrived
- * at at: the loop cannot tell how much earlier it came.
+ * the answer is not already there.  Over TCP what is found arrived at
+ * the kernel's stamp; else it is taken as arrived at at, as the loop
+ * cannot tell how much earlier it came.
  */
 static void
 seat_drain(struct seat *s, int64_t at)
 {
-	struct evbuffer	*in;
-	int		 n;
+	int64_t	 stamp;
 
 	if (s->bev == NULL || s->broken)
 		return;
-	in = bufferevent_get_input(s->bev);
-	n = seat_read_now(s, in);
-	(void)n;
+	(void)seat_read_now(s, bufferevent_get_input(s->bev), &stamp);
+	seat_frame(s, stamp ? stamp : at, stamp != 0);
+}
+
+/*
+ * Frame what the input holds, as having arrived at at: the kernel's
+ * stamp if exact, else a time the loop took.
+ */
+static void
+seat_frame(struct seat *s, int64_t at, int exact)
+{
 	s->arrival_us = at;
+	s->arrival_exact = exact;
 	seat_lines(s);
 	s->arrival_us = 0;
+	s->arrival_exact = 0;
 }
 
 /*

@@ -7,6 +7,10 @@ Against a real refd on loopback:
   time bank, and the fault's logged time is that limit (+5 ms);
 - refd stopped with SIGSTOP for longer than move_ms while its bots
   answer in time: after SIGCONT, no bot is faulted;
+- refd stopped across a deadline forgives no slow move: a spawned bot
+  that has not answered when refd wakes is timed out then, and a remote
+  bot whose answer the kernel stamped late is timed out for it, though
+  refd, stopped, could not look in time;
 - no logged play is over its limit;
 - a command's clock starts when the write of its line returns, not when
   refd began the pass that writes it: with every write of a genplay
@@ -86,6 +90,80 @@ def test_sigstop(r):
     assert not faults, faults
     assert int(dict(l.split(" ", 1) for l in r.must("status").split("\n"))
                ["loop_lag_max_us"]) >= 900000, "refd was not stopped"
+
+
+def stop_refd(r, seconds):
+    """Stop refd for seconds.  First a moment's grace: the bot that
+    read its command may have preempted refd between the write and the
+    clock's start, and a clock started after the stop is not the case
+    tested (it would give the bot the stopped second, rightly: refd
+    cannot tell when a write it has not seen return landed)."""
+    time.sleep(0.1)
+    os.kill(r.proc.pid, signal.SIGSTOP)
+    time.sleep(seconds)
+    os.kill(r.proc.pid, signal.SIGCONT)
+
+
+def wait_for(pred, what, timeout=30.0):
+    end = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < end, "never saw " + what
+        time.sleep(0.002)
+
+
+def late_fault(r, mid, seat):
+    result, reason = r.wait(mid)
+    assert result == "forfeit%d" % seat and "timeout" in reason, \
+        (result, reason)
+    (ms, ev), = r.query("SELECT ms, evidence FROM faults WHERE "
+                        "match_id = ? AND seat = ?", mid, seat)
+    over = r.query("SELECT count(*) FROM plays WHERE match_id = ? AND "
+                   "seat = ? AND fault = 0 AND ms > 300", mid, seat)
+    assert over == [(0,)], over
+    return ms, ev
+
+
+def test_stall_forgives_no_silence(r):
+    """move_ms=300: refd is stopped for a second just after its first
+    genplay reaches a bot that will answer 1150 ms late.  When refd
+    wakes the bot has still not answered: timed out then, not given the
+    stopped second back (which would let its answer at 1150 ms in)."""
+    rec, opt = r.recorder()
+    mark = os.path.join(rec, "silence.mark")
+    r.add("ss-a", EVIL + ["good"])
+    r.add("ss-b", EVIL + ["good"])
+    r.add("ss-late", opt + EVIL + ["late", "1150", mark])
+    mid = r.start("joker3", ["ss-late", "ss-a", "ss-b"], "move_ms=300",
+                  "seed=" + "5a" * 32)
+    wait_for(lambda: os.path.exists(mark), "the late bot's genplay")
+    stop_refd(r, 1.0)
+    ms, ev = late_fault(r, mid, 0)
+    assert ev.startswith("no answer to command"), ev
+    assert ms >= 300, ms
+
+
+def test_stall_forgives_no_stamp(r):
+    """move_ms=300, over TCP: refd is stopped for a second just after a
+    remote bot reads its first genplay, and the bot answers 600 ms late,
+    while refd is stopped.  The kernel's receive stamp says when: a
+    time-out of about 600 ms, though refd only looked at a second."""
+    names = ["sr-a", "sr-b", "sr-late"]
+    for n in names:
+        r.must("bot_add", n, "remote", n + "-token-0")
+    bots = [harness.RemoteBot(r.port, n, n + "-token-0",
+                              "late:600" if n == "sr-late" else "good")
+            for n in names]
+    for b in bots:
+        b.start()
+    mid = r.start("joker3", ["sr-late", "sr-a", "sr-b"], "move_ms=300",
+                  "seed=" + "5b" * 32)
+    assert bots[2].genplay.wait(30), "the late bot never got a genplay"
+    stop_refd(r, 1.0)
+    ms, ev = late_fault(r, mid, 0)
+    assert ev.startswith("answer to command"), ev
+    assert 550 <= ms < 1000, "charged %d ms for an answer 600 ms late" % ms
+    for b in bots:
+        b.join(10)
 
 
 SLOWWRITE = r"""
@@ -180,7 +258,8 @@ def test_clock_starts_at_write(tmp):
 
 
 TESTS = [test_genplay_behind_slow_note, test_bank_behind_slow_note,
-         test_sigstop, test_plays_within_limits]
+         test_sigstop, test_stall_forgives_no_silence,
+         test_stall_forgives_no_stamp, test_plays_within_limits]
 
 
 def main():

@@ -9,7 +9,8 @@ misbehaves it answers like a random bot.  Modes:
   stamp F     never misbehaves; appends "ID US" to F for every genplay,
               US being when it read it (CLOCK_MONOTONIC, microseconds)
   hang        stops answering at its first genplay
-  late MS     answers its first genplay MS milliseconds late
+  late MS [F] answers its first genplay MS milliseconds late; with F,
+              first appends "genplay" to F, as it reads it
   crash       exits in the middle of the first deal
   early       exits before its first answer
   garbage     answers its first genplay with text that is no answer
@@ -51,6 +52,7 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 ARG = sys.argv[2] if len(sys.argv) > 2 else None
+MARK = sys.argv[3] if len(sys.argv) > 3 else None
 out = sys.stdout.buffer
 rng = random.Random(7)
 # chiamata5's ranks, strongest first: each call must name a later one
@@ -75,6 +77,9 @@ def misbehave(ident, hand):
     if MODE == "hang":
         time.sleep(3600)
     elif MODE == "late":
+        if MARK:
+            with open(MARK, "a") as f:
+                f.write("genplay\n")
         time.sleep(int(ARG) / 1000.0)
         return False
     elif MODE == "crash":

@@ -149,6 +149,9 @@ class RemoteBot(threading.Thread):
         self.local = None
         self.error = None
         self.rng = random.Random(name)
+        # mode "late:MS": the first genplay is answered MS ms late, and
+        # this is set as it is read
+        self.genplay = threading.Event()
 
     def run(self):
         try:
@@ -182,6 +185,10 @@ class RemoteBot(threading.Thread):
                     s.close()
                     return
                 text = " " + self.rng.choice(words[3:])
+                if self.mode.startswith("late:") and \
+                        not self.genplay.is_set():
+                    self.genplay.set()
+                    time.sleep(int(self.mode[5:]) / 1000.0)
             elif cmd == "name":
                 text = " " + self.name
             else:
