@@ -459,20 +459,41 @@ db_first(struct db *db, enum db_stmt s, const char *what, const char *fmt,
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Now, as the log writes times: UTC, ISO 8601, milliseconds. */
+/*
+ * Now, as the log writes times: UTC, ISO 8601, milliseconds.  Every play
+ * is stamped, so the second's text is made once a second, not per row.
+ */
 static void
 db_now(char *buf, size_t len)
 {
+	static time_t	 sec = -1;
+	static char	 s[24];
 	struct timeval	 tv;
 	struct tm	 tm;
-	char		 s[24];
+	unsigned	 ms;
 
 	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	if (strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-		s[0] = '\0';
-	snprintf(buf, len, "%.19s.%03uZ", s,
-	    (unsigned)(tv.tv_usec / 1000) % 1000);
+	if (tv.tv_sec != sec) {
+		gmtime_r(&tv.tv_sec, &tm);
+		if (strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm) != 19) {
+			snprintf(buf, len, "-");
+			sec = -1;
+			return;
+		}
+		sec = tv.tv_sec;
+	}
+	if (len < 25) {		/* every caller's buffer holds 25 */
+		snprintf(buf, len, "-");
+		return;
+	}
+	ms = (unsigned)(tv.tv_usec / 1000) % 1000;
+	memcpy(buf, s, 19);
+	buf[19] = '.';
+	buf[20] = '0' + ms / 100;
+	buf[21] = '0' + ms / 10 % 10;
+	buf[22] = '0' + ms % 10;
+	buf[23] = 'Z';
+	buf[24] = '\0';
 }
 
 /*
