@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -27,6 +28,8 @@
 #include "mset.h"
 #include "policy.h"
 #include "util.h"
+
+static void	au_reader(sqlite3 *);
 
 #define AU_MAXDEALS	100000		/* deal_cap's upper bound */
 #define AU_CHUNK	28		/* bytes util_printable never cuts */
@@ -371,15 +374,89 @@ au_open(const char *path, sqlite3 **hp)
 		*hp = NULL;
 		return -1;
 	}
-	sqlite3_limit(*hp, SQLITE_LIMIT_LENGTH, AU_SQLMAX);
-	sqlite3_busy_timeout(*hp, 2000);
-	sqlite3_exec(*hp, "PRAGMA query_only = 1", NULL, NULL, NULL);
+	au_reader(*hp);
+	return 0;
+}
+
+/*
+ * Open a copy of the log at path, for a walk that may take long: the
+ * copy is taken in one read transaction (sqlite3_backup), into a file of
+ * TMPDIR that is unlinked at once, and the log is let go.  A reader that
+ * held the log for the whole walk would hold its write-ahead log too:
+ * refd's checkpoints could not get past its snapshot, and the WAL would
+ * grow for as long as the walk lasts.  Returns 0 with the copy in *hp, 1
+ * if no copy could be made (why in why; the caller may open the log
+ * itself), or -1 if the log cannot be opened at all.
+ */
+int
+au_open_copy(const char *path, sqlite3 **hp, char *why, size_t len)
+{
+	sqlite3		*src = NULL;
+	sqlite3_backup	*b;
+	struct db	*db;
+	const char	*dir = getenv("TMPDIR");
+	char		 tmp[PATH_MAX], err[512];
+	int		 fd, rc;
+
+	*hp = NULL;
+	if ((db = db_open(path, 1, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "refctl: %s\n", err);
+		return -1;
+	}
+	db_close(db);
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/refctl-audit.XXXXXX",
+	    dir) >= sizeof(tmp) || (fd = mkstemp(tmp)) == -1) {
+		snprintf(why, len, "no file in %s for a copy", dir);
+		return 1;
+	}
+	close(fd);
+	rc = sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(src, 2000);
+		rc = sqlite3_open_v2(tmp, hp, SQLITE_OPEN_READWRITE, NULL);
+	}
+	if (rc == SQLITE_OK) {
+		if ((b = sqlite3_backup_init(*hp, "main", src, "main")) ==
+		    NULL)
+			rc = sqlite3_errcode(*hp);
+		else {
+			rc = sqlite3_backup_step(b, -1);
+			sqlite3_backup_finish(b);
+			rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+		}
+	}
+	/* the copy is a rollback-journal database, read-only from now */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(*hp, "PRAGMA journal_mode = DELETE", NULL,
+		    NULL, NULL);
+	if (rc != SQLITE_OK)
+		snprintf(why, len, "the copy in %s failed: %s", dir,
+		    sqlite3_errstr(rc));
+	sqlite3_close(src);	/* the log is free again */
+	unlink(tmp);		/* gone with refctl, however it ends */
+	if (rc != SQLITE_OK) {
+		sqlite3_close(*hp);
+		*hp = NULL;
+		return 1;
+	}
+	au_reader(*hp);
+	return 0;
+}
+
+/* Set up a connection the walk reads through: bounded, read-only. */
+static void
+au_reader(sqlite3 *h)
+{
+	sqlite3_limit(h, SQLITE_LIMIT_LENGTH, AU_SQLMAX);
+	sqlite3_busy_timeout(h, 2000);
+	sqlite3_exec(h, "PRAGMA query_only = 1", NULL, NULL, NULL);
 	/*
 	 * One snapshot for the whole audit: a live refd's later writes
 	 * would otherwise show half (a match without its log events).
 	 */
-	sqlite3_exec(*hp, "BEGIN", NULL, NULL, NULL);
-	return 0;
+	sqlite3_exec(h, "BEGIN", NULL, NULL, NULL);
 }
 
 /*

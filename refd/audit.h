@@ -5,9 +5,11 @@
  * replay through libbriscola, then against the chain (chain.c); what a
  * tool does with each checked row it learns through two callbacks.
  *
- * au_open() opens a log read-only, as the tools must; au_match() walks
- * one match: 0 verified, 1 failed (a->err), 2 still running (and
- * a->mode is AU_AUDIT, so it was not walked), 3 not in the log.
+ * au_open() opens a log read-only, as the tools must, and au_open_copy()
+ * a copy of it, for a long walk that must not hold a live log.
+ * au_match() walks one match: 0 verified, 1 failed (a->err), 2 still
+ * running (and a->mode is AU_AUDIT, so it was not walked), 3 not in the
+ * log.
  */
 #ifndef REFD_AUDIT_H
 #define REFD_AUDIT_H
@@ -156,6 +158,7 @@ struct au {
 extern const char au_stream_sql[];
 
 int		 au_open(const char *, sqlite3 **);
+int		 au_open_copy(const char *, sqlite3 **, char *, size_t);
 int		 au_match(struct au *, long long);
 int		 au_fail(struct au *, long long, int, int, const char *, ...)
 		    __attribute__((__format__(__printf__, 5, 6)));

@@ -144,13 +144,22 @@ cmd_audit(int argc, char **argv)
 		printf("log FAILED: %s\n", why);
 		bad++;
 	}
-	if (au_open(path, &a->h) == -1) {
+	/*
+	 * Every match may take minutes: walk a copy, so that a live log's
+	 * write-ahead log is held only while the copy is taken.
+	 */
+	all = all || optind == argc;
+	rc = all ? au_open_copy(path, &a->h, why, sizeof(why)) : 0;
+	if (rc == 1)
+		fprintf(stderr, "refctl audit: %s; reading the log itself, "
+		    "whose write-ahead log refd cannot checkpoint until the "
+		    "audit ends\n", why);
+	if (rc == -1 || (a->h == NULL && au_open(path, &a->h) == -1)) {
 		free(a);
 		return 2;
 	}
 	a->mode = AU_AUDIT;
 	a->out = stdout;
-	all = all || optind == argc;
 	if (all && sqlite3_prepare_v2(a->h, "SELECT id FROM matches "
 	    "ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
 		fprintf(stderr, "refctl audit: %s: %s\n", path,

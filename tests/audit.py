@@ -1755,11 +1755,55 @@ def test_standings_recount(log):
                                                                   forfeits))
 
 
+def test_audit_holds_no_wal(log):
+    """A long audit of a live log never holds refd's write-ahead log:
+    refctl audit --all is stopped mid-walk while refd logs another
+    match, and a checkpoint can still take the whole WAL into the
+    database and truncate it."""
+    tmp = os.path.join(log.tmp, "nowal")
+    os.mkdir(tmp)
+    r = harness.Refd(tmp)
+    try:
+        r.add("nw", [os.path.join(BUILD, "bots", "randbot")])
+        for _ in range(40):
+            r.wait(r.start("classic2", ["nw", "nw"], "deal_cap=2"))
+        p = subprocess.Popen([REFCTL, "audit", "--db", r.db, "--all",
+                              "--allow-running"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            first = p.stdout.readline()
+            p.send_signal(signal.SIGSTOP)
+            assert first and p.poll() is None, "the audit was too quick"
+            # refd writes after the audit's snapshot: new WAL frames
+            r.wait(r.start("classic2", ["nw", "nw"], "deal_cap=2"))
+            con = sqlite3.connect(r.db, timeout=3)
+            busy, frames, done = con.execute(
+                "PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            con.close()
+            wal = os.path.getsize(r.db + "-wal")
+        finally:
+            p.send_signal(signal.SIGCONT)
+            out, err = p.communicate(timeout=120)
+        assert busy == 0 and wal == 0, \
+            "a stopped audit held the WAL: busy %d, %d of %d frames " \
+            "checkpointed, %d bytes left" % (busy, done, frames, wal)
+        assert p.returncode == 0 and "0 failed" in out, out[-2000:] + err
+        # with nowhere to copy it, the audit reads the log and says so
+        env = dict(os.environ, TMPDIR=os.path.join(tmp, "nowhere"))
+        q = subprocess.run([REFCTL, "audit", "--db", r.db, "--all"],
+                           capture_output=True, text=True, env=env)
+        assert q.returncode == 0 and "reading the log itself" in \
+            q.stderr, q.stdout[-1000:] + q.stderr
+    finally:
+        r.stop()
+
+
 TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
          test_export, test_crash, test_running, test_wal_damage,
          test_wal_live,
          test_missing_match, test_tamper_v3, test_key, test_migrate_v2,
-         test_receipts, test_standings_recount, test_hostile]
+         test_receipts, test_standings_recount, test_hostile,
+         test_audit_holds_no_wal]
 
 
 def main():
