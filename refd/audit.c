@@ -379,17 +379,17 @@ au_open(const char *path, sqlite3 **hp)
 }
 
 /*
- * Open a copy of the log at path, for a walk that may take long: the
- * copy is taken in one read transaction (sqlite3_backup), into a file of
- * TMPDIR that is unlinked at once, and the log is let go.  A reader that
- * held the log for the whole walk would hold its write-ahead log too:
- * refd's checkpoints could not get past its snapshot, and the WAL would
- * grow for as long as the walk lasts.  Returns 0 with the copy in *hp, 1
- * if no copy could be made (why in why; the caller may open the log
- * itself), or -1 if the log cannot be opened at all.
+ * Open a copy of the log at path, for a walk that may take long (tool
+ * says whose): the copy is taken in one read transaction
+ * (sqlite3_backup), into a file of TMPDIR that is unlinked at once, and
+ * the log is let go.  A reader that held the log for the whole walk
+ * would hold its write-ahead log too: refd's checkpoints could not get
+ * past its snapshot, and the WAL would grow for as long as the walk
+ * lasts.  Where no copy can be made, the log itself is opened, and
+ * that is said.  0 with the copy or the log in *hp, or -1.
  */
 int
-au_open_copy(const char *path, sqlite3 **hp, char *why, size_t len)
+au_open_copy(const char *tool, const char *path, sqlite3 **hp)
 {
 	sqlite3		*src = NULL;
 	sqlite3_backup	*b;
@@ -408,8 +408,8 @@ au_open_copy(const char *path, sqlite3 **hp, char *why, size_t len)
 		dir = "/tmp";
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/refctl-audit.XXXXXX",
 	    dir) >= sizeof(tmp) || (fd = mkstemp(tmp)) == -1) {
-		snprintf(why, len, "no file in %s for a copy", dir);
-		return 1;
+		snprintf(err, sizeof(err), "no file in %s for a copy", dir);
+		goto direct;
 	}
 	close(fd);
 	rc = sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL);
@@ -432,17 +432,21 @@ au_open_copy(const char *path, sqlite3 **hp, char *why, size_t len)
 		rc = sqlite3_exec(*hp, "PRAGMA journal_mode = DELETE", NULL,
 		    NULL, NULL);
 	if (rc != SQLITE_OK)
-		snprintf(why, len, "the copy in %s failed: %s", dir,
+		snprintf(err, sizeof(err), "the copy in %s failed: %s", dir,
 		    sqlite3_errstr(rc));
 	sqlite3_close(src);	/* the log is free again */
 	unlink(tmp);		/* gone with refctl, however it ends */
-	if (rc != SQLITE_OK) {
-		sqlite3_close(*hp);
-		*hp = NULL;
-		return 1;
+	if (rc == SQLITE_OK) {
+		au_reader(*hp);
+		return 0;
 	}
-	au_reader(*hp);
-	return 0;
+	sqlite3_close(*hp);
+	*hp = NULL;
+direct:
+	fprintf(stderr, "refctl %s: %s; reading the log itself, whose "
+	    "write-ahead log refd cannot checkpoint until this ends\n", tool,
+	    err);
+	return au_open(path, hp);
 }
 
 /* Set up a connection the walk reads through: bounded, read-only. */

@@ -158,7 +158,7 @@ struct au {
 extern const char au_stream_sql[];
 
 int		 au_open(const char *, sqlite3 **);
-int		 au_open_copy(const char *, sqlite3 **, char *, size_t);
+int		 au_open_copy(const char *, const char *, sqlite3 **);
 int		 au_match(struct au *, long long);
 int		 au_fail(struct au *, long long, int, int, const char *, ...)
 		    __attribute__((__format__(__printf__, 5, 6)));

@@ -149,12 +149,8 @@ cmd_audit(int argc, char **argv)
 	 * write-ahead log is held only while the copy is taken.
 	 */
 	all = all || optind == argc;
-	rc = all ? au_open_copy(path, &a->h, why, sizeof(why)) : 0;
-	if (rc == 1)
-		fprintf(stderr, "refctl audit: %s; reading the log itself, "
-		    "whose write-ahead log refd cannot checkpoint until the "
-		    "audit ends\n", why);
-	if (rc == -1 || (a->h == NULL && au_open(path, &a->h) == -1)) {
+	if ((all ? au_open_copy("audit", path, &a->h) :
+	    au_open(path, &a->h)) == -1) {
 		free(a);
 		return 2;
 	}

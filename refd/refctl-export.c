@@ -429,7 +429,9 @@ cmd_export(int argc, char **argv)
 		fprintf(stderr, "refctl export: out of memory\n");
 		return 2;
 	}
-	if (au_open(path, &a->h) == -1) {
+	/* every match may take long: a copy, not the live log (audit.c) */
+	if ((all ? au_open_copy("export", path, &a->h) :
+	    au_open(path, &a->h)) == -1) {
 		free(a);
 		return 2;
 	}
