@@ -27,7 +27,14 @@ enum mset_key {
 	MSET_STARTUP_MS,
 	MSET_POLICY,
 	MSET_MAX_FAULTS,
+	MSET_NOTIFY,
 	MSET_NKEYS
+};
+
+/* When a seat hears of notifications (MSET_NOTIFY, refd-protocol(7)). */
+enum notify_mode {
+	NOTIFY_EAGER = 0,	/* each written at once */
+	NOTIFY_LAZY		/* held for the seat's next command */
 };
 
 /* One match's settings, as given to any entry point. */

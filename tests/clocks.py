@@ -11,7 +11,11 @@ Against a real refd on loopback:
 - a command's clock starts when the write of its line returns, not when
   refd began the pass that writes it: with every write of a genplay
   made 150 ms slow (an LD_PRELOAD shim in refd), each bot still reads
-  its genplay within a few ms of the clock's start refd logs.
+  its genplay within a few ms of the clock's start refd logs;
+- notifications wait for the seat's next command (notify=lazy, the
+  default): every write to a seat ends with a command whose answer
+  counts, the match's end included; notify=eager writes each at once,
+  and either way every seat is sent the same lines, byte for byte.
 Prints "N passed, M failed"; exits 1 if anything failed.
 """
 import os
@@ -86,6 +90,107 @@ def test_sigstop(r):
     assert not faults, faults
     assert int(dict(l.split(" ", 1) for l in r.must("status").split("\n"))
                ["loop_lag_max_us"]) >= 900000, "refd was not stopped"
+
+
+# the commands whose answer counts; every other line is a notification
+ASKED = ("name", "version", "known_command", "genplay", "genbid", "gencall",
+         "quit")
+
+
+def wait_for(path, word, tries=250):
+    """Wait until the bot writing path has recorded a line with word."""
+    for _ in range(tries):
+        if os.path.exists(path) and (" %s" % word) in open(path).read():
+            return
+        time.sleep(0.02)
+    raise AssertionError("%s: no %s" % (path, word))
+
+
+def chunked_match(r, tag, notify):
+    """Seat 2 records which read(2) brought each line, beside two slow
+    bots, for a few tricks; returns the lines of each read, in order."""
+    rec, opt = r.recorder()
+    path = os.path.join(rec, tag + "-c.txt")
+    r.add(tag + "-a", EVIL + ["slow", "60"])
+    r.add(tag + "-b", EVIL + ["slow", "60"])
+    r.add(tag + "-c", opt + EVIL + ["chunks", path])
+    mid = r.start("joker3", [tag + "-a", tag + "-b", tag + "-c"],
+                  "seed=" + "5a" * 32, *(["notify=" + notify] if notify
+                                          else []))
+    for _ in range(400):
+        time.sleep(0.05)
+        if os.path.exists(path) and \
+                sum(" play " in l for l in open(path)) >= 12:
+            break
+    r.must("match_stop", str(mid))
+    r.wait(mid)
+    wait_for(path, "quit")
+    reads = {}
+    for line in open(path):
+        n, text = line.split(" ", 1)
+        reads.setdefault(int(n), []).append(text.split())
+    return [reads[n] for n in sorted(reads)]
+
+
+def test_notes_wait_for_command(r):
+    """A seat not to act hears of the others' plays only with its next
+    command: each write to it ends with a line it must answer, and the
+    plays came in writes with its genplays; the match_end left too."""
+    reads = chunked_match(r, "lz", None)
+    last = [rd[-1][1] for rd in reads]
+    assert all(w in ASKED for w in last), \
+        "writes ending in a notification: %s" % [
+            [" ".join(l[1:3]) for l in rd] for rd in reads
+            if rd[-1][1] not in ASKED][:3]
+    words = [l[1] for rd in reads for l in rd]
+    assert words.count("play") >= 12 and "match_end" in words, words
+    assert any(rd[-1][1] == "genplay" and len(rd) >= 3 and
+               rd[-2][1] == "play" for rd in reads), reads
+
+
+def test_eager_notes_at_once(r):
+    """notify=eager: a seat not to act hears of each play at once."""
+    reads = chunked_match(r, "ez", "eager")
+    assert any(rd[-1][1] == "play" for rd in reads), reads
+
+
+def test_eager_lazy_alike(r):
+    """The same seed and bots under notify=eager and notify=lazy: every
+    seat is sent the same lines (but for what names the match, its id,
+    seats and end, and the word notify=eager of the eager one's options),
+    plays alike, and passes the information check."""
+    rec, opt = r.recorder()
+    got = {}
+    for mode in ("eager", "lazy"):
+        names, paths = [], []
+        for i in range(3):
+            names.append("al-%s-%d" % (mode, i))
+            paths.append(os.path.join(rec, names[-1] + ".txt"))
+            r.add(names[-1], opt + EVIL + ["record", paths[-1]])
+        mid = r.start("joker3", names, "seed=" + "3e" * 32, "target=3",
+                      "notify=" + mode)
+        result, _ = r.wait(mid)
+        lines = []
+        for i, path in enumerate(paths):
+            wait_for(path, "match_end")
+            harness.check_transcript(path, "joker3", i)
+            text = open(path).read()
+            # what names the match, and the one word the mode adds
+            text = re.sub(r"match=\d+ (.*) seats=\S+", r"match=N \1 seats=S",
+                          text).replace(" notify=eager\n", "\n")
+            lines.append(re.sub(r"(match_end( \S+){3}).*", r"\1", text))
+        plays = r.query("SELECT seat, card, ms <= ? FROM plays "
+                        "WHERE match_id = ? ORDER BY deal_no, seq", 1500,
+                        mid)
+        got[mode] = (result, lines, [p[:2] for p in plays])
+        assert all(p[2] for p in plays), plays
+    assert got["eager"][0] == got["lazy"][0], (got["eager"][0],
+                                               got["lazy"][0])
+    for i in range(3):
+        assert got["eager"][1][i] == got["lazy"][1][i], \
+            "seat %d was sent other lines" % i
+    assert got["eager"][2] == got["lazy"][2]
+    assert len(got["lazy"][2]) > 20, got["lazy"][2]
 
 
 SLOWWRITE = r"""
@@ -180,7 +285,8 @@ def test_clock_starts_at_write(tmp):
 
 
 TESTS = [test_genplay_behind_slow_note, test_bank_behind_slow_note,
-         test_sigstop, test_plays_within_limits]
+         test_sigstop, test_notes_wait_for_command, test_eager_notes_at_once,
+         test_eager_lazy_alike, test_plays_within_limits]
 
 
 def main():
