@@ -36,7 +36,7 @@ enum mset_type { MSET_NUMBER, MSET_SUIT, MSET_WORD, MSET_HEX };
 #define MSET_UNUSUAL	0x8	/* in it only when not at its default */
 
 /* The words of a setting of type MSET_WORD but the policy (policy.c). */
-static const char *const mset_notify_words[] = { "eager", "lazy", NULL };
+static const char *const mset_notify_words[] = { "lazy", "eager", NULL };
 
 static const struct mset_info {
 	const char	*key;
@@ -69,7 +69,7 @@ static const struct mset_info {
 	    MSET_ALL, 0 },
 	/* the default, lazy, is not written, so that the options text of
 	 * a match is what it was before the setting came */
-	[MSET_NOTIFY] = { "notify", MSET_WORD, NOTIFY_EAGER, NOTIFY_LAZY,
+	[MSET_NOTIFY] = { "notify", MSET_WORD, NOTIFY_LAZY, NOTIFY_EAGER,
 	    NOTIFY_LAZY, MSET_ALL, MSET_UNUSUAL, mset_notify_words },
 };
 

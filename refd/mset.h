@@ -31,10 +31,13 @@ enum mset_key {
 	MSET_NKEYS
 };
 
-/* When a seat hears of notifications (MSET_NOTIFY, refd-protocol(7)). */
+/*
+ * When a seat hears of notifications (MSET_NOTIFY, refd-protocol(7)):
+ * the default is 0, so that a zeroed match_conf is a usual match.
+ */
 enum notify_mode {
-	NOTIFY_EAGER = 0,	/* each written at once */
-	NOTIFY_LAZY		/* held for the seat's next command */
+	NOTIFY_LAZY = 0,	/* held for the seat's next command */
+	NOTIFY_EAGER		/* each written at once */
 };
 
 /* One match's settings, as given to any entry point. */

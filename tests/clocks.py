@@ -148,6 +148,96 @@ def test_notes_wait_for_command(r):
                rd[-2][1] == "play" for rd in reads), reads
 
 
+def heard_all(r, mid, path):
+    """The bot recording path (chunks) heard every play of match mid the
+    log holds, then match_end, and quit last: nothing held was left."""
+    wait_for(path, "quit")
+    words = [l.split()[2:] for l in open(path)]
+    told = [w[1:3] for w in words if w[:1] == ["play"]]
+    logged = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
+                     "ORDER BY deal_no, seq", mid)
+    assert [[str(a), b] for a, b in logged] == told, (logged, told)
+    assert words[-2][:1] == ["match_end"] and words[-1] == ["quit"], \
+        words[-3:]
+
+
+def test_held_notes_at_forfeit(r):
+    """Another seat forfeits: the notes held for a seat not to act leave
+    with its match_end."""
+    rec, opt = r.recorder()
+    path = os.path.join(rec, "hf-c.txt")
+    r.add("hf-a", EVIL + ["good"])
+    r.add("hf-bad", EVIL + ["late", "700"])
+    r.add("hf-c", opt + EVIL + ["chunks", path])
+    mid = r.start("joker3", ["hf-a", "hf-bad", "hf-c"], "move_ms=300",
+                  "seed=" + "77" * 32)
+    result, reason = r.wait(mid)
+    assert result == "forfeit1", (result, reason)
+    heard_all(r, mid, path)
+
+
+def test_held_notes_remote(r):
+    """A remote seat, which is never told to quit, is sent what it held
+    with match_end when the match ends, and goes back to its pool."""
+    r.must("bot_add", "hr-c", "remote", "token-hr-c-xxxx")
+    c = harness.RemoteBot(r.port, "hr-c", "token-hr-c-xxxx")
+    c.start()
+    r.add("hr-a", EVIL + ["good"])
+    r.add("hr-b", EVIL + ["good"])
+    mid = r.start("joker3", ["hr-a", "hr-b", "hr-c"], "target=1",
+                  "seed=" + "99" * 32)
+    result, reason = r.wait(mid)
+    assert result.startswith(("seat", "draw")), (result, reason)
+    c.join(20)
+    assert not c.is_alive() and c.error is None, \
+        "the remote bot never got match_end: %s" % c.lines[-3:]
+    told = [l.split()[2:4] for l in c.lines if l.split()[1:2] == ["play"]]
+    logged = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
+                     "ORDER BY deal_no, seq", mid)
+    assert [[str(a), b] for a, b in logged] == told, (logged, told)
+    assert c.lines[-1].split()[1] == "match_end", c.lines[-3:]
+
+
+def test_tournament_notify(r):
+    """A tournament's "notify eager" line reaches each of its matches'
+    options; without it they say nothing of it (lazy)."""
+    r.add("tn-a", EVIL + ["good"])
+    r.add("tn-b", EVIL + ["good"])
+    for line, want in (("notify eager\n", True), ("", False)):
+        path = os.path.join(r.tmp, "tn-%d.tour" % want)
+        with open(path, "w") as f:
+            f.write("name tn%d\nvariant classic2\nbots tn-a tn-b\n"
+                    "deals_to_win 1\n%s" % (want, line))
+        tid = r.must("tournament_start", path)
+        assert r.must("tournament_wait", tid).startswith("done"), tid
+        opts = r.query("SELECT options FROM matches WHERE tournament = ?",
+                       int(tid))
+        assert opts and all(("notify=eager" in o) == want
+                            for (o,) in opts), opts
+
+
+def test_held_notes_at_shutdown(tmp):
+    """refd shut down mid-match: every seat is sent what it held, then
+    match_end and quit, before refd exits."""
+    r = harness.Refd(tmp)
+    try:
+        rec, opt = r.recorder()
+        paths = [os.path.join(rec, "hs-%d.txt" % i) for i in range(3)]
+        for i in range(3):
+            r.add("hs-%d" % i, opt + EVIL + ["chunks", paths[i]])
+        mid = r.start("joker3", ["hs-0", "hs-1", "hs-2"], "target=1000",
+                      "seed=" + "88" * 32)
+        for _ in range(200):
+            time.sleep(0.05)
+            if r.query("SELECT count(*) FROM plays WHERE match_id = ?",
+                       mid)[0][0] >= 20:
+                break
+    finally:
+        assert r.stop() == 0, "refd did not exit cleanly"
+    for path in paths:
+        heard_all(r, mid, path)
+
+
 def test_eager_notes_at_once(r):
     """notify=eager: a seat not to act hears of each play at once."""
     reads = chunked_match(r, "ez", "eager")
@@ -286,6 +376,8 @@ def test_clock_starts_at_write(tmp):
 
 TESTS = [test_genplay_behind_slow_note, test_bank_behind_slow_note,
          test_sigstop, test_notes_wait_for_command, test_eager_notes_at_once,
+         test_held_notes_at_forfeit, test_held_notes_remote,
+         test_tournament_notify,
          test_eager_lazy_alike, test_plays_within_limits]
 
 
@@ -297,7 +389,8 @@ def main():
         # its own refd, beside tmp: the sandboxed bots' recorder
         # directory (tmp.rec) must be reachable by them
         sw = tempfile.mkdtemp(prefix="refd-clocks-sw.")
-        p, f = harness.run_tests([test_clock_starts_at_write], (sw,))
+        p, f = harness.run_tests([test_clock_starts_at_write,
+                                  test_held_notes_at_shutdown], (sw,))
         passed, failed = passed + p, failed + f
         if not f:
             shutil.rmtree(sw, ignore_errors=True)
