@@ -18,6 +18,7 @@
 
 #include "chain.h"
 #include "db.h"
+#include "util.h"
 
 /* db_migrations[]: schema/N.sql, embedded at build time, is [N - 1]. */
 #include "refd/schema.inc"
@@ -463,16 +464,24 @@ db_first(struct db *db, enum db_stmt s, const char *what, const char *fmt,
 static void
 db_now(char *buf, size_t len)
 {
+	static time_t	 sec = -1;	/* the second s holds */
+	static char	 s[24];
 	struct timeval	 tv;
 	struct tm	 tm;
-	char		 s[24];
+	unsigned	 ms;
 
 	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	if (strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-		s[0] = '\0';
-	snprintf(buf, len, "%.19s.%03uZ", s,
-	    (unsigned)(tv.tv_usec / 1000) % 1000);
+	/* the calendar once a second, not at every play */
+	if (tv.tv_sec != sec) {
+		gmtime_r(&tv.tv_sec, &tm);
+		if (strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+			s[0] = '\0';
+		s[19] = '\0';
+		sec = tv.tv_sec;
+	}
+	ms = (unsigned)(tv.tv_usec / 1000) % 1000;
+	util_format(buf, len, "%s.%c%c%cZ", s, '0' + ms / 100,
+	    '0' + ms / 10 % 10, '0' + ms % 10);
 }
 
 /*

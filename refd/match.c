@@ -580,7 +580,7 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 		m->bank_us[seat_index(s)] -= us;
 	len = strcspn(text, " \n");
 	/* the answer as the bot gave it, chained with what it led to */
-	snprintf(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
+	util_format(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
 	m->dbm.answer = raw;
 	if (kind != PEND_GENPLAY)
 		match_answer_auction(m, s, kind, ok, text, len, us);
