@@ -1540,8 +1540,11 @@ seat_release(struct seat *s)
 	s->index = -1;
 	s->tx_on = 0;
 	s->lazy = 0;
-	/* whatever is held (match_end among it) leaves in this pass */
-	if (s->bev != NULL && evbuffer_get_length(s->out) > 0)
+	/*
+	 * Whatever is held (match_end among it) leaves in this pass; a
+	 * seat that broke is sent nothing more, whatever its kind.
+	 */
+	if (s->bev != NULL && !s->broken && evbuffer_get_length(s->out) > 0)
 		seat_dirty(s);
 	if (s->bev == NULL) {
 		seat_close(s);
