@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "botproto.h"
+#include "util.h"
 
 /* Cards of a list as "C1 C2 ..." into buf. */
 static const char *
@@ -23,7 +24,7 @@ cardlist(const bri_card *c, int n, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < n && at + 5 < len; i++)
-		at += snprintf(buf + at, len - at, "%s%s", i ? " " : "",
+		at += util_format(buf + at, len - at, "%s%s", i ? " " : "",
 		    bri_card_format(c[i], one));
 	return buf;
 }
@@ -34,7 +35,7 @@ rankword(int rank, char *buf, size_t len)
 {
 	if (rank == BRI_PASS)
 		return "pass";
-	snprintf(buf, len, "%d", rank);
+	util_format(buf, len, "%d", rank);
 	return buf;
 }
 
@@ -47,7 +48,8 @@ intlist(const int *v, int n, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < n && at + 12 < len; i++)
-		at += snprintf(buf + at, len - at, "%s%d", i ? "," : "", v[i]);
+		at += util_format(buf + at, len - at, "%s%d", i ? "," : "",
+		    v[i]);
 	return buf;
 }
 
@@ -66,7 +68,8 @@ botproto_deal_result(const struct bri_view *v, char *buf, size_t len)
 	case BRI_DEAL_CALLER:	return "caller";
 	case BRI_DEAL_OTHERS:	return "others";
 	case BRI_DEAL_WON:
-		snprintf(buf, len, "%s%d", bri_variant_info(v->variant)->sides ==
+		util_format(buf, len, "%s%d",
+		    bri_variant_info(v->variant)->sides ==
 		    BRI_SIDES_ALTERNATE ? "team" : "seat", v->winner);
 		return buf;
 	}
@@ -89,35 +92,35 @@ botproto_format(enum botmsg m, const struct bri_view *v, int arg, char *buf,
 	switch (m) {
 	case BOTMSG_DEAL_START:
 		/* "-" where no card is turned (briscolone) */
-		snprintf(buf, len, "deal_start %d %d %s %s", v->deal_no,
+		util_format(buf, len, "deal_start %d %d %s %s", v->deal_no,
 		    v->dealer, v->trump == BRI_NOCARD ? "-" :
 		    bri_card_format(v->trump, c1),
 		    cardlist(v->hand, v->nhand, l1, sizeof(l1)));
 		break;
 	case BOTMSG_PLAY:
-		snprintf(buf, len, "play %d %s", v->playseat[v->nplays - 1],
+		util_format(buf, len, "play %d %s", v->playseat[v->nplays - 1],
 		    bri_card_format(v->plays[v->nplays - 1], c1));
 		break;
 	case BOTMSG_JOKER:
-		snprintf(buf, len, "joker %d", v->joker);
+		util_format(buf, len, "joker %d", v->joker);
 		break;
 	case BOTMSG_TRICK:
 		/* the points are public: the trick's cards were all shown */
 		for (i = t * v->nseats; i < (t + 1) * v->nseats; i++)
 			pts += bri_card_points(v->plays[i]);
-		snprintf(buf, len, "trick %d %d", v->winners[t], pts);
+		util_format(buf, len, "trick %d %d", v->winners[t], pts);
 		break;
 	case BOTMSG_DRAW:
-		snprintf(buf, len, "draw %s", bri_card_format(v->drawn, c1));
+		util_format(buf, len, "draw %s", bri_card_format(v->drawn, c1));
 		break;
 	case BOTMSG_PARTNER:
-		snprintf(buf, len, "partner_hand %s", cardlist(v->partner_hand,
-		    v->npartner, l1, sizeof(l1)));
+		util_format(buf, len, "partner_hand %s",
+		    cardlist(v->partner_hand, v->npartner, l1, sizeof(l1)));
 		break;
 	case BOTMSG_DEAL_END:
 		for (i = 0; i < v->nseats; i++)
 			p[i] = v->points[i];
-		snprintf(buf, len, "deal_end %s %s %s %s",
+		util_format(buf, len, "deal_end %s %s %s %s",
 		    botproto_deal_result(v, res, sizeof(res)),
 		    intlist(p, v->nseats, l1, sizeof(l1)),
 		    intlist(v->mpoints, v->nseats, l2, sizeof(l2)),
@@ -132,7 +135,7 @@ botproto_format(enum botmsg m, const struct bri_view *v, int arg, char *buf,
 		 * not rebuild the trick from the play lines.
 		 */
 		i = v->trick * v->nseats;
-		snprintf(buf, len, "genplay %d %s%s%s", arg,
+		util_format(buf, len, "genplay %d %s%s%s", arg,
 		    cardlist(v->hand, v->nhand, l1, sizeof(l1)),
 		    i < v->nplays ? " # trick " : "", i < v->nplays ?
 		    cardlist(v->plays + i, v->nplays - i, l2, sizeof(l2)) : "");
@@ -140,26 +143,26 @@ botproto_format(enum botmsg m, const struct bri_view *v, int arg, char *buf,
 	case BOTMSG_BID:
 		/* the same line to every seat, whoever holds what */
 		i = v->ncalls - 1;
-		snprintf(buf, len, "bid %d %s", v->callseat[i],
+		util_format(buf, len, "bid %d %s", v->callseat[i],
 		    rankword(v->calls[i], l1, sizeof(l1)));
 		break;
 	case BOTMSG_CALLED:
-		snprintf(buf, len, "called %s %d",
+		util_format(buf, len, "called %s %d",
 		    bri_card_format(v->called, c1), v->caller);
 		break;
 	case BOTMSG_PARTNER_IS:
-		snprintf(buf, len, "partner %d", v->partner);
+		util_format(buf, len, "partner %d", v->partner);
 		break;
 	case BOTMSG_GENBID:
 		for (i = v->ncalls - 1; i >= 0 && v->calls[i] == BRI_PASS; i--)
 			;
-		snprintf(buf, len, "genbid %d %s", arg, i < 0 ? "-" :
+		util_format(buf, len, "genbid %d %s", arg, i < 0 ? "-" :
 		    rankword(v->calls[i], l1, sizeof(l1)));
 		break;
 	case BOTMSG_GENCALL:
 		for (i = v->ncalls - 1; i >= 0 && v->calls[i] == BRI_PASS; i--)
 			;
-		snprintf(buf, len, "gencall %d %s", arg, i < 0 ? "-" :
+		util_format(buf, len, "gencall %d %s", arg, i < 0 ? "-" :
 		    rankword(v->calls[i], l1, sizeof(l1)));
 		break;
 	}
@@ -175,13 +178,14 @@ botproto_match_start_text(char *buf, size_t len, long long id,
 	size_t	 at;
 	int	 i;
 
-	at = snprintf(buf, len, "match_start match=%lld variant=%s seat=%d "
+	at = util_format(buf, len, "match_start match=%lld variant=%s seat=%d "
 	    "seats=", id, variant, seat);
 	for (i = 0; i < n && at < len; i++)
-		at += snprintf(buf + at, len - at, "%s%s", i ? "," : "",
+		at += util_format(buf + at, len - at, "%s%s", i ? "," : "",
 		    names[i]);
 	if (at < len)
-		snprintf(buf + at, len - at, " commit=%s %s", commit, options);
+		util_format(buf + at, len - at, " commit=%s %s", commit,
+		    options);
 	return buf;
 }
 
@@ -197,7 +201,7 @@ botproto_match_end_text(char *buf, size_t len, const char *result,
 {
 	char	 mp[64];
 
-	snprintf(buf, len, "match_end %s %s %s %s%s%s", result,
+	util_format(buf, len, "match_end %s %s %s %s%s%s", result,
 	    intlist(mpoints, n, mp, sizeof(mp)), seed, chain,
 	    receipt != NULL ? " " : "", receipt != NULL ? receipt : "");
 	return buf;

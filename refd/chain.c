@@ -9,6 +9,7 @@
 #include <sodium.h>
 
 #include "chain.h"
+#include "util.h"
 
 static void	 text_add(struct chain_text *, const char *, ...)
 		    __attribute__((__format__(__printf__, 2, 3)));
@@ -36,7 +37,7 @@ text_add(struct chain_text *t, const char *fmt, ...)
 	if (t->overflow)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, fmt, ap);
+	n = util_vformat(t->buf + t->len, sizeof(t->buf) - t->len, fmt, ap);
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(t->buf) - t->len)
 		t->overflow = 1;

@@ -72,5 +72,6 @@ ctlopt_match(struct match_conf *mc, const struct refd_conf *dflt, int argc,
 	mc->startup_ms = (int)ms.val[MSET_STARTUP_MS];
 	mc->policy = (enum fault_policy)ms.val[MSET_POLICY];
 	mc->max_faults = (int)ms.val[MSET_MAX_FAULTS];
+	mc->notify = (enum notify_mode)ms.val[MSET_NOTIFY];
 	return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "chain.h"
 #include "db.h"
+#include "util.h"
 
 /* db_migrations[]: schema/N.sql, embedded at build time, is [N - 1]. */
 #include "refd/schema.inc"

@@ -202,6 +202,7 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 	} else if ((s = seat_take_idle(b)) == NULL)
 		return 0;	/* wait for it to connect */
 	seat_attach(s, i, &match_seat_cb, m);
+	seat_lazy(s, m->conf.notify == NOTIFY_LAZY);
 	m->seat[i] = s;
 	seat_send(s, PEND_NAME, m->conf.startup_ms, "name");
 	seat_send(s, PEND_VERSION, m->conf.startup_ms, "version");
@@ -332,6 +333,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	/* the options text, by the one table of settings (mset.c) */
 	mset_of(&ms, &mc->opt, mc->move_ms, mc->bank_ms, mc->startup_ms,
 	    mc->policy, mc->max_faults);
+	ms.val[MSET_NOTIFY] = mc->notify;
 	mset_text(&ms, mc->opt.variant, m->options, sizeof(m->options));
 	if (mc->tournament != 0)	/* its seed may serve other matches */
 		snprintf(m->options + strlen(m->options), sizeof(m->options) -
@@ -578,7 +580,7 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 		m->bank_us[seat_index(s)] -= us;
 	len = strcspn(text, " \n");
 	/* the answer as the bot gave it, chained with what it led to */
-	snprintf(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
+	util_format(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
 	m->dbm.answer = raw;
 	if (kind != PEND_GENPLAY)
 		match_answer_auction(m, s, kind, ok, text, len, us);

@@ -14,6 +14,7 @@
 #include "briscola.h"
 #include "bots.h"
 #include "db.h"
+#include "mset.h"
 #include "policy.h"
 #include "seat.h"
 
@@ -39,6 +40,7 @@ struct match_conf {
 	int		 startup_ms;	/* first answer */
 	enum fault_policy policy;
 	int		 max_faults;	/* fallback: then forfeit */
+	enum notify_mode notify;	/* when seats hear of notes */
 	int64_t		 tournament;	/* 0 when not part of one */
 	int		 slot;		/* its slot in the schedule */
 };

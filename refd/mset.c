@@ -33,6 +33,10 @@ enum mset_type { MSET_NUMBER, MSET_SUIT, MSET_WORD, MSET_HEX };
 #define MSET_LEGACY	0x2	/* logged for the first four variants
 				   whether it applies or not, as ever */
 #define MSET_UNLOGGED	0x4	/* not in the options text */
+#define MSET_UNUSUAL	0x8	/* in it only when not at its default */
+
+/* The words of a setting of type MSET_WORD but the policy (policy.c). */
+static const char *const mset_notify_words[] = { "lazy", "eager", NULL };
 
 static const struct mset_info {
 	const char	*key;
@@ -40,6 +44,7 @@ static const struct mset_info {
 	long long	 min, max, dflt;
 	enum mset_scope	 scope;
 	unsigned	 flags;
+	const char *const *words;	/* MSET_WORD: by value; NULL: policy */
 } mset_table[MSET_NKEYS] = {
 	[MSET_SEED] = { "seed", MSET_HEX, 0, 0, 0, MSET_ALL,
 	    MSET_UNLOGGED },
@@ -62,6 +67,10 @@ static const struct mset_info {
 	    POLICY_FALLBACK, POLICY_FORFEIT, MSET_ALL, 0 },
 	[MSET_MAX_FAULTS] = { "max_faults", MSET_NUMBER, 1, 1000, 3,
 	    MSET_ALL, 0 },
+	/* the default, lazy, is not written, so that the options text of
+	 * a match is what it was before the setting came */
+	[MSET_NOTIFY] = { "notify", MSET_WORD, NOTIFY_LAZY, NOTIFY_EAGER,
+	    NOTIFY_LAZY, MSET_ALL, MSET_UNUSUAL, mset_notify_words },
 };
 
 /* The variants whose options text predates this table (MSET_LEGACY). */
@@ -148,6 +157,7 @@ mset_value(enum mset_key k, const char *s, long long *n,
 	const struct mset_info *t = &mset_table[k];
 	enum fault_policy p;
 	const char	*errstr;
+	int		 i;
 
 	switch (t->type) {
 	case MSET_HEX:
@@ -169,6 +179,16 @@ mset_value(enum mset_key k, const char *s, long long *n,
 		}
 		return 0;
 	case MSET_WORD:
+		for (i = 0; t->words != NULL && t->words[i] != NULL; i++)
+			if (strcmp(s, t->words[i]) == 0) {
+				*n = i;
+				return 0;
+			}
+		if (t->words != NULL) {
+			snprintf(err, errlen, "%s: %s or %s", t->key,
+			    t->words[0], t->words[1]);
+			return -1;
+		}
 		if (policy_parse(s, &p) == -1) {
 			snprintf(err, errlen, "%s: forfeit or fallback", t->key);
 			return -1;
@@ -308,6 +328,8 @@ mset_format(const struct mset *ms, enum mset_key k, char *buf, size_t len)
 		snprintf(buf, len, "random");
 	else if (t->type == MSET_SUIT)
 		snprintf(buf, len, "%c", bri_suit_letter((int)ms->val[k]));
+	else if (t->type == MSET_WORD && t->words != NULL)
+		snprintf(buf, len, "%s", t->words[ms->val[k]]);
 	else if (t->type == MSET_WORD)
 		snprintf(buf, len, "%s",
 		    policy_name((enum fault_policy)ms->val[k]));
@@ -329,7 +351,8 @@ mset_logged(enum mset_key k, enum bri_variant v)
 
 /*
  * The options text of the log ("target=10 deals_to_win=2 ..."): every
- * setting that applies to v, in the table's order, and for the first
+ * setting that applies to v, in the table's order (notify only when it
+ * is not lazy), and for the first
  * four variants the four rule options as refd has always written them,
  * so that the text, chained and signed in old logs, stays byte for byte.
  * Returns 0, or -1 if len is too short.
@@ -345,7 +368,8 @@ mset_text(const struct mset *ms, enum bri_variant v, char *buf, size_t len)
 		return -1;
 	buf[0] = '\0';
 	for (k = 0; k < MSET_NKEYS; k++) {
-		if (!mset_logged(k, v))
+		if (!mset_logged(k, v) || ((mset_table[k].flags &
+		    MSET_UNUSUAL) && ms->val[k] == mset_table[k].dflt))
 			continue;
 		mset_format(ms, k, val, sizeof(val));
 		n = snprintf(buf + at, len - at, "%s%s=%s", at > 0 ? " " : "",

@@ -27,7 +27,17 @@ enum mset_key {
 	MSET_STARTUP_MS,
 	MSET_POLICY,
 	MSET_MAX_FAULTS,
+	MSET_NOTIFY,
 	MSET_NKEYS
+};
+
+/*
+ * When a seat hears of notifications (MSET_NOTIFY, refd-protocol(7)):
+ * the default is 0, so that a zeroed match_conf is a usual match.
+ */
+enum notify_mode {
+	NOTIFY_LAZY = 0,	/* held for the seat's next command */
+	NOTIFY_EAGER		/* each written at once */
 };
 
 /* One match's settings, as given to any entry point. */

@@ -7,6 +7,12 @@
  * byte at a time is cut off as surely as a silent one; lines are capped
  * at GTP_MAXLINE and unread output at SEAT_MAXOUT.
  *
+ * A notification (PEND_NOTE) to a seat in lazy mode (seat_lazy()) waits
+ * in the seat's output for the next command whose answer counts, and
+ * leaves in one write with it, in the order queued: a bot not to act
+ * costs no write and no read per play.  The lines are the same as if
+ * each had been written at once; only when they leave differs.
+ *
  * The clock of a command starts when the write of its line to the bot
  * returns (seat_flush()), not when it is queued, and stops when its
  * answer arrived: the kernel's stamp over TCP, else the loop's wake-up
@@ -94,8 +100,12 @@ struct seat {
 	int		 stamped;	/* TCP: the kernel stamps arrivals */
 	struct evbuffer	*out;		/* lines queued, not yet written */
 	int		 unsent;	/* commands of them in pend */
-	TAILQ_ENTRY(seat) dirty;	/* out holds lines: flush is due */
+	TAILQ_ENTRY(seat) dirty;	/* out changed in this pass */
 	int		 isdirty;	/* on that list */
+	int		 due;		/* out must be written in this pass */
+	int		 lazy;		/* notes wait for the next command */
+	size_t		 held;		/* bytes of out held since earlier */
+	int		 nheld;		/* passes, and commands of them */
 	pid_t		 pid;		/* spawn: the bot's process group */
 	int		 errfd;		/* spawn: stderr pipe */
 	struct event	*errev;
@@ -127,7 +137,8 @@ struct seat {
 	int		 tx_on;		/* hashing this match's lines */
 	unsigned	 tx_first;	/* its first command's id */
 	struct chain_tx	 tx_sent;	/* lines queued for the bot */
-	struct chain_tx	 tx_flushed;	/* of those, the ones written */
+	struct chain_tx	 tx_flushed;	/* of those, the ones of earlier
+					   passes: written, or held */
 	struct chain_tx	 tx_ans;	/* answers read to its commands */
 };
 
@@ -168,6 +179,7 @@ static void	seat_commit_later(int64_t);
 static void	seat_arm(struct seat *);
 static void	seat_drained(struct bufferevent *, void *);
 static void	seat_undirty(struct seat *);
+static void	seat_touch(struct seat *);
 static size_t	seat_unwritten(struct seat *);
 static void	seat_fault_run(evutil_socket_t, short, void *);
 static void	seat_tx_answer(struct seat *);
@@ -679,6 +691,18 @@ seat_accept(int fd, const char *peer)
 static void
 seat_dirty(struct seat *s)
 {
+	s->due = 1;
+	seat_touch(s);
+}
+
+/*
+ * Notes were queued for s in lazy mode: they stay in its output, but
+ * seat_flush() must see s at the end of the pass, for the log's sake
+ * (seat_drop_unsent()).
+ */
+static void
+seat_touch(struct seat *s)
+{
 	if (s->isdirty)
 		return;
 	s->isdirty = 1;
@@ -710,16 +734,35 @@ seat_flush_soon(void)
 /*
  * The log lost the writes of s's match since the last flush: its lines
  * queued since then must not reach the bot, and their commands are
- * awaited no more.
+ * awaited no more.  Notes held from earlier passes stay: their rows
+ * were not in the lost group's pass, and eager delivery would have
+ * written them already.
  */
 void
 seat_drop_unsent(struct seat *s)
 {
-	evbuffer_drain(s->out, evbuffer_get_length(s->out));
+	struct evbuffer	*keep;
+	size_t		 len = evbuffer_get_length(s->out);
+
+	if (s->held >= len)
+		;		/* nothing queued in this pass */
+	else if (s->held == 0)
+		evbuffer_drain(s->out, len);
+	else if ((keep = evbuffer_new()) != NULL) {
+		evbuffer_remove_buffer(s->out, keep, s->held);
+		evbuffer_free(s->out);
+		s->out = keep;
+	} else {		/* cannot keep them: none leaves */
+		evbuffer_drain(s->out, len);
+		s->held = 0;
+		s->nheld = 0;
+	}
 	if (s->tx_on)		/* the bot never gets them */
 		s->tx_sent = s->tx_flushed;
-	s->npend -= s->unsent < s->npend ? s->unsent : s->npend;
-	s->unsent = 0;
+	s->npend -= s->unsent - s->nheld < s->npend ? s->unsent - s->nheld :
+	    s->npend;
+	s->unsent = s->nheld;
+	s->due = 0;
 	seat_arm(s);
 }
 
@@ -805,6 +848,18 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 	began = util_now_us();
 	while ((s = TAILQ_FIRST(&dirty)) != NULL) {
 		seat_undirty(s);
+		if (!s->due) {
+			/* notes only: held for the seat's next command, and
+			 * from now on of an earlier pass */
+			s->held = evbuffer_get_length(s->out);
+			s->nheld = s->unsent;
+			if (s->tx_on)
+				s->tx_flushed = s->tx_sent;
+			continue;
+		}
+		s->due = 0;
+		s->held = 0;
+		s->nheld = 0;
 		if (s->bev != NULL) {
 			bout = bufferevent_get_output(s->bev);
 			/* on an error the rest goes to the bufferevent, which
@@ -1051,8 +1106,22 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 		evbuffer_add(out, "\n", 1);
 	}
 	s->unsent++;
-	seat_dirty(s);
+	if (kind == PEND_NOTE && s->lazy)
+		seat_touch(s);
+	else
+		seat_dirty(s);
 	return 0;
+}
+
+/*
+ * Lazy (on) or eager notifications for s, from now until it is
+ * released: in lazy mode a note is written with the seat's next command
+ * whose answer counts, or when the seat is released, never later.
+ */
+void
+seat_lazy(struct seat *s, int on)
+{
+	s->lazy = on;
 }
 
 /*
@@ -1278,10 +1347,12 @@ seat_transcript(const struct seat *s, char *buf, size_t len)
 static void
 seat_line(struct seat *s, char *line, size_t len)
 {
-	int	 r;
+	int	 r, awaited;
 
-	r = frame_line(&s->fr, line, len, s->npend > 0,
-	    s->npend > 0 ? (long)s->pend[s->phead].id : -1);
+	/* a command still in s->out was never written: none is awaited */
+	awaited = s->npend > s->unsent;
+	r = frame_line(&s->fr, line, len, awaited,
+	    awaited ? (long)s->pend[s->phead].id : -1);
 	if (r == FRAME_DONE)
 		seat_answer(s);
 	else if (r != FRAME_MORE)
@@ -1490,6 +1561,13 @@ seat_release(struct seat *s)
 	s->cbarg = NULL;
 	s->index = -1;
 	s->tx_on = 0;
+	s->lazy = 0;
+	/*
+	 * Whatever is held (match_end among it) leaves in this pass; a
+	 * seat that broke is sent nothing more, whatever its kind.
+	 */
+	if (s->bev != NULL && !s->broken && evbuffer_get_length(s->out) > 0)
+		seat_dirty(s);
 	if (s->bev == NULL) {
 		seat_close(s);
 		return;

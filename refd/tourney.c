@@ -527,6 +527,7 @@ tourney_fill(struct tourney *t)
 		    t->def.policy;
 		mc.max_faults = t->def.max_faults > 0 ? t->def.max_faults :
 		    (int)mset_default(MSET_MAX_FAULTS);
+		mc.notify = (enum notify_mode)t->def.set.val[MSET_NOTIFY];
 		mc.tournament = t->id;
 		mc.slot = j;
 		t->state[j] = SLOT_RUNNING;

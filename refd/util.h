@@ -4,6 +4,7 @@
 
 #include <sys/queue.h>
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +24,9 @@ int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
 void		 util_printable(char *, size_t, const char *, size_t);
 int		 util_variant(const char *, enum bri_variant *, char *, size_t);
+int		 util_vformat(char *, size_t, const char *, va_list)
+		    __attribute__((format(printf, 3, 0)));
+int		 util_format(char *, size_t, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
 
 #endif

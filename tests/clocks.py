@@ -15,7 +15,11 @@ Against a real refd on loopback:
 - a command's clock starts when the write of its line returns, not when
   refd began the pass that writes it: with every write of a genplay
   made 150 ms slow (an LD_PRELOAD shim in refd), each bot still reads
-  its genplay within a few ms of the clock's start refd logs.
+  its genplay within a few ms of the clock's start refd logs;
+- notifications wait for the seat's next command (notify=lazy, the
+  default): every write to a seat ends with a command whose answer
+  counts, the match's end included; notify=eager writes each at once,
+  and either way every seat is sent the same lines, byte for byte.
 Prints "N passed, M failed"; exits 1 if anything failed.
 """
 import os
@@ -104,7 +108,7 @@ def stop_refd(r, seconds):
     os.kill(r.proc.pid, signal.SIGCONT)
 
 
-def wait_for(pred, what, timeout=30.0):
+def wait_until(pred, what, timeout=30.0):
     end = time.monotonic() + timeout
     while not pred():
         assert time.monotonic() < end, "never saw " + what
@@ -135,7 +139,7 @@ def test_stall_forgives_no_silence(r):
     r.add("ss-late", opt + EVIL + ["late", "1150", mark])
     mid = r.start("joker3", ["ss-late", "ss-a", "ss-b"], "move_ms=300",
                   "seed=" + "5a" * 32)
-    wait_for(lambda: os.path.exists(mark), "the late bot's genplay")
+    wait_until(lambda: os.path.exists(mark), "the late bot's genplay")
     stop_refd(r, 1.0)
     ms, ev = late_fault(r, mid, 0)
     assert ev.startswith("no answer to command"), ev
@@ -164,6 +168,195 @@ def test_stall_forgives_no_stamp(r):
     assert 550 <= ms < 1000, "charged %d ms for an answer 600 ms late" % ms
     for b in bots:
         b.join(10)
+# the commands whose answer counts; every other line is a notification
+ASKED = ("name", "version", "known_command", "genplay", "genbid", "gencall",
+         "quit")
+
+
+def wait_for(path, word, tries=250):
+    """Wait until the bot writing path has recorded a line with word."""
+    for _ in range(tries):
+        if os.path.exists(path) and (" %s" % word) in open(path).read():
+            return
+        time.sleep(0.02)
+    raise AssertionError("%s: no %s" % (path, word))
+
+
+def chunked_match(r, tag, notify):
+    """Seat 2 records which read(2) brought each line, beside two slow
+    bots, for a few tricks; returns the lines of each read, in order."""
+    rec, opt = r.recorder()
+    path = os.path.join(rec, tag + "-c.txt")
+    r.add(tag + "-a", EVIL + ["slow", "60"])
+    r.add(tag + "-b", EVIL + ["slow", "60"])
+    r.add(tag + "-c", opt + EVIL + ["chunks", path])
+    mid = r.start("joker3", [tag + "-a", tag + "-b", tag + "-c"],
+                  "seed=" + "5a" * 32, *(["notify=" + notify] if notify
+                                          else []))
+    for _ in range(400):
+        time.sleep(0.05)
+        if os.path.exists(path) and \
+                sum(" play " in l for l in open(path)) >= 12:
+            break
+    r.must("match_stop", str(mid))
+    r.wait(mid)
+    wait_for(path, "quit")
+    reads = {}
+    for line in open(path):
+        n, text = line.split(" ", 1)
+        reads.setdefault(int(n), []).append(text.split())
+    return [reads[n] for n in sorted(reads)]
+
+
+def test_notes_wait_for_command(r):
+    """A seat not to act hears of the others' plays only with its next
+    command: each write to it ends with a line it must answer, and the
+    plays came in writes with its genplays; the match_end left too."""
+    reads = chunked_match(r, "lz", None)
+    last = [rd[-1][1] for rd in reads]
+    assert all(w in ASKED for w in last), \
+        "writes ending in a notification: %s" % [
+            [" ".join(l[1:3]) for l in rd] for rd in reads
+            if rd[-1][1] not in ASKED][:3]
+    words = [l[1] for rd in reads for l in rd]
+    assert words.count("play") >= 12 and "match_end" in words, words
+    assert any(rd[-1][1] == "genplay" and len(rd) >= 3 and
+               rd[-2][1] == "play" for rd in reads), reads
+
+
+def heard_all(r, mid, path):
+    """The bot recording path (chunks) heard every play of match mid the
+    log holds, then match_end, and quit last: nothing held was left."""
+    wait_for(path, "quit")
+    words = [l.split()[2:] for l in open(path)]
+    told = [w[1:3] for w in words if w[:1] == ["play"]]
+    logged = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
+                     "ORDER BY deal_no, seq", mid)
+    assert [[str(a), b] for a, b in logged] == told, (logged, told)
+    assert words[-2][:1] == ["match_end"] and words[-1] == ["quit"], \
+        words[-3:]
+
+
+def test_held_notes_at_forfeit(r):
+    """Another seat forfeits: the notes held for a seat not to act leave
+    with its match_end."""
+    rec, opt = r.recorder()
+    path = os.path.join(rec, "hf-c.txt")
+    r.add("hf-a", EVIL + ["good"])
+    r.add("hf-bad", EVIL + ["late", "700"])
+    r.add("hf-c", opt + EVIL + ["chunks", path])
+    mid = r.start("joker3", ["hf-a", "hf-bad", "hf-c"], "move_ms=300",
+                  "seed=" + "77" * 32)
+    result, reason = r.wait(mid)
+    assert result == "forfeit1", (result, reason)
+    heard_all(r, mid, path)
+
+
+def test_held_notes_remote(r):
+    """A remote seat, which is never told to quit, is sent what it held
+    with match_end when the match ends, and goes back to its pool."""
+    r.must("bot_add", "hr-c", "remote", "token-hr-c-xxxx")
+    c = harness.RemoteBot(r.port, "hr-c", "token-hr-c-xxxx")
+    c.start()
+    r.add("hr-a", EVIL + ["good"])
+    r.add("hr-b", EVIL + ["good"])
+    mid = r.start("joker3", ["hr-a", "hr-b", "hr-c"], "target=1",
+                  "seed=" + "99" * 32)
+    result, reason = r.wait(mid)
+    assert result.startswith(("seat", "draw")), (result, reason)
+    c.join(20)
+    assert not c.is_alive() and c.error is None, \
+        "the remote bot never got match_end: %s" % c.lines[-3:]
+    told = [l.split()[2:4] for l in c.lines if l.split()[1:2] == ["play"]]
+    logged = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
+                     "ORDER BY deal_no, seq", mid)
+    assert [[str(a), b] for a, b in logged] == told, (logged, told)
+    assert c.lines[-1].split()[1] == "match_end", c.lines[-3:]
+
+
+def test_tournament_notify(r):
+    """A tournament's "notify eager" line reaches each of its matches'
+    options; without it they say nothing of it (lazy)."""
+    r.add("tn-a", EVIL + ["good"])
+    r.add("tn-b", EVIL + ["good"])
+    for line, want in (("notify eager\n", True), ("", False)):
+        path = os.path.join(r.tmp, "tn-%d.tour" % want)
+        with open(path, "w") as f:
+            f.write("name tn%d\nvariant classic2\nbots tn-a tn-b\n"
+                    "deals_to_win 1\n%s" % (want, line))
+        tid = r.must("tournament_start", path)
+        assert r.must("tournament_wait", tid).startswith("done"), tid
+        opts = r.query("SELECT options FROM matches WHERE tournament = ?",
+                       int(tid))
+        assert opts and all(("notify=eager" in o) == want
+                            for (o,) in opts), opts
+
+
+def test_held_notes_at_shutdown(tmp):
+    """refd shut down mid-match: every seat is sent what it held, then
+    match_end and quit, before refd exits."""
+    r = harness.Refd(tmp)
+    try:
+        rec, opt = r.recorder()
+        paths = [os.path.join(rec, "hs-%d.txt" % i) for i in range(3)]
+        for i in range(3):
+            r.add("hs-%d" % i, opt + EVIL + ["chunks", paths[i]])
+        mid = r.start("joker3", ["hs-0", "hs-1", "hs-2"], "target=1000",
+                      "seed=" + "88" * 32)
+        for _ in range(200):
+            time.sleep(0.05)
+            if r.query("SELECT count(*) FROM plays WHERE match_id = ?",
+                       mid)[0][0] >= 20:
+                break
+    finally:
+        assert r.stop() == 0, "refd did not exit cleanly"
+    for path in paths:
+        heard_all(r, mid, path)
+
+
+def test_eager_notes_at_once(r):
+    """notify=eager: a seat not to act hears of each play at once."""
+    reads = chunked_match(r, "ez", "eager")
+    assert any(rd[-1][1] == "play" for rd in reads), reads
+
+
+def test_eager_lazy_alike(r):
+    """The same seed and bots under notify=eager and notify=lazy: every
+    seat is sent the same lines (but for what names the match, its id,
+    seats and end, and the word notify=eager of the eager one's options),
+    plays alike, and passes the information check."""
+    rec, opt = r.recorder()
+    got = {}
+    for mode in ("eager", "lazy"):
+        names, paths = [], []
+        for i in range(3):
+            names.append("al-%s-%d" % (mode, i))
+            paths.append(os.path.join(rec, names[-1] + ".txt"))
+            r.add(names[-1], opt + EVIL + ["record", paths[-1]])
+        mid = r.start("joker3", names, "seed=" + "3e" * 32, "target=3",
+                      "notify=" + mode)
+        result, _ = r.wait(mid)
+        lines = []
+        for i, path in enumerate(paths):
+            wait_for(path, "match_end")
+            harness.check_transcript(path, "joker3", i)
+            text = open(path).read()
+            # what names the match, and the one word the mode adds
+            text = re.sub(r"match=\d+ (.*) seats=\S+", r"match=N \1 seats=S",
+                          text).replace(" notify=eager\n", "\n")
+            lines.append(re.sub(r"(match_end( \S+){3}).*", r"\1", text))
+        plays = r.query("SELECT seat, card, ms <= ? FROM plays "
+                        "WHERE match_id = ? ORDER BY deal_no, seq", 1500,
+                        mid)
+        got[mode] = (result, lines, [p[:2] for p in plays])
+        assert all(p[2] for p in plays), plays
+    assert got["eager"][0] == got["lazy"][0], (got["eager"][0],
+                                               got["lazy"][0])
+    for i in range(3):
+        assert got["eager"][1][i] == got["lazy"][1][i], \
+            "seat %d was sent other lines" % i
+    assert got["eager"][2] == got["lazy"][2]
+    assert len(got["lazy"][2]) > 20, got["lazy"][2]
 
 
 SLOWWRITE = r"""
@@ -259,7 +452,10 @@ def test_clock_starts_at_write(tmp):
 
 TESTS = [test_genplay_behind_slow_note, test_bank_behind_slow_note,
          test_sigstop, test_stall_forgives_no_silence,
-         test_stall_forgives_no_stamp, test_plays_within_limits]
+         test_stall_forgives_no_stamp, test_notes_wait_for_command,
+         test_eager_notes_at_once, test_held_notes_at_forfeit,
+         test_held_notes_remote, test_tournament_notify,
+         test_eager_lazy_alike, test_plays_within_limits]
 
 
 def main():
@@ -270,7 +466,8 @@ def main():
         # its own refd, beside tmp: the sandboxed bots' recorder
         # directory (tmp.rec) must be reachable by them
         sw = tempfile.mkdtemp(prefix="refd-clocks-sw.")
-        p, f = harness.run_tests([test_clock_starts_at_write], (sw,))
+        p, f = harness.run_tests([test_clock_starts_at_write,
+                                  test_held_notes_at_shutdown], (sw,))
         passed, failed = passed + p, failed + f
         if not f:
             shutil.rmtree(sw, ignore_errors=True)

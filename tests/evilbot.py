@@ -8,6 +8,8 @@ misbehaves it answers like a random bot.  Modes:
   record F    never misbehaves; appends every line it receives to F
   stamp F     never misbehaves; appends "ID US" to F for every genplay,
               US being when it read it (CLOCK_MONOTONIC, microseconds)
+  chunks F    never misbehaves; appends "N LINE" to F for every line it
+              receives, N the number of the read(2) that completed it
   hang        stops answering at its first genplay
   late MS [F] answers its first genplay MS milliseconds late; with F,
               first appends "genplay" to F, as it reads it
@@ -125,15 +127,34 @@ def misbehave(ident, hand):
     return True
 
 
+def chunked_lines(log):
+    """stdin's lines, each logged as "N LINE", N the number of the
+    read(2) that completed it: lines written at once share an N."""
+    buf, n = b"", 0
+    while True:
+        data = os.read(0, 65536)
+        if not data:
+            return
+        n += 1
+        buf += data
+        while b"\n" in buf:
+            raw, buf = buf.split(b"\n", 1)
+            log.write("%d %s\n" % (n, raw.decode("ascii", "replace")))
+            log.flush()
+            yield raw + b"\n"
+
+
 def main():
     global genplays
     log = open(ARG, "a") if MODE == "record" else None
+    chunks = open(ARG, "a") if MODE == "chunks" else None
     stamps = open(ARG, "a") if MODE == "stamp" else None
     if MODE == "early":
         os._exit(0)
     if MODE == "slowstart":
         time.sleep(int(ARG) / 1000.0)
-    for raw in iter(sys.stdin.buffer.readline, b""):
+    for raw in chunked_lines(chunks) if chunks else \
+            iter(sys.stdin.buffer.readline, b""):
         read_us = time.monotonic_ns() // 1000
         line = raw.decode("ascii", "replace").rstrip("\r\n")
         if log:

@@ -146,6 +146,7 @@ class RemoteBot(threading.Thread):
         super().__init__(daemon=True)
         self.port, self.name, self.token, self.mode = port, name, token, mode
         self.auth = None
+        self.lines = []         # every line refd sent it, in order
         self.local = None
         self.error = None
         self.rng = random.Random(name)
@@ -175,6 +176,7 @@ class RemoteBot(threading.Thread):
             time.sleep(30)
             return
         for raw in f:
+            self.lines.append(raw.decode().rstrip("\n"))
             words = raw.decode().split("#", 1)[0].split()
             if not words:
                 continue

@@ -69,7 +69,7 @@ test_new_text(void **state)
 {
 	struct bri_options o;
 	struct mset	 ms;
-	char		 got[256];
+	char		 got[256], err[256];
 
 	(void)state;
 	bri_options_default(&o, BRI_CHIAMATA5);
@@ -83,6 +83,17 @@ test_new_text(void **state)
 	assert_int_equal(mset_text(&ms, BRI_CLASSIC6, got, sizeof(got)), 0);
 	assert_string_equal(got, "deals_to_win=2 deal_cap=100 move_ms=5000 "
 	    "bank_ms=0 startup_ms=10000 policy=fallback max_faults=3");
+	/* notify is written only when not lazy, its default, so that the
+	 * text of a default match is what it was before the setting */
+	ms.val[MSET_NOTIFY] = NOTIFY_EAGER;
+	assert_int_equal(mset_text(&ms, BRI_CLASSIC6, got, sizeof(got)), 0);
+	assert_string_equal(got, "deals_to_win=2 deal_cap=100 move_ms=5000 "
+	    "bank_ms=0 startup_ms=10000 policy=fallback max_faults=3 "
+	    "notify=eager");
+	assert_int_equal(mset_read(&ms, BRI_CLASSIC6, got, err, sizeof(err)),
+	    0);
+	assert_int_equal(ms.val[MSET_NOTIFY], NOTIFY_EAGER);
+	ms.val[MSET_NOTIFY] = NOTIFY_LAZY;
 	/* too short a buffer says so */
 	assert_int_equal(mset_text(&ms, BRI_CLASSIC6, got, 20), -1);
 }
