@@ -2,7 +2,8 @@
 """bench/clock.py: are honest bots charged their own time, exactly?
 
     bench/clock.py [--no-build] [--moves N] [--ks 1,64,250] [--move-ms MS]
-                   [--honest-only] [--quick] [--bot-procs N] [-o FILE]
+                   [--honest-only] [--quick] [--bot-procs N] [--bot-rt]
+                   [-o FILE]
 
 k concurrent joker3 matches of remote bots, one TCP connection per seat,
 that think for a known, random fraction of their move time (20-90 %)
@@ -14,7 +15,10 @@ measures its own thinking time, from taking a genplay up to its
 answer's write, on CLOCK_MONOTONIC, and keeps what it planned.  The bots
 were asyncio Python processes once: at k=250 their commands waited for
 the bots' own processes and their sleeps overran, so the benchmark
-measured its own backlog rather than refd.
+measured its own backlog rather than refd.  Even in C, a bot process
+that the machine's other load keeps off a CPU for 10 ms makes honest
+bots late; --bot-rt runs the bots under SCHED_FIFO (thinkbot -r, which
+needs the right to), so that what is measured is refd.
 
 For each k it reports, over at least N moves:
 
@@ -30,7 +34,9 @@ For each k it reports, over at least N moves:
     and when it wrote its answer, on the same CLOCK_MONOTONIC.  Every
     move's time is taken apart into refd's, the machine's and the bot's
     parts (PARTS), and every time-out is put down to one of them;
-  - the load average before and after, for the machine is shared.
+  - the load average before and after, for the machine is shared;
+  - in the JSON, the ten moves charged most beyond the bot's thinking,
+    with all their moments, and the bots' own CPU time.
 
 Then the same at k=64 twice more: with refd SIGSTOPped for 1 s in the
 middle, and with a disk whose every fdatasync/fsync stalls 200 ms (an
@@ -113,9 +119,9 @@ class Fleet:
     timer.  Each bot keeps when it took a genplay up and when its answer
     was written; the run's moves come back when the fleet stops."""
 
-    def __init__(self, build, port, k, move_ms, nproc):
+    def __init__(self, build, port, k, move_ms, nproc, rt=False):
         self.build, self.port, self.k = build, port, k
-        self.move_ms, self.nproc = move_ms, nproc
+        self.move_ms, self.nproc, self.rt = move_ms, nproc, rt
         self.procs = []
         self.think = {}         # (match, deal, card) -> ms the bot took
         self.bycmd = {}         # (match, seat, command id) -> the same
@@ -146,7 +152,8 @@ class Fleet:
                 continue
             args = [os.path.join(self.build, "bench", "thinkbot"),
                     "-a", "127.0.0.1:%d" % self.port,
-                    "-s", str(1000 * self.k + i + 1)]
+                    "-s", str(1000 * self.k + i + 1)] + (
+                        ["-r"] if self.rt else [])
             args += ["%s:%s:%d" % (n, run.TOKEN % int(n[1:]), share)
                      for n in names]
             self.procs.append(subprocess.Popen(
@@ -180,8 +187,8 @@ class Fleet:
                 self.bycmd[(match, seat, ident)] = took
 
 
-async def scenario(build, r, k, moves, move_ms, nproc, stop_at=None):
-    bots = Fleet(build, r.port, k, move_ms, nproc)
+async def scenario(build, r, k, moves, move_ms, nproc, rt, stop_at=None):
+    bots = Fleet(build, r.port, k, move_ms, nproc, rt)
     ctl = Ctl()
     await ctl.open(r.sock)
     names = ["b%d" % i for i in range(3)]
@@ -296,6 +303,7 @@ def attribute(errpath, moments):
     parts = {name: [] for name, _, _ in PARTS}
     # under the old rule the clock started when the pass began
     oldrule_over = late_taken = 0
+    worst = []          # the moves charged most beyond the bot's thinking
     for key, whats in recs.items():
         r, b = whats.get("answer"), moments.get(key)
         if r is None or b is None:
@@ -306,6 +314,8 @@ def attribute(errpath, moments):
             oldrule_over += 1
         if b[1] > r["written"] + r["limit"] + r["stalled"]:
             late_taken += 1     # left the bot after its deadline
+        worst.append((r["charged"] - (b[1] - b[0]), key, r, b))
+    worst.sort(key=lambda x: -x[0])
     verdicts, cases = {}, []
     for key, whats in recs.items():
         t = whats.get("timeout")
@@ -335,7 +345,12 @@ def attribute(errpath, moments):
             "parts": {name: dist(v) for name, v in parts.items()},
             "over_limit_under_old_rule": oldrule_over,
             "late_answers_taken": late_taken,
-            "timeouts_by_cause": verdicts, "timeout_cases": cases[:50]}
+            "timeouts_by_cause": verdicts, "timeout_cases": cases[:50],
+            "worst_error_cases": [
+                dict({"port": key[0], "command": key[1],
+                      "bot_read": b[0], "bot_wrote": b[1],
+                      "bot_planned": b[2]}, **r)
+                for _, key, r, b in worst[:10]]}
 
 
 def shim(workdir):
@@ -348,7 +363,7 @@ def shim(workdir):
     return so
 
 
-def one(build, workdir, name, k, moves, move_ms, nproc, stop=False,
+def one(build, workdir, name, k, moves, move_ms, nproc, rt, stop=False,
         preload=None):
     env = dict(os.environ)
     if preload:
@@ -365,7 +380,7 @@ def one(build, workdir, name, k, moves, move_ms, nproc, stop=False,
     load0 = os.getloadavg()
     try:
         bots, started, wall, lag = asyncio.run(scenario(
-            build, r, k, moves, move_ms, nproc,
+            build, r, k, moves, move_ms, nproc, rt,
             moves // 2 if stop else None))
     finally:
         r.stop()
@@ -374,6 +389,7 @@ def one(build, workdir, name, k, moves, move_ms, nproc, stop=False,
     res.update({"scenario": name, "k": k, "move_ms": move_ms,
                 "matches": started, "wall_s": round(wall, 1),
                 "worst_stall_ms": lag, "bot_procs": nproc,
+                "bot_rt": rt,
                 "bot_cpu_s": round(bots.cpu_s, 2),
                 "load_before": load0, "load_after": load1,
                 "attribution": attribute(r.errpath, bots.moments)})
@@ -409,6 +425,8 @@ def main():
                     help="skip the SIGSTOP and slow-fsync runs")
     ap.add_argument("--bot-procs", type=int, default=1, metavar="N",
                     help="bench/thinkbot processes serving the bots")
+    ap.add_argument("--bot-rt", action="store_true",
+                    help="run the bots under SCHED_FIFO (thinkbot -r)")
     ap.add_argument("-o", dest="out")
     a = ap.parse_args()
     if a.quick:
@@ -418,13 +436,14 @@ def main():
     res = []
     for k in (int(x) for x in a.ks.split(",")):
         res.append(one(build, workdir, "honest", k, a.moves, a.move_ms,
-                       a.bot_procs))
+                       a.bot_procs, a.bot_rt))
     kk = 64 if not a.quick else 8
     if not a.honest_only:
         res.append(one(build, workdir, "sigstop", kk, a.moves, a.move_ms,
-                       a.bot_procs, stop=True))
+                       a.bot_procs, a.bot_rt, stop=True))
         res.append(one(build, workdir, "slowsync", kk, a.moves,
-                       a.move_ms, a.bot_procs, preload=shim(workdir)))
+                       a.move_ms, a.bot_procs, a.bot_rt,
+                       preload=shim(workdir)))
     if a.out:
         with open(a.out, "w") as f:
             json.dump(res, f, indent=1)

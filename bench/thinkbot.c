@@ -2,7 +2,7 @@
  * thinkbot: many remote bots in one process that think for a known time,
  * for the clock benchmark (bench/clock.py).
  *
- * usage: thinkbot [-h] [-a host:port] [-s seed] name:token:count ...
+ * usage: thinkbot [-hr] [-a host:port] [-s seed] name:token:count ...
  *
  * For each argument, opens count connections to refd's bot listener and
  * authenticates each as bot name with token (refd-protocol(7), REMOTE
@@ -19,6 +19,11 @@
  * two.  Why C and one loop: bots in Python measured their own backlog
  * (commands that waited for the bots' processes to be scheduled, sleeps
  * that overran), not refd.
+ *
+ * With -r it runs under SCHED_FIFO, so that no other process of the
+ * machine delays a bot's reading or its timer; it spends little CPU and
+ * never spins.  Without it, on a busy machine, a bot process that is
+ * not scheduled for a few milliseconds makes honest bots late.
  *
  * Prints "ready N" once N connections are authenticated.  SIGUSR1 prints
  * "stats genplay=G closed=C" and goes on.  When standard input ends, or
@@ -44,6 +49,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,9 +134,10 @@ static void
 usage(int status)
 {
 	fprintf(status == 0 ? stdout : stderr,
-	    "usage: thinkbot [-h] [-a host:port] [-s seed] "
+	    "usage: thinkbot [-hr] [-a host:port] [-s seed] "
 	    "name:token:count ...\n"
 	    "  -a host:port  refd's bot listener (default 127.0.0.1:7070)\n"
+	    "  -r            run under SCHED_FIFO, priority 1\n"
 	    "  -s seed       seed of the think times and card choices\n");
 	exit(status);
 }
@@ -567,12 +574,14 @@ main(int argc, char *argv[])
 	struct sockaddr_in	 sin, local;
 	struct epoll_event	 ev;
 	struct sigaction	 sa;
+	struct sched_param	 sp;
 	socklen_t		 slen;
 	char			 host[64] = "127.0.0.1", *colon, *tok, *cnt;
 	char			 line[256];
 	int			 ch, i, k, port = 7070, one = 1, len, total = 0;
+	int			 rt = 0;
 
-	while ((ch = getopt(argc, argv, "a:hs:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:hrs:")) != -1) {
 		switch (ch) {
 		case 'a':
 			if ((colon = strrchr(optarg, ':')) == NULL ||
@@ -582,6 +591,9 @@ main(int argc, char *argv[])
 			host[colon - optarg] = '\0';
 			port = (int)bench_number("thinkbot",
 			    colon + 1, "port", 1, 65535);
+			break;
+		case 'r':
+			rt = 1;
 			break;
 		case 's':
 			rng = (uint64_t)bench_number("thinkbot",
@@ -613,6 +625,12 @@ main(int argc, char *argv[])
 	sigaddset(&sa.sa_mask, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &sa.sa_mask, &waitmask);
 	signal(SIGPIPE, SIG_IGN);
+	if (rt) {
+		memset(&sp, 0, sizeof(sp));
+		sp.sched_priority = 1;
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) == -1)
+			die("sched_setscheduler SCHED_FIFO");
+	}
 	/* the timer fires when asked, not up to 50 us later */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	memset(&sin, 0, sizeof(sin));
