@@ -2,12 +2,24 @@
 """bench/clock.py: are honest bots charged their own time, exactly?
 
     bench/clock.py [--no-build] [--moves N] [--ks 1,64,250] [--move-ms MS]
-                   [--honest-only] [--quick] [-o FILE]
+                   [--honest-only] [--quick] [--bot-procs N] [--bot-rt]
+                   [-o FILE]
 
-k concurrent joker3 matches of remote bots (asyncio processes, up to
-six, one TCP connection per seat) that think for a known, random fraction of
-their move time (20-90 %, by sleeping) and answer.  Each bot measures
-its own thinking time, from reading a genplay to writing its answer.
+k concurrent joker3 matches of remote bots, one TCP connection per seat,
+that think for a known, random fraction of their move time (20-90 %)
+and answer.  The 3 * k bots are bench/thinkbot, built by make: one C
+process (--bot-procs to split them) serving every connection from one
+epoll loop.  It answers notifications at once, and a genplay when a
+timer armed for its planned think time fires; nothing sleeps.  Each bot
+measures its own thinking time, from taking a genplay up to its
+answer's write, on CLOCK_MONOTONIC, and keeps what it planned.  The bots
+were asyncio Python processes once: at k=250 their commands waited for
+the bots' own processes and their sleeps overran, so the benchmark
+measured its own backlog rather than refd.  Even in C, a bot process
+that the machine's other load keeps off a CPU for 10 ms makes honest
+bots late; --bot-rt runs the bots under SCHED_FIFO (thinkbot -r, which
+needs the right to), so that what is measured is refd.
+
 For each k it reports, over at least N moves:
 
   - timeouts, and how many of them the bot's own clock says it answered
@@ -22,7 +34,9 @@ For each k it reports, over at least N moves:
     and when it wrote its answer, on the same CLOCK_MONOTONIC.  Every
     move's time is taken apart into refd's, the machine's and the bot's
     parts (PARTS), and every time-out is put down to one of them;
-  - the load average before and after, for the machine is shared.
+  - the load average before and after, for the machine is shared;
+  - in the JSON, the ten moves charged most beyond the bot's thinking,
+    with all their moments, and the bots' own CPU time.
 
 Then the same at k=64 twice more: with refd SIGSTOPped for 1 s in the
 middle, and with a disk whose every fdatasync/fsync stalls 200 ms (an
@@ -32,13 +46,10 @@ LD_PRELOAD shim compiled here).  Prints a table; writes it as JSON with
 import argparse
 import asyncio
 import json
-import multiprocessing
 import os
-import random
 import re
 import signal
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -78,75 +89,6 @@ def pct(values, q):
     return v[min(len(v) - 1, int(q * len(v)))]
 
 
-class Bots:
-    """3 * k remote bots over TCP, thinking by sleeping."""
-
-    def __init__(self, port, k, move_ms, rng, counter=None):
-        self.port, self.k, self.move_ms, self.rng = port, k, move_ms, rng
-        self.counter = counter  # moves of every process, shared
-        self.moves = 0
-        self.think = {}         # (match, deal, card) -> ms the bot took
-        self.bycmd = {}         # (match, seat, command id) -> the same
-        # (local port, command id) -> (read, wrote, planned): the bot's
-        # moments on CLOCK_MONOTONIC (refd's clock too), in microseconds
-        self.moments = {}
-        self.tasks = []
-
-    async def connect(self, names):
-        ready = []
-        for name in names:
-            for _ in range(self.k):
-                ready.append(asyncio.ensure_future(self.bot(name)))
-        await asyncio.gather(*ready)
-
-    async def bot(self, name):
-        r, w = await asyncio.open_connection("127.0.0.1", self.port)
-        w.write(("auth %s %s\n" % (name, run.TOKEN % int(name[1:])))
-                .encode())
-        await w.drain()
-        line = await r.readline()
-        await r.readline()
-        if not line.startswith(b"="):
-            raise RuntimeError("auth %s: %r" % (name, line))
-        port = w.get_extra_info("sockname")[1]
-        self.tasks.append(asyncio.ensure_future(self.serve(r, w, port)))
-
-    async def serve(self, r, w, port):
-        match = deal = seat = 0
-        while True:
-            line = await r.readline()
-            if not line:
-                return
-            t0 = time.monotonic()
-            words = line.decode().split("#", 1)[0].split()
-            if len(words) < 2 or not words[0].isdigit():
-                continue
-            ident, cmd = words[0], words[1]
-            if cmd == "match_start":
-                kv = dict(x.split("=", 1) for x in words[2:] if "=" in x)
-                match, seat, deal = int(kv["match"]), int(kv["seat"]), 0
-            elif cmd == "deal_start":
-                deal += 1
-            if cmd != "genplay":
-                w.write(("=%s\n\n" % ident).encode())
-                continue
-            limit = int(words[2])
-            plan = self.rng.uniform(0.2, 0.9) * limit / 1000
-            await asyncio.sleep(plan)
-            card = self.rng.choice(words[3:])
-            w.write(("=%s %s\n\n" % (ident, card)).encode())
-            t1 = time.monotonic()
-            took = (t1 - t0) * 1000
-            self.moments[(port, int(ident))] = (
-                int(t0 * 1e6), int(t1 * 1e6), int(plan * 1e6))
-            self.think[(match, deal, card)] = took
-            self.bycmd[(match, seat, int(ident))] = took
-            self.moves += 1
-            if self.counter is not None:
-                with self.counter.get_lock():
-                    self.counter.value += 1
-
-
 class Ctl:
     """The control socket, asynchronously."""
 
@@ -171,66 +113,82 @@ class Ctl:
                     for line in (await self.cmd("status")).split("\n"))
 
 
-def bot_process(port, k, names, move_ms, seed, counter, conn):
-    """One process of bots: k connections of each name, serving until
-    the parent says stop; then their thinking times go back to it."""
-    async def serve():
-        bots = Bots(port, k, move_ms, random.Random(seed), counter)
-        await bots.connect(names)
-        conn.send("ready")
-        await asyncio.get_running_loop().run_in_executor(None, conn.recv)
-        conn.send((bots.think, bots.bycmd, bots.moments))
-    asyncio.run(serve())
-
-
 class Fleet:
-    """The bots of a run, in several processes, so that no one Python
-    process serving hundreds of bots is what makes them late."""
+    """The bots of a run: 3 * k remote bots over TCP, served by nproc
+    bench/thinkbot processes, each one epoll loop whose bots think on a
+    timer.  Each bot keeps when it took a genplay up and when its answer
+    was written; the run's moves come back when the fleet stops."""
 
-    def __init__(self, port, k, move_ms, nproc):
-        self.move_ms = move_ms
-        self.counter = multiprocessing.Value("l", 0)
-        self.procs, self.conns = [], []
-        self.think, self.bycmd, self.moments = {}, {}, {}
-        self.args = (port, k, move_ms, nproc)
+    def __init__(self, build, port, k, move_ms, nproc, rt=False):
+        self.build, self.port, self.k = build, port, k
+        self.move_ms, self.nproc, self.rt = move_ms, nproc, rt
+        self.procs = []
+        self.think = {}         # (match, deal, card) -> ms the bot took
+        self.bycmd = {}         # (match, seat, command id) -> the same
+        # (local port, command id) -> (read, wrote, planned): the bot's
+        # moments on CLOCK_MONOTONIC (refd's clock too), in microseconds
+        self.moments = {}
+        self.cpu_s = 0.0        # the bots' processes' CPU time
 
     @property
     def moves(self):
-        return self.counter.value
+        """Genplays answered so far, by every process."""
+        n = 0
+        for p in self.procs:
+            p.send_signal(signal.SIGUSR1)
+            line = p.stdout.readline()
+            if not line.startswith("stats "):
+                raise RuntimeError("thinkbot: %r" % line)
+            n += int(dict(w.split("=") for w in line.split()[1:])
+                     ["genplay"])
+        return n
 
     async def start(self, names):
-        port, k, move_ms, nproc = self.args
         loop = asyncio.get_running_loop()
-        for i in range(nproc):
-            share = k // nproc + (1 if i < k % nproc else 0)
+        for i in range(self.nproc):
+            share = self.k // self.nproc + (1 if i < self.k % self.nproc
+                                            else 0)
             if share == 0:
                 continue
-            mine, theirs = multiprocessing.Pipe()
-            p = multiprocessing.Process(target=bot_process, args=(
-                port, share, names, move_ms, 1000 * k + i, self.counter,
-                theirs), daemon=True)
-            p.start()
-            self.procs.append(p)
-            self.conns.append(mine)
-        for c in self.conns:
-            if await loop.run_in_executor(None, c.recv) != "ready":
-                raise RuntimeError("a bot process failed")
+            args = [os.path.join(self.build, "bench", "thinkbot"),
+                    "-a", "127.0.0.1:%d" % self.port,
+                    "-s", str(1000 * self.k + i + 1)] + (
+                        ["-r"] if self.rt else [])
+            args += ["%s:%s:%d" % (n, run.TOKEN % int(n[1:]), share)
+                     for n in names]
+            self.procs.append(subprocess.Popen(
+                args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                text=True))
+        for p in self.procs:
+            line = await loop.run_in_executor(None, p.stdout.readline)
+            if not line.startswith("ready"):
+                raise RuntimeError("thinkbot: %r" % line)
 
     async def stop(self):
         loop = asyncio.get_running_loop()
-        for c in self.conns:
-            c.send("stop")
-        for c in self.conns:
-            think, bycmd, moments = await loop.run_in_executor(None, c.recv)
-            self.think.update(think)
-            self.bycmd.update(bycmd)
-            self.moments.update(moments)
         for p in self.procs:
-            p.join(10)
+            p.stdin.close()
+        for p in self.procs:
+            out = await loop.run_in_executor(None, p.stdout.read)
+            p.wait()
+            for line in out.splitlines():
+                w = line.split()
+                if w and w[0] == "done":
+                    kv = dict(x.split("=") for x in w[1:])
+                    self.cpu_s += (int(kv["utime_us"]) +
+                                   int(kv["stime_us"])) / 1e6
+                if not w or w[0] != "move":
+                    continue
+                port, ident, match, seat, deal = (int(x) for x in w[1:6])
+                read, wrote, planned = (int(x) for x in w[7:10])
+                took = (wrote - read) / 1000
+                self.moments[(port, ident)] = (read, wrote, planned)
+                self.think[(match, deal, w[6])] = took
+                self.bycmd[(match, seat, ident)] = took
 
 
-async def scenario(r, k, moves, move_ms, stop_at=None):
-    bots = Fleet(r.port, k, move_ms, max(1, min(6, k // 32)))
+async def scenario(build, r, k, moves, move_ms, nproc, rt, stop_at=None):
+    bots = Fleet(build, r.port, k, move_ms, nproc, rt)
     ctl = Ctl()
     await ctl.open(r.sock)
     names = ["b%d" % i for i in range(3)]
@@ -345,6 +303,7 @@ def attribute(errpath, moments):
     parts = {name: [] for name, _, _ in PARTS}
     # under the old rule the clock started when the pass began
     oldrule_over = late_taken = 0
+    worst = []          # the moves charged most beyond the bot's thinking
     for key, whats in recs.items():
         r, b = whats.get("answer"), moments.get(key)
         if r is None or b is None:
@@ -355,6 +314,8 @@ def attribute(errpath, moments):
             oldrule_over += 1
         if b[1] > r["written"] + r["limit"] + r["stalled"]:
             late_taken += 1     # left the bot after its deadline
+        worst.append((r["charged"] - (b[1] - b[0]), key, r, b))
+    worst.sort(key=lambda x: -x[0])
     verdicts, cases = {}, []
     for key, whats in recs.items():
         t = whats.get("timeout")
@@ -384,7 +345,12 @@ def attribute(errpath, moments):
             "parts": {name: dist(v) for name, v in parts.items()},
             "over_limit_under_old_rule": oldrule_over,
             "late_answers_taken": late_taken,
-            "timeouts_by_cause": verdicts, "timeout_cases": cases[:50]}
+            "timeouts_by_cause": verdicts, "timeout_cases": cases[:50],
+            "worst_error_cases": [
+                dict({"port": key[0], "command": key[1],
+                      "bot_read": b[0], "bot_wrote": b[1],
+                      "bot_planned": b[2]}, **r)
+                for _, key, r, b in worst[:10]]}
 
 
 def shim(workdir):
@@ -397,7 +363,8 @@ def shim(workdir):
     return so
 
 
-def one(build, workdir, name, k, moves, move_ms, stop=False, preload=None):
+def one(build, workdir, name, k, moves, move_ms, nproc, rt, stop=False,
+        preload=None):
     env = dict(os.environ)
     if preload:
         env["LD_PRELOAD"] = preload
@@ -413,14 +380,17 @@ def one(build, workdir, name, k, moves, move_ms, stop=False, preload=None):
     load0 = os.getloadavg()
     try:
         bots, started, wall, lag = asyncio.run(scenario(
-            r, k, moves, move_ms, moves // 2 if stop else None))
+            build, r, k, moves, move_ms, nproc, rt,
+            moves // 2 if stop else None))
     finally:
         r.stop()
     load1 = os.getloadavg()
     res = analyse(r.db, bots)
     res.update({"scenario": name, "k": k, "move_ms": move_ms,
                 "matches": started, "wall_s": round(wall, 1),
-                "worst_stall_ms": lag,
+                "worst_stall_ms": lag, "bot_procs": nproc,
+                "bot_rt": rt,
+                "bot_cpu_s": round(bots.cpu_s, 2),
                 "load_before": load0, "load_after": load1,
                 "attribution": attribute(r.errpath, bots.moments)})
     print("%-9s k=%-3d ms=%-4d %6d moves %3d timeouts (%d honest)  error "
@@ -453,6 +423,10 @@ def main():
                     help="a few hundred moves: checks the script itself")
     ap.add_argument("--honest-only", action="store_true",
                     help="skip the SIGSTOP and slow-fsync runs")
+    ap.add_argument("--bot-procs", type=int, default=1, metavar="N",
+                    help="bench/thinkbot processes serving the bots")
+    ap.add_argument("--bot-rt", action="store_true",
+                    help="run the bots under SCHED_FIFO (thinkbot -r)")
     ap.add_argument("-o", dest="out")
     a = ap.parse_args()
     if a.quick:
@@ -461,13 +435,15 @@ def main():
     workdir = tempfile.mkdtemp(prefix="refd-clock.")
     res = []
     for k in (int(x) for x in a.ks.split(",")):
-        res.append(one(build, workdir, "honest", k, a.moves, a.move_ms))
+        res.append(one(build, workdir, "honest", k, a.moves, a.move_ms,
+                       a.bot_procs, a.bot_rt))
     kk = 64 if not a.quick else 8
     if not a.honest_only:
         res.append(one(build, workdir, "sigstop", kk, a.moves, a.move_ms,
-                       stop=True))
+                       a.bot_procs, a.bot_rt, stop=True))
         res.append(one(build, workdir, "slowsync", kk, a.moves,
-                       a.move_ms, preload=shim(workdir)))
+                       a.move_ms, a.bot_procs, a.bot_rt,
+                       preload=shim(workdir)))
     if a.out:
         with open(a.out, "w") as f:
             json.dump(res, f, indent=1)
