@@ -252,9 +252,10 @@ seat_read_now(struct seat *s, struct evbuffer *in, int64_t *stamp)
  * thaw).  No FIONREAD first, as evbuffer_read() does: one system call
  * per read.  On TCP, *at is when the kernel received the last segment
  * read (SO_TIMESTAMPNS), in CLOCK_MONOTONIC microseconds, so an answer
- * is timed from its arrival, not from when the loop got to it; else,
- * and on a socketpair, it is the loop's wake-up time (clock_wake()).
- * Returns what recvmsg() returned: 0 at end of file, -1 with errno.
+ * is timed from its arrival, not from when the loop got to it, and
+ * *exact is 1; else, and on a socketpair, it is the loop's wake-up time
+ * (clock_wake()) and *exact 0.  Returns what recvmsg() returned: 0 at
+ * end of file, -1 with errno.
  */
 static int
 seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
@@ -268,7 +269,7 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 		char		 buf[CMSG_SPACE(sizeof(struct timespec))];
 		struct cmsghdr	 align;
 	} cbuf;
-	int64_t			 k, wake = clock_wake();
+	int64_t			 k, now, wake = clock_wake();
 	ssize_t			 n;
 	int			 e;
 
@@ -305,12 +306,16 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 			clock_gettime(CLOCK_REALTIME, &rt);
 			clock_gettime(CLOCK_MONOTONIC, &mt);
 			/* the stamp's age, on the monotonic clock */
-			k = ((int64_t)mt.tv_sec * 1000000 + mt.tv_nsec / 1000) -
-			    (((int64_t)rt.tv_sec - ts.tv_sec) * 1000000 +
+			now = (int64_t)mt.tv_sec * 1000000 + mt.tv_nsec / 1000;
+			k = now - (((int64_t)rt.tv_sec - ts.tv_sec) * 1000000 +
 			    (rt.tv_nsec - ts.tv_nsec) / 1000);
-			/* never later than the wake-up, nor absurdly early
-			 * (the wall clock was stepped) */
-			if (k <= wake && wake - k < 1000000) {
+			/*
+			 * Never later than now: it may be later than the
+			 * wake-up, for what came during a long pass (a slow
+			 * fsync).  Nor absurdly early: the wall clock was
+			 * stepped.
+			 */
+			if (k <= now && wake - k < 1000000) {
 				*at = k;
 				*exact = 1;
 			}
