@@ -56,6 +56,7 @@
 #define SEAT_MAXPEND		256	/* unanswered commands to one bot */
 #define SEAT_MINPEND		16	/* room a seat starts with for them */
 #define SEAT_MAXOUT		(256 * 1024) /* unread output to one bot */
+#define SEAT_RECVMAX		GTP_MAXLINE /* bytes one read takes */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
 
 enum seat_state {
@@ -226,10 +227,14 @@ seat_read_now(struct seat *s, struct evbuffer *in)
 }
 
 /*
- * One recvmsg(2) of what the socket holds, straight into in (the
+ * One recvmsg(2) of what the socket holds, then into in (the
  * bufferevent's input, which only libevent may add to, hence the
  * thaw).  No FIONREAD first, as evbuffer_read() does: one system call
- * per read.  On TCP, *at is when the kernel received the last segment
+ * per read.  The read lands in one buffer shared by every seat and only
+ * the bytes that came are copied to in: room reserved in in itself
+ * would be a chain of 8 KiB per seat, kept while the seat waits (a
+ * match's three seats were 24 KiB of it), where an answer is a few
+ * dozen bytes, framed and drained at once.  On TCP, *at is when the kernel received the last segment
  * read (SO_TIMESTAMPNS), in CLOCK_MONOTONIC microseconds, so an answer
  * is timed from its arrival, not from when the loop got to it; else,
  * and on a socketpair, it is the loop's wake-up time (clock_wake()).
@@ -238,7 +243,7 @@ seat_read_now(struct seat *s, struct evbuffer *in)
 static int
 seat_recv(struct seat *s, struct evbuffer *in, int64_t *at)
 {
-	struct evbuffer_iovec	 vec;
+	static char		 rbuf[SEAT_RECVMAX];
 	struct msghdr		 msg;
 	struct iovec		 iov;
 	struct cmsghdr		*cm;
@@ -252,14 +257,8 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at)
 	int			 e;
 
 	*at = wake;
-	evbuffer_unfreeze(in, 0);
-	if (evbuffer_reserve_space(in, 4096, &vec, 1) < 1) {
-		evbuffer_freeze(in, 0);
-		errno = ENOMEM;
-		return -1;
-	}
-	iov.iov_base = vec.iov_base;
-	iov.iov_len = vec.iov_len;
+	iov.iov_base = rbuf;
+	iov.iov_len = sizeof(rbuf);
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
@@ -270,10 +269,14 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at)
 	n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
 	e = errno;
 	if (n > 0) {
-		vec.iov_len = (size_t)n;
-		evbuffer_commit_space(in, &vec, 1);
+		evbuffer_unfreeze(in, 0);
+		if (evbuffer_add(in, rbuf, (size_t)n) == -1) {
+			evbuffer_freeze(in, 0);
+			errno = ENOMEM;
+			return -1;
+		}
+		evbuffer_freeze(in, 0);
 	}
-	evbuffer_freeze(in, 0);
 	for (cm = n > 0 && s->stamped ? CMSG_FIRSTHDR(&msg) : NULL;
 	    cm != NULL; cm = CMSG_NXTHDR(&msg, cm))
 		if (cm->cmsg_level == SOL_SOCKET &&
