@@ -476,6 +476,7 @@ seat_new(int fd)
 		return NULL;
 	}
 	s->npcap = SEAT_MINPEND;
+	frame_init(&s->fr);
 	s->fd = fd;
 	s->errfd = s->logfd = -1;
 	s->index = -1;
@@ -1553,6 +1554,7 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	event_free(s->killtimer);
 	event_free(s->faultev);
 	free(s->pend);
+	frame_free(&s->fr);
 	evbuffer_free(s->out);
 	if (s->errev != NULL)
 		event_free(s->errev);
