@@ -54,7 +54,7 @@
 #include "util.h"
 
 #define SEAT_MAXPEND		256	/* unanswered commands to one bot */
-#define SEAT_MINPEND		16	/* room a seat starts with for them */
+#define SEAT_MINPEND		8	/* room a seat starts with for them */
 #define SEAT_MAXOUT		(256 * 1024) /* unread output to one bot */
 #define SEAT_RECVMAX		GTP_MAXLINE /* bytes one read takes */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
