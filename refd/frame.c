@@ -15,6 +15,13 @@
 
 #define FRAME_RAWLEN	128	/* more of a line than its evidence shows */
 
+/*
+ * The last fault's evidence, of whichever frame: a fault ends the
+ * reading of its bot and the seat copies the evidence at once, so one
+ * room serves every frame (256 bytes less for each seat).
+ */
+static char	 frame_ev[256];
+
 /* Record a fault's evidence: prefix, then the line as the bot sent it. */
 static int
 frame_fault(struct frame *f, int r, const char *prefix, const char *raw,
@@ -22,8 +29,9 @@ frame_fault(struct frame *f, int r, const char *prefix, const char *raw,
 {
 	size_t	 n;
 
-	n = (size_t)snprintf(f->ev, sizeof(f->ev), "%s", prefix);
-	util_printable(f->ev + n, sizeof(f->ev) - n, raw, rawlen);
+	n = (size_t)snprintf(frame_ev, sizeof(frame_ev), "%s", prefix);
+	util_printable(frame_ev + n, sizeof(frame_ev) - n, raw, rawlen);
+	f->ev = frame_ev;
 	return r;
 }
 
@@ -33,6 +41,7 @@ frame_init(struct frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->text = f->small;
+	f->ev = "";
 }
 
 /* Give back what the frame holds; it is empty again after. */

@@ -17,7 +17,9 @@
  * they are kept in small, and only a longer one takes GTP_MAXLINE bytes
  * on the heap (big), which the next short answer gives back, so that
  * a seat waiting for its bot costs tens of bytes, not the line cap.
- * frame_init() before the first line, frame_free() after the last.
+ * The evidence of a fault is read (copied) before the next line of any
+ * seat is framed, as seat.c does.  frame_init() before the first line,
+ * frame_free() after the last.
  */
 struct frame {
 	int		 in_answer;	/* reading an answer's lines */
@@ -27,7 +29,9 @@ struct frame {
 	size_t		 len;		/* strlen(text) */
 	char		 small[FRAME_SHORT]; /* text of a short answer */
 	char		*big;		/* GTP_MAXLINE bytes, or NULL */
-	char		 ev[256];	/* a fault's evidence, printable */
+	const char	*ev;		/* a fault's evidence, printable, in
+					   room of frame.c's own until the
+					   next fault of any frame */
 };
 
 /* What a line did. */

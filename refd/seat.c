@@ -57,6 +57,7 @@
 #define SEAT_MINPEND		8	/* room a seat starts with for them */
 #define SEAT_MAXOUT		(256 * 1024) /* unread output to one bot */
 #define SEAT_RECVMAX		GTP_MAXLINE /* bytes one read takes */
+#define SEAT_MAXEV		255	/* bytes of a fault's evidence kept */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
 
 enum seat_state {
@@ -107,7 +108,7 @@ struct seat {
 	struct event	*timer;		/* the earliest pending deadline */
 	int64_t		 armed_us;	/* when timer fires, 0: not for pend */
 	int64_t		 arrival_us;	/* when what is being read arrived */
-	struct event	*killtimer;	/* closing: TERM then KILL */
+	struct event	*killtimer;	/* spawn: closing, TERM then KILL */
 	int		 killstep;
 	struct frame	 fr;		/* the answer being read */
 	char		 peer[64];	/* remote address, or "pid N" */
@@ -118,7 +119,7 @@ struct seat {
 	int		 fault_due;	/* a fault awaits delivery */
 	int64_t		 fault_us;	/* its time charged, -1: unknown */
 	char		 fault_kind[16];
-	char		 fault_ev[256];
+	char		*fault_ev;	/* its evidence, while it waits */
 	int		 freeing;	/* free is scheduled */
 	int		 auth_refused;	/* the refusal is due at the timer */
 	/* the match's transcript hashes, from seat_transcript_begin() on */
@@ -459,9 +460,12 @@ seat_is_tcp(int fd)
 	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
 }
 
-/* A new seat around a connected descriptor. */
+/*
+ * A new seat around a connected descriptor; with the timer that stops a
+ * spawned bot's process if spawned, which a remote seat has no use for.
+ */
 static struct seat *
-seat_new(int fd)
+seat_new(int fd, int spawned)
 {
 	struct seat	*s;
 	int		 one = 1;
@@ -484,10 +488,12 @@ seat_new(int fd)
 	s->rdev = event_new(base, fd, EV_READ | EV_PERSIST, seat_readable, s);
 	s->out = evbuffer_new();
 	s->timer = evtimer_new(base, seat_timeout, s);
-	s->killtimer = evtimer_new(base, seat_killstep, s);
+	if (spawned)
+		s->killtimer = evtimer_new(base, seat_killstep, s);
 	s->faultev = event_new(base, -1, 0, seat_fault_run, s);
 	if (s->bev == NULL || s->rdev == NULL || s->out == NULL ||
-	    s->timer == NULL || s->killtimer == NULL || s->faultev == NULL ||
+	    s->timer == NULL || (spawned && s->killtimer == NULL) ||
+	    s->faultev == NULL ||
 	    event_priority_set(s->faultev, PRI_CTL) == -1 ||
 	    event_priority_set(s->rdev, PRI_SEAT) == -1) {
 		if (s->rdev)
@@ -584,7 +590,7 @@ seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 	pid = spawn_bot(b->argv, &sock, &errfd, err, errlen);
 	if (pid == -1)
 		return NULL;
-	if ((s = seat_new(sock)) == NULL) {
+	if ((s = seat_new(sock, 1)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		close(errfd);
 		spawn_signal(pid, SIGKILL);
@@ -657,7 +663,7 @@ seat_accept(int fd, const char *peer)
 	struct timeval	 tv = { conf.auth_ms / 1000,
 			    (conf.auth_ms % 1000) * 1000 };
 
-	if ((s = seat_new(fd)) == NULL)
+	if ((s = seat_new(fd, 0)) == NULL)
 		return NULL;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
 	seat_enter(s, SEAT_AUTH);
@@ -1074,7 +1080,9 @@ seat_fault_timed(struct seat *s, const char *kind, const char *evidence,
 	s->fault_due = 1;
 	s->fault_us = us;
 	snprintf(s->fault_kind, sizeof(s->fault_kind), "%s", kind);
-	snprintf(s->fault_ev, sizeof(s->fault_ev), "%s", evidence);
+	/* on the heap only while it waits: faults are rare, seats many */
+	free(s->fault_ev);
+	s->fault_ev = strndup(evidence, SEAT_MAXEV);
 	event_active(s->faultev, 0, 1);
 }
 
@@ -1083,17 +1091,21 @@ static void
 seat_fault_run(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s = arg;
+	char		*ev;
 
 	(void)fd;
 	(void)what;
 	if (!s->fault_due)
 		return;
 	s->fault_due = 0;
+	ev = s->fault_ev;
+	s->fault_ev = NULL;
 	if (s->cb != NULL)
-		s->cb->fault(s->cbarg, s, s->fault_kind, s->fault_ev,
-		    s->fault_us);
+		s->cb->fault(s->cbarg, s, s->fault_kind, ev != NULL ? ev :
+		    "(no memory for the evidence)", s->fault_us);
 	else if (s->broken && s->state != SEAT_DEAD)
 		seat_close(s);
+	free(ev);
 }
 
 /* Output drained: a seat closing after its last words can go now. */
@@ -1551,8 +1563,10 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 		if (seat_stderr_read(s) <= 0)
 			break;
 	event_free(s->timer);
-	event_free(s->killtimer);
+	if (s->killtimer != NULL)
+		event_free(s->killtimer);
 	event_free(s->faultev);
+	free(s->fault_ev);
 	free(s->pend);
 	frame_free(&s->fr);
 	evbuffer_free(s->out);
@@ -1593,7 +1607,8 @@ seat_reap(pid_t pid, int status)
 	/* whatever the group left behind goes too */
 	spawn_signal(pid, SIGKILL);
 	s->pid = 0;
-	evtimer_del(s->killtimer);
+	if (s->killtimer != NULL)
+		evtimer_del(s->killtimer);
 	if (s->state == SEAT_PLAYING && s->bev != NULL) {
 		/* let seat_event report the EOF once the socket drains */
 		return;
