@@ -115,7 +115,7 @@ struct seat {
 	char		 name[64];	/* what the bot answered to name */
 	char		 version[64];
 	int		 broken;	/* framing lost: cannot be reused */
-	struct event	*faultev;	/* delivers the fault below */
+	TAILQ_ENTRY(seat) faultq;	/* in faulted while fault_due */
 	int		 fault_due;	/* a fault awaits delivery */
 	int64_t		 fault_us;	/* its time charged, -1: unknown */
 	char		 fault_kind[16];
@@ -147,6 +147,10 @@ static struct authfail {
 static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
 static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
 static struct event	*flush_ev;	/* runs seat_flush() after the batch */
+/* Seats whose fault awaits delivery, and the event that delivers them:
+   one for all seats rather than one each, for the rare fault. */
+static TAILQ_HEAD(, seat) faulted = TAILQ_HEAD_INITIALIZER(faulted);
+static struct event	*fault_ev;
 static int		 seats_down;	/* shut down: no more flushes */
 static int		 flush_due;	/* flush_ev is added */
 static struct event	*commit_ev;	/* commits the log's group in time */
@@ -473,6 +477,10 @@ seat_new(int fd, int spawned)
 	if (flush_ev == NULL && ((flush_ev = event_new(base, -1, 0, seat_flush,
 	    NULL)) == NULL || event_priority_set(flush_ev, PRI_SEAT) == -1))
 		return NULL;
+	if (fault_ev == NULL && ((fault_ev = event_new(base, -1, 0,
+	    seat_fault_run, NULL)) == NULL ||
+	    event_priority_set(fault_ev, PRI_CTL) == -1))
+		return NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
 	if ((s->pend = calloc(SEAT_MINPEND, sizeof(*s->pend))) == NULL) {
@@ -490,11 +498,8 @@ seat_new(int fd, int spawned)
 	s->timer = evtimer_new(base, seat_timeout, s);
 	if (spawned)
 		s->killtimer = evtimer_new(base, seat_killstep, s);
-	s->faultev = event_new(base, -1, 0, seat_fault_run, s);
 	if (s->bev == NULL || s->rdev == NULL || s->out == NULL ||
 	    s->timer == NULL || (spawned && s->killtimer == NULL) ||
-	    s->faultev == NULL ||
-	    event_priority_set(s->faultev, PRI_CTL) == -1 ||
 	    event_priority_set(s->rdev, PRI_SEAT) == -1) {
 		if (s->rdev)
 			event_free(s->rdev);
@@ -508,8 +513,6 @@ seat_new(int fd, int spawned)
 			event_free(s->timer);
 		if (s->killtimer)
 			event_free(s->killtimer);
-		if (s->faultev)
-			event_free(s->faultev);
 		free(s->pend);
 		free(s);
 		return NULL;
@@ -1083,29 +1086,39 @@ seat_fault_timed(struct seat *s, const char *kind, const char *evidence,
 	/* on the heap only while it waits: faults are rare, seats many */
 	free(s->fault_ev);
 	s->fault_ev = strndup(evidence, SEAT_MAXEV);
-	event_active(s->faultev, 0, 1);
+	TAILQ_INSERT_TAIL(&faulted, s, faultq);
+	event_active(fault_ev, 0, 1);
 }
 
-/* Deliver the fault seat_fault() kept, if the seat is still held. */
+/*
+ * Deliver the faults seat_fault() kept, in the order they came, to the
+ * seats' holders, if still held.  A fault met while these are delivered
+ * waits for the next run, as it would have met a seat of its own.  No
+ * seat is freed meanwhile: seat_free() runs from the loop.
+ */
 static void
 seat_fault_run(evutil_socket_t fd, short what, void *arg)
 {
-	struct seat	*s = arg;
+	TAILQ_HEAD(, seat) batch = TAILQ_HEAD_INITIALIZER(batch);
+	struct seat	*s;
 	char		*ev;
 
 	(void)fd;
 	(void)what;
-	if (!s->fault_due)
-		return;
-	s->fault_due = 0;
-	ev = s->fault_ev;
-	s->fault_ev = NULL;
-	if (s->cb != NULL)
-		s->cb->fault(s->cbarg, s, s->fault_kind, ev != NULL ? ev :
-		    "(no memory for the evidence)", s->fault_us);
-	else if (s->broken && s->state != SEAT_DEAD)
-		seat_close(s);
-	free(ev);
+	(void)arg;
+	TAILQ_CONCAT(&batch, &faulted, faultq);
+	while ((s = TAILQ_FIRST(&batch)) != NULL) {
+		TAILQ_REMOVE(&batch, s, faultq);
+		s->fault_due = 0;
+		ev = s->fault_ev;
+		s->fault_ev = NULL;
+		if (s->cb != NULL)
+			s->cb->fault(s->cbarg, s, s->fault_kind, ev != NULL ?
+			    ev : "(no memory for the evidence)", s->fault_us);
+		else if (s->broken && s->state != SEAT_DEAD)
+			seat_close(s);
+		free(ev);
+	}
 }
 
 /* Output drained: a seat closing after its last words can go now. */
@@ -1565,7 +1578,8 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	event_free(s->timer);
 	if (s->killtimer != NULL)
 		event_free(s->killtimer);
-	event_free(s->faultev);
+	if (s->fault_due)
+		TAILQ_REMOVE(&faulted, s, faultq);
 	free(s->fault_ev);
 	free(s->pend);
 	frame_free(&s->fr);
