@@ -19,6 +19,13 @@ the same machine minutes apart (see PERFORMANCE.md for what each means):
   7. refd's own cost per play, sequential: system calls (strace -c -f)
      and instructions (callgrind), when strace and valgrind are there.
 
+Two more, run only when asked (they are not in the table above):
+
+  scripts/bench --scale   section 6 alone (1,000 matches, SCALE_RUNS times);
+  scripts/bench --flat [N]   refd's RSS sampled over N (default 100,000)
+      finished one-deal joker3 matches, FLAT_K at a time on TCP seats,
+      and whether it stays flat: several minutes.
+
 Every figure is the median of REPS runs with its minimum and maximum.
 Prints a table and writes it as JSON (default bench/results.json).
 Needs Linux (/proc), python3 and what scripts/setup installs.
@@ -53,6 +60,12 @@ SCALE_MATCHES = 1000
 SCALE_TARGET = 5            # shorter matches, so that 1,000 fit in time
 SCALE_RUNS = 3
 STATUS_EVERY_S = 0.01       # control-socket probe interval under load
+FLAT_MATCHES = 100000       # --flat: finished matches
+FLAT_K = 64                 # --flat: concurrent matches
+FLAT_OPTS = ("deal_cap=1",)  # --flat: one deal a match, to run many
+FLAT_SAMPLES = 20           # --flat: RSS read this many times over the run
+FLAT_LIMIT_KIB = 1024       # --flat: flat if no more growth than this
+FLAT_FROM = 2000            # --flat: growth measured from here at least
 TOKEN = "bench-token-%d"
 
 
@@ -336,6 +349,7 @@ class Driver:
         self.r, self.bots, self.opts = r, bots, list(opts)
         self.limit = limit
         self.started = 0
+        self.finished = 0
         self.ids = []
         self.stopping = False
         self.lock = threading.Lock()
@@ -356,6 +370,8 @@ class Driver:
             with self.lock:
                 self.ids.append(int(mid))
             c.cmd("match_wait", mid)
+            with self.lock:
+                self.finished += 1
         c.close()
 
     def stop(self):
@@ -785,6 +801,87 @@ def bench_scale(build, workdir):
     return res
 
 
+def flat_run(build, workdir, total, k):
+    """--flat: refd's RSS over total finished matches, k at a time."""
+    r = Refd(build, workdir, listen=True)
+    lg = None
+    samples = []
+    try:
+        bots = add_bots(r, build, "tcp")
+        lg = Loadgen(build, r.port, SEATS, k)
+        r.release()             # the driver may need all 64
+        t0 = time.monotonic()
+        drv = Driver(r, bots, k, opts=FLAT_OPTS, limit=total)
+        step = max(1, total // FLAT_SAMPLES)
+        want = step
+        while True:
+            with drv.lock:
+                done = drv.finished
+            if done >= want or done >= total:
+                mem = proc_mem_kib(r.pid)
+                samples.append({"finished": done,
+                                "s": time.monotonic() - t0,
+                                "rss_kib": mem["VmRSS"],
+                                "hwm_kib": mem["VmHWM"]})
+                log("flat: %d matches finished, RSS %d KiB" %
+                    (done, mem["VmRSS"]))
+                want = (done // step + 1) * step
+            if done >= total:
+                break
+            if not any(t.is_alive() for t in drv.threads):
+                raise RuntimeError("flat: the driver stopped at %d" % done)
+            time.sleep(0.2)
+        drv.join()
+        wall = time.monotonic() - t0
+        c = Ctl(r.sock)
+        st = c.cmd("status")
+        listed = len(c.cmd("match_list").splitlines())
+        c.close()
+        lgs = lg.stats()
+    finally:
+        if lg:
+            lg.stop()
+        r.stop()
+    counts = db_counts(r.db)
+    # from the first sample at or past a tenth of the run (and past the
+    # 1,000 finished matches refd keeps listed, keep_matches) to the last
+    first = next(x for x in samples
+                 if x["finished"] >= max(total // 10, FLAT_FROM))
+    last = samples[-1]
+    growth = last["rss_kib"] - first["rss_kib"]
+    per_k = growth / max(1, (last["finished"] - first["finished"]) / 1000)
+    return {"matches": total, "k": k, "opts": " ".join(FLAT_OPTS),
+            "wall_s": wall, "matches_per_s": total / wall,
+            "deals": counts["deals"], "plays": counts["plays"],
+            "samples": samples, "first": first, "last": last,
+            "growth_kib": growth, "kib_per_1000": per_k,
+            "flat": growth <= FLAT_LIMIT_KIB,
+            "loadgen_closed": lgs["closed"],
+            "status": st.splitlines()[:4], "listed": listed}
+
+
+def table_flat(f):
+    """The --flat report."""
+    L = ["8. flat memory: %d one-deal joker3 matches (%s), %d at a time, "
+         "%d TCP seats" % (f["matches"], f["opts"], f["k"], SEATS * f["k"]),
+         "   %.0f s, %.0f matches/s, %d deals, %d plays, connections lost: "
+         "%d, matches still listed: %d" % (
+             f["wall_s"], f["matches_per_s"], f["deals"], f["plays"],
+             f["loadgen_closed"], f["listed"]),
+         "   finished   RSS KiB   peak KiB"]
+    for x in f["samples"]:
+        L.append("   %8d   %7d   %8d" % (x["finished"], x["rss_kib"],
+                                         x["hwm_kib"]))
+    L.append("   RSS at %d: %d KiB, at %d: %d KiB: %+d KiB (%+.1f KiB per "
+             "1,000 matches): %s" % (
+                 f["first"]["finished"], f["first"]["rss_kib"],
+                 f["last"]["finished"], f["last"]["rss_kib"],
+                 f["growth_kib"], f["kib_per_1000"],
+                 "flat" if f["flat"] else "NOT FLAT (limit +%d KiB)" %
+                 FLAT_LIMIT_KIB))
+    return L
+
+
 # --------------------------------------------------------------- report
 
 def targets(fl, single, thr, logc, scale, cost):
@@ -955,6 +1052,50 @@ def cost_only(bdir):
     print("\n".join(l for l in table_cost(res)))
 
 
+def one_section(bdir, a):
+    """--scale or --flat alone: printed, and written as JSON to -o."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = 4 * SCALE_MATCHES * SEATS
+        if soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (min(want, hard), hard))
+    except (ImportError, ValueError, OSError):
+        pass
+    workdir = tempfile.mkdtemp(prefix="refd-bench-")
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"],
+                            cwd=TOP, capture_output=True,
+                            text=True).stdout.strip()
+    res = {"commit": commit, "date": time.strftime("%Y-%m-%d %H:%M")}
+    try:
+        if a.scale:
+            log("6. scale")
+            res["scale"] = sc = bench_scale(bdir, workdir)
+            L = ["6. scale: %d concurrent joker3 matches (target=%d), %d "
+                 "runs" % (SCALE_MATCHES, SCALE_TARGET, SCALE_RUNS),
+                 "   peak RSS KiB %s   idle RSS KiB %s   with the idle "
+                 "seats %s" % (fmt(sc["peak_rss_kib"]),
+                               fmt(sc["baseline_rss_kib"]),
+                               fmt(sc["rss_with_3000_idle_seats_kib"])),
+                 "   KiB/match %s   all done: %s   audit: %s" % (
+                     fmt(sc["kib_per_match"], 1), sc["all_done"],
+                     "pass" if sc["audit_ok"] else "FAIL")]
+        else:
+            log("8. flat memory")
+            res["flat"] = flat_run(bdir, workdir, a.flat, FLAT_K)
+            L = table_flat(res["flat"])
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print("refd benchmark  %s  %s" % (res["date"], commit))
+    print("\n".join(L))
+    if a.o != os.path.join(TOP, "bench", "results.json"):
+        with open(a.o, "w") as f:
+            json.dump(res, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print("(JSON in %s)" % a.o)
+
+
 def table_cost(res):
     """Section 7 of the table."""
     L = []
@@ -992,6 +1133,12 @@ def main():
                     "7, and CPU per play of 5 matches, 3 times)")
     ap.add_argument("--quick", action="store_true",
                     help="tiny runs, to check the script itself")
+    ap.add_argument("--scale", action="store_true",
+                    help="only section 6, the 1,000 concurrent matches")
+    ap.add_argument("--flat", nargs="?", type=int, const=FLAT_MATCHES,
+                    metavar="N", help="only refd's RSS over N finished "
+                    "one-deal matches (default %d), %d at a time"
+                    % (FLAT_MATCHES, FLAT_K))
     a = ap.parse_args()
     if a.quick:
         REPS, SCALE_RUNS, SCALE_MATCHES, WINDOW_S = 3, 1, 100, 0.5
@@ -1000,6 +1147,9 @@ def main():
     bdir = build(a.no_build)
     if a.cost:
         cost_only(bdir)
+        return
+    if a.flat is not None or a.scale:
+        one_section(bdir, a)
         return
     try:
         import resource

@@ -482,7 +482,10 @@ chain_log_link(const uint8_t *prev, const struct chain_text *t,
 void
 chain_tx_init(struct chain_tx *t)
 {
-	crypto_generichash_init(&t->st, NULL, 0, CHAIN_HASHLEN);
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, NULL, 0, CHAIN_HASHLEN);
+	memcpy(t->st, &st, sizeof(t->st));
 	t->n = 0;
 }
 
@@ -490,8 +493,12 @@ chain_tx_init(struct chain_tx *t)
 void
 chain_tx_line(struct chain_tx *t, const char *s, size_t n)
 {
-	crypto_generichash_update(&t->st, (const unsigned char *)s, n);
-	crypto_generichash_update(&t->st, (const unsigned char *)"\n", 1);
+	crypto_generichash_state st;
+
+	memcpy(&st, t->st, sizeof(st));
+	crypto_generichash_update(&st, (const unsigned char *)s, n);
+	crypto_generichash_update(&st, (const unsigned char *)"\n", 1);
+	memcpy(t->st, &st, sizeof(t->st));
 	t->n++;
 }
 
@@ -499,9 +506,10 @@ chain_tx_line(struct chain_tx *t, const char *s, size_t n)
 void
 chain_tx_hex(const struct chain_tx *t, char *hex)
 {
-	crypto_generichash_state st = t->st;	/* t goes on */
+	crypto_generichash_state st;		/* t goes on */
 	uint8_t			 h[CHAIN_HASHLEN];
 
+	memcpy(&st, t->st, sizeof(st));
 	crypto_generichash_final(&st, h, sizeof(h));
 	sodium_bin2hex(hex, CHAIN_HEXLEN + 1, h, sizeof(h));
 }

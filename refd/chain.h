@@ -102,7 +102,11 @@ void	chain_log_link(const uint8_t *, const struct chain_text *,
  * verify-receipt recomputes them from a kept transcript or the log.
  */
 struct chain_tx {
-	crypto_generichash_state st;
+	/* the BLAKE2b state as bytes: crypto_generichash_state itself is
+	   aligned to 64, which pads each of a seat's three to 448 bytes and
+	   asks an alignment malloc() does not give; chain.c hashes in an
+	   aligned copy */
+	unsigned char	 st[sizeof(crypto_generichash_state)];
 	long long	 n;		/* lines hashed */
 };
 #define CHAIN_TXMAX	(2 * (21 + CHAIN_HEXLEN + 1)) /* "N:HEX:K:HEX" */

@@ -66,6 +66,18 @@ static struct evconnlistener *listener;
 static int		 nconns;
 static char		 ctl_sockpath[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
+/*
+ * Finished matches started here, in the order they ended: listed and
+ * shown until keep_matches more have ended, then freed by
+ * ctl_forget(), so that refd's memory stays flat however many matches
+ * it referees (the log keeps them all).  A tournament's matches are
+ * tourney.c's to free.
+ */
+static struct match	**kept;
+static size_t		 kept_first, kept_n, kept_cap;
+static struct event	*forget_ev;	/* runs ctl_forget() */
+static int		 kept_closed;	/* ctl_close(): refd.c frees all */
+
 static int	ctl_protocol_version(struct ctl_conn *, struct gtp_cmd *,
 		    char *, size_t);
 static int	ctl_name(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
@@ -918,6 +930,74 @@ ctl_match_event(struct match *m, const char *line)
 	}
 }
 
+/* Add m at the end of kept; -1 if there is no room for it. */
+static int
+ctl_keep(struct match *m)
+{
+	struct match	**nk;
+	size_t		 cap;
+
+	if (kept_first + kept_n == kept_cap && kept_first > 0) {
+		memmove(kept, kept + kept_first, kept_n * sizeof(*kept));
+		kept_first = 0;
+	}
+	if (kept_n == kept_cap) {
+		cap = kept_cap == 0 ? 64 : 2 * kept_cap;
+		if ((nk = reallocarray(kept, cap, sizeof(*kept))) == NULL)
+			return -1;
+		kept = nk;
+		kept_cap = cap;
+	}
+	kept[kept_first + kept_n++] = m;
+	return 0;
+}
+
+/*
+ * Free the oldest finished matches beyond keep_matches, from the loop:
+ * no caller of match_finish() holds them then.  One whose end the log
+ * has not taken yet stays (match.c tries again): it goes to the back.
+ */
+static void
+ctl_forget(evutil_socket_t fd, short what, void *arg)
+{
+	struct match	*m;
+	size_t		 n, keep = (size_t)conf.keep_matches;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	for (n = kept_n > keep ? kept_n - keep : 0; n > 0; n--) {
+		m = kept[kept_first++];
+		kept_n--;
+		if (m->end_unlogged)
+			(void)ctl_keep(m);	/* room: one was just taken */
+		else
+			match_free(m);
+	}
+}
+
+/* A finished match of the control socket's: kept, and the oldest let go. */
+static void
+ctl_match_over(struct match *m)
+{
+	struct timeval	 now = { 0, 0 };
+
+	if (kept_closed)
+		return;
+	if (ctl_keep(m) == -1) {
+		log_warnx("match %lld: kept until exit: out of memory",
+		    (long long)m->id);
+		return;
+	}
+	if (kept_n <= (size_t)conf.keep_matches)
+		return;
+	if (forget_ev == NULL &&
+	    (forget_ev = evtimer_new(base, ctl_forget, NULL)) == NULL)
+		return;		/* kept until the next try: memory only */
+	if (!evtimer_pending(forget_ev, NULL))
+		evtimer_add(forget_ev, &now);
+}
+
 /* A match ended: end the watchers' streams and answer the waiters. */
 void
 ctl_match_done(struct match *m)
@@ -936,6 +1016,8 @@ ctl_match_done(struct match *m)
 		snprintf(r, sizeof(r), "%s %s", m->result, m->reason);
 		ctl_reply(c, c->id, r);
 	}
+	if (match_over(m) && m->conf.tournament == 0)
+		ctl_match_over(m);
 }
 
 /* Listen on the control socket at path, mode 0600. */
@@ -999,4 +1081,13 @@ ctl_close(void)
 			ctl_match_done(c->match);
 		ctl_drop(c);
 	}
+	/* the matches themselves are refd.c's to free at exit */
+	if (forget_ev != NULL) {
+		event_free(forget_ev);
+		forget_ev = NULL;
+	}
+	free(kept);
+	kept = NULL;
+	kept_first = kept_n = kept_cap = 0;
+	kept_closed = 1;
 }

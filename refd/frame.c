@@ -7,12 +7,20 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "frame.h"
 #include "util.h"
 
 #define FRAME_RAWLEN	128	/* more of a line than its evidence shows */
+
+/*
+ * The last fault's evidence, of whichever frame: a fault ends the
+ * reading of its bot and the seat copies the evidence at once, so one
+ * room serves every frame (256 bytes less for each seat).
+ */
+static char	 frame_ev[256];
 
 /* Record a fault's evidence: prefix, then the line as the bot sent it. */
 static int
@@ -21,9 +29,48 @@ frame_fault(struct frame *f, int r, const char *prefix, const char *raw,
 {
 	size_t	 n;
 
-	n = (size_t)snprintf(f->ev, sizeof(f->ev), "%s", prefix);
-	util_printable(f->ev + n, sizeof(f->ev) - n, raw, rawlen);
+	n = (size_t)snprintf(frame_ev, sizeof(frame_ev), "%s", prefix);
+	util_printable(frame_ev + n, sizeof(frame_ev) - n, raw, rawlen);
+	f->ev = frame_ev;
 	return r;
+}
+
+/* An empty frame, its text in small. */
+void
+frame_init(struct frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->text = f->small;
+	f->ev = "";
+}
+
+/* Give back what the frame holds; it is empty again after. */
+void
+frame_free(struct frame *f)
+{
+	free(f->big);
+	f->big = NULL;
+	f->text = f->small;
+	f->small[0] = '\0';
+	f->len = 0;
+	f->in_answer = 0;
+}
+
+/*
+ * Make room for an answer text of need bytes and its NUL (need <
+ * GTP_MAXLINE): small while it fits, else big, which holds the text so
+ * far.  Returns 0, or -1 if big cannot be had.
+ */
+static int
+frame_room(struct frame *f, size_t need)
+{
+	if (need < sizeof(f->small) || f->text == f->big)
+		return 0;
+	if (f->big == NULL && (f->big = malloc(GTP_MAXLINE)) == NULL)
+		return -1;
+	memcpy(f->big, f->text, f->len + 1);
+	f->text = f->big;
+	return 0;
 }
 
 /*
@@ -56,9 +103,20 @@ frame_line(struct frame *f, char *line, size_t len, int awaited, long expect)
 			snprintf(pre, sizeof(pre), "expected id %ld: ", expect);
 			return frame_fault(f, FRAME_WRONGID, pre, raw, rawlen);
 		}
-		if ((n = strlen(text)) >= sizeof(f->text))
+		if ((n = strlen(text)) >= GTP_MAXLINE)
 			return frame_fault(f, FRAME_OVERLONG,
 			    "answer longer than the line cap", "", 0);
+		/* the last long answer's room goes back with a short one */
+		if (n < sizeof(f->small) && f->big != NULL) {
+			free(f->big);
+			f->big = NULL;
+		}
+		f->text = f->small;
+		f->len = 0;
+		f->small[0] = '\0';
+		if (frame_room(f, n) == -1)
+			return frame_fault(f, FRAME_NOMEM,
+			    "out of memory for a long answer", "", 0);
 		f->in_answer = 1;
 		f->ok = ok;
 		f->id = id;
@@ -71,9 +129,12 @@ frame_line(struct frame *f, char *line, size_t len, int awaited, long expect)
 		return FRAME_DONE;
 	}
 	n = strlen(line);
-	if (f->len + 1 + n >= sizeof(f->text))
+	if (f->len + 1 + n >= GTP_MAXLINE)
 		return frame_fault(f, FRAME_OVERLONG,
 		    "answer longer than the line cap", "", 0);
+	if (frame_room(f, f->len + 1 + n) == -1)
+		return frame_fault(f, FRAME_NOMEM,
+		    "out of memory for a long answer", "", 0);
 	f->text[f->len++] = '\n';
 	memcpy(f->text + f->len, line, n + 1);
 	f->len += n;
@@ -89,6 +150,7 @@ frame_fault_name(int r)
 	case FRAME_UNASKED:	return "unasked";
 	case FRAME_WRONGID:	return "wrong-id";
 	case FRAME_OVERLONG:	return "overlong";
+	case FRAME_NOMEM:	return "unresponsive";
 	}
 	return NULL;
 }

@@ -283,6 +283,7 @@ main(int argc, char *argv[])
 	conf.max_per_addr = 32;
 	conf.ctl_idle_ms = 60000;
 	conf.commit_ms = 5;
+	conf.keep_matches = 1000;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
 	if (harden_self() == -1)

@@ -62,8 +62,10 @@
 #include "util.h"
 
 #define SEAT_MAXPEND		256	/* unanswered commands to one bot */
-#define SEAT_MINPEND		16	/* room a seat starts with for them */
+#define SEAT_MINPEND		8	/* room a seat starts with for them */
 #define SEAT_MAXOUT		(256 * 1024) /* unread output to one bot */
+#define SEAT_RECVMAX		GTP_MAXLINE /* bytes one read takes */
+#define SEAT_MAXEV		255	/* bytes of a fault's evidence kept */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
 
 enum seat_state {
@@ -119,18 +121,18 @@ struct seat {
 	int64_t		 armed_us;	/* when timer fires, 0: not for pend */
 	int64_t		 arrival_us;	/* when what is being read arrived */
 	int		 arrival_exact;	/* that is the kernel's stamp */
-	struct event	*killtimer;	/* closing: TERM then KILL */
+	struct event	*killtimer;	/* spawn: closing, TERM then KILL */
 	int		 killstep;
 	struct frame	 fr;		/* the answer being read */
 	char		 peer[64];	/* remote address, or "pid N" */
 	char		 name[64];	/* what the bot answered to name */
 	char		 version[64];
 	int		 broken;	/* framing lost: cannot be reused */
-	struct event	*faultev;	/* delivers the fault below */
+	TAILQ_ENTRY(seat) faultq;	/* in faulted while fault_due */
 	int		 fault_due;	/* a fault awaits delivery */
 	int64_t		 fault_us;	/* its time charged, -1: unknown */
 	char		 fault_kind[16];
-	char		 fault_ev[256];
+	char		*fault_ev;	/* its evidence, while it waits */
 	int		 freeing;	/* free is scheduled */
 	int		 auth_refused;	/* the refusal is due at the timer */
 	/* the match's transcript hashes, from seat_transcript_begin() on */
@@ -159,6 +161,10 @@ static struct authfail {
 static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
 static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
 static struct event	*flush_ev;	/* runs seat_flush() after the batch */
+/* Seats whose fault awaits delivery, and the event that delivers them:
+   one for all seats rather than one each, for the rare fault. */
+static TAILQ_HEAD(, seat) faulted = TAILQ_HEAD_INITIALIZER(faulted);
+static struct event	*fault_ev;
 static int		 seats_down;	/* shut down: no more flushes */
 static int		 flush_due;	/* flush_ev is added */
 static struct event	*commit_ev;	/* commits the log's group in time */
@@ -247,20 +253,25 @@ seat_read_now(struct seat *s, struct evbuffer *in, int64_t *stamp)
 }
 
 /*
- * One recvmsg(2) of what the socket holds, straight into in (the
+ * One recvmsg(2) of what the socket holds, then into in (the
  * bufferevent's input, which only libevent may add to, hence the
  * thaw).  No FIONREAD first, as evbuffer_read() does: one system call
- * per read.  On TCP, *at is when the kernel received the last segment
- * read (SO_TIMESTAMPNS), in CLOCK_MONOTONIC microseconds, so an answer
- * is timed from its arrival, not from when the loop got to it, and
- * *exact is 1; else, and on a socketpair, it is the loop's wake-up time
- * (clock_wake()) and *exact 0.  Returns what recvmsg() returned: 0 at
- * end of file, -1 with errno.
+ * per read.  The read lands in one buffer shared by every seat and only
+ * the bytes that came are copied to in: room reserved in in itself
+ * would be a chain of 8 KiB per seat, kept while the seat waits (a
+ * match's three seats were 24 KiB of it), where an answer is a few
+ * dozen bytes, framed and drained at once.  On TCP, *at is when the
+ * kernel received the last segment read (SO_TIMESTAMPNS), in
+ * CLOCK_MONOTONIC microseconds, so an answer is timed from its
+ * arrival, not from when the loop got to it, and *exact is 1; else, and
+ * on a socketpair, it is the loop's wake-up time (clock_wake()) and
+ * *exact 0.  Returns what recvmsg() returned: 0 at end of file, -1 with
+ * errno.
  */
 static int
 seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 {
-	struct evbuffer_iovec	 vec;
+	static char		 rbuf[SEAT_RECVMAX];
 	struct msghdr		 msg;
 	struct iovec		 iov;
 	struct cmsghdr		*cm;
@@ -275,14 +286,8 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 
 	*at = wake;
 	*exact = 0;
-	evbuffer_unfreeze(in, 0);
-	if (evbuffer_reserve_space(in, 4096, &vec, 1) < 1) {
-		evbuffer_freeze(in, 0);
-		errno = ENOMEM;
-		return -1;
-	}
-	iov.iov_base = vec.iov_base;
-	iov.iov_len = vec.iov_len;
+	iov.iov_base = rbuf;
+	iov.iov_len = sizeof(rbuf);
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
@@ -293,10 +298,14 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 	n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
 	e = errno;
 	if (n > 0) {
-		vec.iov_len = (size_t)n;
-		evbuffer_commit_space(in, &vec, 1);
+		evbuffer_unfreeze(in, 0);
+		if (evbuffer_add(in, rbuf, (size_t)n) == -1) {
+			evbuffer_freeze(in, 0);
+			errno = ENOMEM;
+			return -1;
+		}
+		evbuffer_freeze(in, 0);
 	}
-	evbuffer_freeze(in, 0);
 	for (cm = n > 0 && s->stamped ? CMSG_FIRSTHDR(&msg) : NULL;
 	    cm != NULL; cm = CMSG_NXTHDR(&msg, cm))
 		if (cm->cmsg_level == SOL_SOCKET &&
@@ -483,15 +492,22 @@ seat_is_tcp(int fd)
 	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
 }
 
-/* A new seat around a connected descriptor. */
+/*
+ * A new seat around a connected descriptor; with the timer that stops a
+ * spawned bot's process if spawned, which a remote seat has no use for.
+ */
 static struct seat *
-seat_new(int fd)
+seat_new(int fd, int spawned)
 {
 	struct seat	*s;
 	int		 one = 1;
 
 	if (flush_ev == NULL && ((flush_ev = event_new(base, -1, 0, seat_flush,
 	    NULL)) == NULL || event_priority_set(flush_ev, PRI_SEAT) == -1))
+		return NULL;
+	if (fault_ev == NULL && ((fault_ev = event_new(base, -1, 0,
+	    seat_fault_run, NULL)) == NULL ||
+	    event_priority_set(fault_ev, PRI_CTL) == -1))
 		return NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
@@ -500,6 +516,7 @@ seat_new(int fd)
 		return NULL;
 	}
 	s->npcap = SEAT_MINPEND;
+	frame_init(&s->fr);
 	s->fd = fd;
 	s->errfd = s->logfd = -1;
 	s->index = -1;
@@ -507,11 +524,10 @@ seat_new(int fd)
 	s->rdev = event_new(base, fd, EV_READ | EV_PERSIST, seat_readable, s);
 	s->out = evbuffer_new();
 	s->timer = evtimer_new(base, seat_timeout, s);
-	s->killtimer = evtimer_new(base, seat_killstep, s);
-	s->faultev = event_new(base, -1, 0, seat_fault_run, s);
+	if (spawned)
+		s->killtimer = evtimer_new(base, seat_killstep, s);
 	if (s->bev == NULL || s->rdev == NULL || s->out == NULL ||
-	    s->timer == NULL || s->killtimer == NULL || s->faultev == NULL ||
-	    event_priority_set(s->faultev, PRI_CTL) == -1 ||
+	    s->timer == NULL || (spawned && s->killtimer == NULL) ||
 	    event_priority_set(s->rdev, PRI_SEAT) == -1) {
 		if (s->rdev)
 			event_free(s->rdev);
@@ -525,8 +541,6 @@ seat_new(int fd)
 			event_free(s->timer);
 		if (s->killtimer)
 			event_free(s->killtimer);
-		if (s->faultev)
-			event_free(s->faultev);
 		free(s->pend);
 		free(s);
 		return NULL;
@@ -607,7 +621,7 @@ seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 	pid = spawn_bot(b->argv, &sock, &errfd, err, errlen);
 	if (pid == -1)
 		return NULL;
-	if ((s = seat_new(sock)) == NULL) {
+	if ((s = seat_new(sock, 1)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		close(errfd);
 		spawn_signal(pid, SIGKILL);
@@ -680,7 +694,7 @@ seat_accept(int fd, const char *peer)
 	struct timeval	 tv = { conf.auth_ms / 1000,
 			    (conf.auth_ms % 1000) * 1000 };
 
-	if ((s = seat_new(fd)) == NULL)
+	if ((s = seat_new(fd, 0)) == NULL)
 		return NULL;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
 	seat_enter(s, SEAT_AUTH);
@@ -1159,26 +1173,42 @@ seat_fault_timed(struct seat *s, const char *kind, const char *evidence,
 	s->fault_due = 1;
 	s->fault_us = us;
 	snprintf(s->fault_kind, sizeof(s->fault_kind), "%s", kind);
-	snprintf(s->fault_ev, sizeof(s->fault_ev), "%s", evidence);
-	event_active(s->faultev, 0, 1);
+	/* on the heap only while it waits: faults are rare, seats many */
+	free(s->fault_ev);
+	s->fault_ev = strndup(evidence, SEAT_MAXEV);
+	TAILQ_INSERT_TAIL(&faulted, s, faultq);
+	event_active(fault_ev, 0, 1);
 }
 
-/* Deliver the fault seat_fault() kept, if the seat is still held. */
+/*
+ * Deliver the faults seat_fault() kept, in the order they came, to the
+ * seats' holders, if still held.  A fault met while these are delivered
+ * waits for the next run, as it would have met a seat of its own.  No
+ * seat is freed meanwhile: seat_free() runs from the loop.
+ */
 static void
 seat_fault_run(evutil_socket_t fd, short what, void *arg)
 {
-	struct seat	*s = arg;
+	TAILQ_HEAD(, seat) batch = TAILQ_HEAD_INITIALIZER(batch);
+	struct seat	*s;
+	char		*ev;
 
 	(void)fd;
 	(void)what;
-	if (!s->fault_due)
-		return;
-	s->fault_due = 0;
-	if (s->cb != NULL)
-		s->cb->fault(s->cbarg, s, s->fault_kind, s->fault_ev,
-		    s->fault_us);
-	else if (s->broken && s->state != SEAT_DEAD)
-		seat_close(s);
+	(void)arg;
+	TAILQ_CONCAT(&batch, &faulted, faultq);
+	while ((s = TAILQ_FIRST(&batch)) != NULL) {
+		TAILQ_REMOVE(&batch, s, faultq);
+		s->fault_due = 0;
+		ev = s->fault_ev;
+		s->fault_ev = NULL;
+		if (s->cb != NULL)
+			s->cb->fault(s->cbarg, s, s->fault_kind, ev != NULL ?
+			    ev : "(no memory for the evidence)", s->fault_us);
+		else if (s->broken && s->state != SEAT_DEAD)
+			seat_close(s);
+		free(ev);
+	}
 }
 
 /* Output drained: a seat closing after its last words can go now. */
@@ -1652,9 +1682,13 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 		if (seat_stderr_read(s) <= 0)
 			break;
 	event_free(s->timer);
-	event_free(s->killtimer);
-	event_free(s->faultev);
+	if (s->killtimer != NULL)
+		event_free(s->killtimer);
+	if (s->fault_due)
+		TAILQ_REMOVE(&faulted, s, faultq);
+	free(s->fault_ev);
 	free(s->pend);
+	frame_free(&s->fr);
 	evbuffer_free(s->out);
 	if (s->errev != NULL)
 		event_free(s->errev);
@@ -1693,7 +1727,8 @@ seat_reap(pid_t pid, int status)
 	/* whatever the group left behind goes too */
 	spawn_signal(pid, SIGKILL);
 	s->pid = 0;
-	evtimer_del(s->killtimer);
+	if (s->killtimer != NULL)
+		evtimer_del(s->killtimer);
 	if (s->state == SEAT_PLAYING && s->bev != NULL) {
 		/* let seat_event report the EOF once the socket drains */
 		return;

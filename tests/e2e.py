@@ -651,6 +651,64 @@ def test_commit_window(r):
     check_log(r, mid)
 
 
+def test_keep_matches(r):
+    """Finished matches stay listed until keep_matches more have ended,
+    then refd forgets them (its memory stays flat); the log keeps them
+    all, and a match still playing is never forgotten."""
+    sub = os.path.join(r.tmp, "keep")
+    os.mkdir(sub)
+    conf = os.path.join(sub, "refd.conf")
+    with open(conf, "w") as f:
+        f.write("keep_matches 3\n")
+    r2 = Refd(sub, extra=["-f", conf])
+    try:
+        r2.add("kp-a", EVIL + ["good"])
+        r2.add("kp-b", EVIL + ["good"])
+        r2.add("kp-s", EVIL + ["slow", "150"])
+        r2.add("kp-t", EVIL + ["good"])
+        long = r2.start("classic2", ["kp-s", "kp-t"], "deal_cap=1")
+        ids = []
+        for _ in range(7):
+            mid = r2.start("classic2", ["kp-a", "kp-b"], "deal_cap=1")
+            r2.wait(mid)
+            ids.append(mid)
+        # the forgetting runs from the loop, after the end
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            ok, _ = r2.ctl("match_show", str(ids[3]))
+            if not ok:
+                break
+            time.sleep(0.05)
+        listed = [int(l.split()[0]) for l in
+                  r2.must("match_list").splitlines()]
+        # the match still playing, started first, is kept
+        assert listed == [long] + ids[4:], (listed, long, ids)
+        assert " playing " in r2.must("match_show", str(long)), long
+        for mid in ids[:4]:
+            ok, text = r2.ctl("match_show", str(mid))
+            assert not ok and text == "no match %d in this refd" % mid, \
+                text
+        for mid in ids[4:]:
+            assert r2.must("match_wait", str(mid)).split()[0] in \
+                ("seat1", "seat2", "draw"), mid
+        st = r2.must("status")
+        over = int(re.search(r"^matches_over (\d+)$", st, re.M).group(1))
+        assert over == 3, st
+        assert r2.query("SELECT count(*) FROM matches WHERE state = "
+                        "'done'")[0][0] >= 7
+        r2.wait(long)
+    finally:
+        assert r2.stop() == 0
+    # out of range: refused at start, with the key named
+    with open(conf, "w") as f:
+        f.write("keep_matches -1\n")
+    p = subprocess.run([REFD, "-D", os.path.join(sub, "b.db"), "-c",
+                        os.path.join(sub, "b.sock"), "-f", conf],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=30)
+    assert p.returncode != 0 and b"keep_matches" in p.stderr, p
+
+
 TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_wrong_token, test_faults_while_serving,
          test_disconnect_mid_deal, test_fallback_policy, test_information,
@@ -658,7 +716,7 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_clocks, test_log_unwritable, test_bridge_example_bots,
          test_bot_transcript, test_bot_hygiene, test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
-         test_idle_lines, test_commit_window]
+         test_idle_lines, test_commit_window, test_keep_matches]
 
 
 def main():

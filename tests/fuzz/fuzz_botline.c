@@ -82,7 +82,9 @@ sim_answer(struct sim *s, unsigned id)
 	size_t		 len, i;
 
 	FUZZ_CHECK(s->fr.len == strlen(s->fr.text));
-	FUZZ_CHECK(s->fr.len < sizeof(s->fr.text));
+	FUZZ_CHECK(s->fr.len < GTP_MAXLINE);
+	FUZZ_CHECK(s->fr.text == (s->fr.len < FRAME_SHORT ? s->fr.small :
+	    s->fr.big));
 	FUZZ_CHECK(s->fr.id == (long)id);
 	FUZZ_CHECK(s->fr.text[0] != ' ');
 	for (i = 0; i < s->fr.len; i++) {
@@ -125,7 +127,9 @@ sim_line(struct sim *s, char *line, size_t len)
 	    s->npend > 0 ? (long)s->pend[0] : -1);
 	switch (r) {
 	case FRAME_MORE:
-		FUZZ_CHECK(!s->fr.in_answer || s->fr.len < sizeof(s->fr.text));
+		FUZZ_CHECK(!s->fr.in_answer || s->fr.len < GTP_MAXLINE);
+		FUZZ_CHECK(!s->fr.in_answer || s->fr.len < FRAME_SHORT ||
+		    s->fr.text == s->fr.big);
 		return;
 	case FRAME_DONE:
 		FUZZ_CHECK(!s->fr.in_answer && s->npend > 0);
@@ -153,13 +157,19 @@ sim_line(struct sim *s, char *line, size_t len)
 		FUZZ_CHECK(strcmp(s->fr.ev,
 		    "answer longer than the line cap") == 0);
 		break;
+	case FRAME_NOMEM:
+		FUZZ_CHECK(strcmp(s->fr.ev,
+		    "out of memory for a long answer") == 0);
+		break;
 	default:
 		FUZZ_CHECK(!"frame_line: unknown result");
 	}
 	FUZZ_CHECK(strcmp(frame_fault_name(r), "garbage") == 0 ||
 	    strcmp(frame_fault_name(r), "unasked") == 0 ||
 	    strcmp(frame_fault_name(r), "wrong-id") == 0 ||
-	    strcmp(frame_fault_name(r), "overlong") == 0);
+	    strcmp(frame_fault_name(r), "overlong") == 0 ||
+	    (r == FRAME_NOMEM &&
+	    strcmp(frame_fault_name(r), "unresponsive") == 0));
 	s->broken = 1;
 }
 
@@ -238,6 +248,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(s);
 		return 0;
 	}
+	frame_init(&s->fr);
 	auth = (data[0] & 0x80) != 0;
 	for (i = 0; i < (data[0] & 3); i++)
 		sim_send(s);
@@ -251,6 +262,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sim_read(s, in, &auth);
 	}
 	evbuffer_free(in);
+	frame_free(&s->fr);
 	free(s);
 	return 0;
 }
