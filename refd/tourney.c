@@ -372,7 +372,8 @@ tourney_sprt(struct tourney *t)
  * Free the finished matches of tournaments.  Their results are in the
  * log (match_finish() committed them) and the tournament has taken
  * them into account, so nothing needs them in memory: a tournament of
- * a million matches must not keep a million of them.  Run from the
+ * a million matches must not keep a million of them.  One whose end the
+ * log refused stays until match_log_ends() has written it.  Run from the
  * event loop, after the callers of match_finish() are done with them.
  */
 static void
@@ -385,8 +386,8 @@ tourney_sweep(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 	for (m = TAILQ_FIRST(&matches); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, entry);
-		if (m->conf.tournament > 0 && (m->state == MATCH_DONE ||
-		    m->state == MATCH_ABORTED))
+		if (m->conf.tournament > 0 && !m->end_unlogged &&
+		    (m->state == MATCH_DONE || m->state == MATCH_ABORTED))
 			match_free(m);
 	}
 }

@@ -384,6 +384,42 @@ def test_log_unwritable(r):
     r.must("match_stop", str(mid2))
 
 
+def test_log_unwritable_tournament(r):
+    """A locked log aborts a tournament's running match; refd cannot log
+    that end then, and keeps the match until it can: once the log is
+    free again, the log says aborted, never running."""
+    r.add("lt-a", EVIL + ["slow", "20"])
+    r.add("lt-b", EVIL + ["slow", "20"])
+    tdef = os.path.join(r.tmp, "locked.tour")
+    with open(tdef, "w") as f:
+        f.write("name locked\nvariant classic2\nbots lt-a lt-b\n"
+                "option deals_to_win=50\nmatches 2\nconcurrency 1\n")
+    tid = int(r.must("tournament_start", tdef))
+    mid = None
+    for _ in range(200):
+        rows = r.query("SELECT id FROM matches WHERE tournament = ?", tid)
+        if rows:
+            mid = rows[0][0]
+            break
+        time.sleep(0.05)
+    assert mid is not None, "the tournament started no match"
+    time.sleep(0.5)
+    con = sqlite3.connect(r.db, timeout=5, isolation_level=None)
+    con.execute("BEGIN EXCLUSIVE")
+    try:
+        result, reason = r.wait(mid)
+        assert result == "aborted" and "log failure" in reason, \
+            (result, reason)
+        time.sleep(0.3)     # the tournament's own reaction, and a sweep
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    # the next write logs the end it could not
+    r.must("match_stop", str(r.start("classic2", ["lt-a", "lt-b"])))
+    (state,), = r.query("SELECT state FROM matches WHERE id = ?", mid)
+    assert state == "aborted", "match %d is %s in the log" % (mid, state)
+
+
 def test_bridge_example_bots(r):
     """Every example bot plays over TCP through refctl bridge."""
     refctl = REFCTL
@@ -713,7 +749,8 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_wrong_token, test_faults_while_serving,
          test_disconnect_mid_deal, test_fallback_policy, test_information,
          test_no_forged_output, test_watch_then_command, test_auth_garbage,
-         test_clocks, test_log_unwritable, test_bridge_example_bots,
+         test_clocks, test_log_unwritable, test_log_unwritable_tournament,
+         test_bridge_example_bots,
          test_bot_transcript, test_bot_hygiene, test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
          test_idle_lines, test_commit_window, test_keep_matches]
