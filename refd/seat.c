@@ -100,7 +100,8 @@ struct seat {
 	struct bufferevent *bev;	/* its output; its input is read by */
 	struct event	*rdev;		/* this: seat_readable() */
 	int		 stamped;	/* TCP: the kernel stamps arrivals */
-	struct evbuffer	*out;		/* lines queued, not yet written */
+	char		*out;		/* lines queued, not yet written: */
+	size_t		 outlen, outcap; /* malloc'd as needed, freed empty */
 	int		 unsent;	/* commands of them in pend */
 	TAILQ_ENTRY(seat) dirty;	/* out changed in this pass */
 	int		 isdirty;	/* on that list */
@@ -185,6 +186,9 @@ static void	seat_commit_later(int64_t);
 static void	seat_arm(struct seat *);
 static void	seat_drained(struct bufferevent *, void *);
 static void	seat_undirty(struct seat *);
+static int	seat_out_add(struct seat *, const void *, size_t);
+static void	seat_out_cut(struct seat *, size_t);
+static void	seat_out_backlog(struct seat *, size_t);
 static void	seat_touch(struct seat *);
 static size_t	seat_unwritten(struct seat *);
 static void	seat_fault_run(evutil_socket_t, short, void *);
@@ -522,11 +526,10 @@ seat_new(int fd, int spawned)
 	s->index = -1;
 	s->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
 	s->rdev = event_new(base, fd, EV_READ | EV_PERSIST, seat_readable, s);
-	s->out = evbuffer_new();
 	s->timer = evtimer_new(base, seat_timeout, s);
 	if (spawned)
 		s->killtimer = evtimer_new(base, seat_killstep, s);
-	if (s->bev == NULL || s->rdev == NULL || s->out == NULL ||
+	if (s->bev == NULL || s->rdev == NULL ||
 	    s->timer == NULL || (spawned && s->killtimer == NULL) ||
 	    event_priority_set(s->rdev, PRI_SEAT) == -1) {
 		if (s->rdev)
@@ -535,8 +538,6 @@ seat_new(int fd, int spawned)
 			bufferevent_free(s->bev);
 		else
 			close(fd);
-		if (s->out)
-			evbuffer_free(s->out);
 		if (s->timer)
 			event_free(s->timer);
 		if (s->killtimer)
@@ -760,22 +761,8 @@ seat_flush_soon(void)
 void
 seat_drop_unsent(struct seat *s)
 {
-	struct evbuffer	*keep;
-	size_t		 len = evbuffer_get_length(s->out);
-
-	if (s->held >= len)
-		;		/* nothing queued in this pass */
-	else if (s->held == 0)
-		evbuffer_drain(s->out, len);
-	else if ((keep = evbuffer_new()) != NULL) {
-		evbuffer_remove_buffer(s->out, keep, s->held);
-		evbuffer_free(s->out);
-		s->out = keep;
-	} else {		/* cannot keep them: none leaves */
-		evbuffer_drain(s->out, len);
-		s->held = 0;
-		s->nheld = 0;
-	}
+	if (s->held < s->outlen)
+		seat_out_cut(s, s->held);
 	if (s->tx_on)		/* the bot never gets them */
 		s->tx_sent = s->tx_flushed;
 	s->npend -= s->unsent - s->nheld < s->npend ? s->unsent - s->nheld :
@@ -848,6 +835,7 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 	struct seat	*s;
 	struct evbuffer	*bout;
 	int64_t		 began, now, wait = 0;
+	ssize_t		 w;
 	int		 n, i;
 
 	(void)fd;
@@ -870,7 +858,7 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 		if (!s->due) {
 			/* notes only: held for the seat's next command, and
 			 * from now on of an earlier pass */
-			s->held = evbuffer_get_length(s->out);
+			s->held = s->outlen;
 			s->nheld = s->unsent;
 			if (s->tx_on)
 				s->tx_flushed = s->tx_sent;
@@ -883,12 +871,15 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 			bout = bufferevent_get_output(s->bev);
 			/* on an error the rest goes to the bufferevent, which
 			 * meets the error again and reports it */
-			if (evbuffer_get_length(bout) == 0)
-				evbuffer_write(s->out, s->fd);
-			if (evbuffer_get_length(s->out) > 0) {
-				evbuffer_add_buffer(bout, s->out);
+			w = 0;
+			if (evbuffer_get_length(bout) == 0 && s->outlen > 0 &&
+			    (w = write(s->fd, s->out, s->outlen)) < 0)
+				w = 0;
+			if ((size_t)w < s->outlen) {
+				seat_out_backlog(s, (size_t)w);
 				bufferevent_enable(s->bev, EV_WRITE);
-			}
+			} else
+				seat_out_cut(s, 0);
 		}
 		/*
 		 * The commands' clocks start now, as the write returns: the
@@ -915,8 +906,7 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 static size_t
 seat_unwritten(struct seat *s)
 {
-	return evbuffer_get_length(s->out) +
-	    evbuffer_get_length(bufferevent_get_output(s->bev));
+	return s->outlen + evbuffer_get_length(bufferevent_get_output(s->bev));
 }
 
 /* libevent wrote a backlog out: back to writing in seat_flush(). */
@@ -1059,6 +1049,60 @@ seat_idtext(char *buf, unsigned id)
 }
 
 /*
+ * Queue n bytes for the bot.  The room is taken as it is needed and
+ * given back when all is written: a seat holding a few notes for its
+ * next command keeps a few dozen bytes, not a buffer.  0, or -1 when
+ * out of memory.
+ */
+static int
+seat_out_add(struct seat *s, const void *p, size_t n)
+{
+	size_t	 cap = s->outcap ? s->outcap : 128;
+	char	*np;
+
+	while (cap - s->outlen < n) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	if (cap != s->outcap) {
+		if ((np = realloc(s->out, cap)) == NULL)
+			return -1;
+		s->out = np;
+		s->outcap = cap;
+	}
+	memcpy(s->out + s->outlen, p, n);
+	s->outlen += n;
+	return 0;
+}
+
+/* Keep the first len bytes queued; none left, none kept. */
+static void
+seat_out_cut(struct seat *s, size_t len)
+{
+	if (len < s->outlen)
+		s->outlen = len;
+	if (s->outlen == 0) {
+		free(s->out);
+		s->out = NULL;
+		s->outcap = 0;
+	}
+}
+
+/*
+ * What is queued from byte from on goes to the bufferevent, which
+ * writes it when the socket takes it (or meets the error again).
+ */
+static void
+seat_out_backlog(struct seat *s, size_t from)
+{
+	if (from < s->outlen)
+		evbuffer_add(bufferevent_get_output(s->bev), s->out + from,
+		    s->outlen - from);
+	seat_out_cut(s, 0);
+}
+
+/*
  * Send a command to the bot: "ID " then the formatted text and a newline.
  * Its answer is due within limit_ms of the moment the line is written.
  * Returns 0, or -1 if the bot has too much unread or unanswered (the
@@ -1068,16 +1112,15 @@ int
 seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
     const char *fmt, ...)
 {
-	struct evbuffer	*out;
 	struct seat_pend *p;
 	va_list		 ap;
-	char		 line[BOTPROTO_MAXLINE + 16];
+	char		 line[BOTPROTO_MAXLINE + 16], *big = NULL;
 	const char	*text;
-	int		 n, k;
+	size_t		 mark;
+	int		 n, k, r;
 
 	if (s->bev == NULL || s->broken)
 		return -1;
-	out = s->out;
 	if (s->npend == SEAT_MAXPEND || seat_unwritten(s) > SEAT_MAXOUT) {
 		seat_fault(s, "unresponsive",
 		    s->npend == SEAT_MAXPEND ? "too many unanswered commands" :
@@ -1088,15 +1131,8 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 		seat_fault(s, "unresponsive", "out of memory");
 		return -1;
 	}
-	p = &s->pend[(s->phead + s->npend++) % s->npcap];
-	p->id = ++s->next_id;
-	p->kind = kind;
-	p->limit_us = (int64_t)limit_ms * 1000;
-	p->sent_us = p->deadline_us = 0;	/* seat_flush() sets them */
-	p->queued_us = util_now_us();
-	p->abandoned = 0;
 	/* the whole line at once, then one buffer append */
-	n = seat_idtext(line, p->id);
+	n = seat_idtext(line, s->next_id + 1);
 	va_start(ap, fmt);
 	if (strcmp(fmt, "%s") == 0) {	/* most lines come built */
 		text = va_arg(ap, const char *);
@@ -1107,23 +1143,36 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 		k = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
 	if (k >= 0 && (size_t)(n + k) < sizeof(line) - 1) {
-		if (s->tx_on)
-			chain_tx_line(&s->tx_sent, line + n, (size_t)k);
+		text = line + n;
 		line[n + k] = '\n';
-		evbuffer_add(out, line, n + k + 1);
-	} else {
-		size_t at = evbuffer_get_length(out) + (size_t)n;
-
-		evbuffer_add(out, line, n);
+		r = seat_out_add(s, line, n + k + 1);
+	} else {	/* rare: a line longer than any the protocol has */
+		mark = s->outlen;
 		va_start(ap, fmt);
-		evbuffer_add_vprintf(out, fmt, ap);
+		k = vasprintf(&big, fmt, ap);
 		va_end(ap);
-		if (s->tx_on)	/* rare: the text is in out alone */
-			chain_tx_line(&s->tx_sent, (const char *)
-			    evbuffer_pullup(out, -1) + at,
-			    evbuffer_get_length(out) - at);
-		evbuffer_add(out, "\n", 1);
+		text = big;
+		r = k < 0 || seat_out_add(s, line, n) == -1 ||
+		    seat_out_add(s, big, k) == -1 ||
+		    seat_out_add(s, "\n", 1) == -1 ? -1 : 0;
+		if (r == -1)
+			seat_out_cut(s, mark);
 	}
+	if (r == -1) {
+		free(big);
+		seat_fault(s, "unresponsive", "out of memory");
+		return -1;
+	}
+	if (s->tx_on)
+		chain_tx_line(&s->tx_sent, text, (size_t)k);
+	free(big);
+	p = &s->pend[(s->phead + s->npend++) % s->npcap];
+	p->id = ++s->next_id;
+	p->kind = kind;
+	p->limit_us = (int64_t)limit_ms * 1000;
+	p->sent_us = p->deadline_us = 0;	/* seat_flush() sets them */
+	p->queued_us = util_now_us();
+	p->abandoned = 0;
 	s->unsent++;
 	if (kind == PEND_NOTE && s->lazy)
 		seat_touch(s);
@@ -1224,7 +1273,7 @@ static void
 seat_close_flushed(struct seat *s)
 {
 	seat_undirty(s);
-	evbuffer_add_buffer(bufferevent_get_output(s->bev), s->out);
+	seat_out_backlog(s, 0);
 	event_del(s->rdev);
 	if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0) {
 		seat_close(s);
@@ -1268,8 +1317,6 @@ seat_auth(struct seat *s, char *line)
 {
 	struct gtp_cmd	 c;
 	struct bot	*b;
-	struct evbuffer	*out = s->out;
-
 	c.argc = 0;
 	gtp_clean(line);
 	if (gtp_parse_command(line, &c) == -1 || strcmp(c.name, "auth") != 0 ||
@@ -1287,7 +1334,7 @@ seat_auth(struct seat *s, char *line)
 	evtimer_del(s->timer);
 	s->armed_us = 0;
 	s->bot = b;
-	evbuffer_add_printf(out, "=\n\n");
+	(void)seat_out_add(s, "=\n\n", 3);	/* else the bot waits */
 	seat_dirty(s);
 	db_bot_event(logdb, 0, -1, b->name, "connect", s->peer);
 	seat_enter(s, SEAT_IDLE);
@@ -1601,7 +1648,7 @@ seat_release(struct seat *s)
 	 * Whatever is held (match_end among it) leaves in this pass; a
 	 * seat that broke is sent nothing more, whatever its kind.
 	 */
-	if (s->bev != NULL && !s->broken && evbuffer_get_length(s->out) > 0)
+	if (s->bev != NULL && !s->broken && s->outlen > 0)
 		seat_dirty(s);
 	if (s->bev == NULL) {
 		seat_close(s);
@@ -1689,7 +1736,7 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	free(s->fault_ev);
 	free(s->pend);
 	frame_free(&s->fr);
-	evbuffer_free(s->out);
+	free(s->out);
 	if (s->errev != NULL)
 		event_free(s->errev);
 	if (s->errfd != -1)
