@@ -67,6 +67,7 @@
 #define SEAT_RECVMAX		GTP_MAXLINE /* bytes one read takes */
 #define SEAT_MAXEV		255	/* bytes of a fault's evidence kept */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
+#define SEAT_STAMP_AGE_US	(60 * 1000000) /* oldest arrival stamp taken */
 
 enum seat_state {
 	SEAT_AUTH,		/* remote: waiting for "auth NAME TOKEN" */
@@ -326,9 +327,10 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 			 * Never later than now: it may be later than the
 			 * wake-up, for what came during a long pass (a slow
 			 * fsync).  Nor absurdly early: the wall clock was
-			 * stepped.
+			 * stepped.  A stamp seconds old is no such thing
+			 * after refd was stopped or its machine paused.
 			 */
-			if (k <= now && wake - k < 1000000) {
+			if (k <= now && wake - k < SEAT_STAMP_AGE_US) {
 				*at = k;
 				*exact = 1;
 			}
