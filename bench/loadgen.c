@@ -24,11 +24,9 @@
 #include <sys/types.h>
 
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -37,9 +35,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bconn.h"
 #include "bench.h"
 
-#define INLEN		8192	/* refd's lines are short; 4096 at most */
 #define MAXEVENTS	256
 #define CONNECT_BATCH	100	/* connections authenticated at a time */
 
@@ -47,13 +45,8 @@ enum conn_state { C_AUTH, C_READY, C_CLOSED };
 
 /* One bot connection. */
 struct conn {
-	int		 fd;
+	struct bconn	 b;		/* first: epoll's data is the conn */
 	enum conn_state	 state;
-	char		 in[INLEN];	/* bytes read, not yet a whole line */
-	size_t		 inlen;
-	char		*out;		/* answers not yet written */
-	size_t		 outlen, outcap;
-	int		 want_out;	/* EPOLLOUT is armed */
 };
 
 static struct conn	*conns;
@@ -65,7 +58,6 @@ static sigset_t		 waitmask;	/* the signal mask inside a wait */
 static void	 usage(int) __attribute__((noreturn));
 static void	 die(const char *);
 static void	 on_signal(int);
-static void	 out_add(struct conn *, const char *, size_t);
 static void	 conn_flush(struct conn *);
 static void	 conn_close(struct conn *);
 static void	 conn_line(struct conn *, char *);
@@ -103,53 +95,12 @@ on_signal(int sig)
 		stop = 1;
 }
 
-/* Queue bytes for the peer. */
-static void
-out_add(struct conn *c, const char *p, size_t n)
-{
-	size_t	 cap;
-
-	if (c->outlen + n > c->outcap) {
-		cap = c->outcap ? c->outcap : 256;
-		while (cap < c->outlen + n)
-			cap *= 2;
-		if ((c->out = realloc(c->out, cap)) == NULL)
-			die("realloc");
-		c->outcap = cap;
-	}
-	memcpy(c->out + c->outlen, p, n);
-	c->outlen += n;
-}
-
-/* Write what is queued; arm EPOLLOUT for the rest, if any. */
+/* Write what is queued; on an error refd is gone. */
 static void
 conn_flush(struct conn *c)
 {
-	struct epoll_event	 ev;
-	ssize_t			 w;
-	int			 want;
-
-	while (c->outlen > 0) {
-		w = write(c->fd, c->out, c->outlen);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN)
-			break;
-		if (w <= 0) {
-			conn_close(c);
-			return;
-		}
-		memmove(c->out, c->out + w, c->outlen - (size_t)w);
-		c->outlen -= (size_t)w;
-	}
-	want = c->outlen > 0;
-	if (want != c->want_out) {
-		ev.events = EPOLLIN | (want ? EPOLLOUT : 0);
-		ev.data.ptr = c;
-		if (epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == -1)
-			die("epoll_ctl");
-		c->want_out = want;
-	}
+	if (bconn_flush(&c->b, ep, c) == -1)
+		conn_close(c);
 }
 
 /* refd closed the connection, or it failed: count it and let it go. */
@@ -158,8 +109,8 @@ conn_close(struct conn *c)
 {
 	if (c->state == C_CLOSED)
 		return;
-	epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
+	epoll_ctl(ep, EPOLL_CTL_DEL, c->b.fd, NULL);
+	close(c->b.fd);
 	c->state = C_CLOSED;
 	nclosed++;
 }
@@ -203,7 +154,7 @@ conn_line(struct conn *c, char *line)
 	else
 		len = snprintf(buf, sizeof(buf), "=%s\n\n", w[0]);
 	if (len > 0 && (size_t)len < sizeof(buf))
-		out_add(c, buf, (size_t)len);
+		bconn_add(&c->b, buf, (size_t)len);
 	answered++;
 }
 
@@ -211,32 +162,25 @@ conn_line(struct conn *c, char *line)
 static void
 conn_read(struct conn *c)
 {
-	char	*nl, *line;
-	size_t	 used;
-	ssize_t	 r;
+	struct bconn	*b = &c->b;
+	char		*nl, *line;
+	size_t		 used;
+	int		 r;
 
-	r = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen - 1);
-	if (r < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (r <= 0) {
-		conn_close(c);
+	if ((r = bconn_read(b)) <= 0) {
+		if (r == -1)
+			conn_close(c);
 		return;
 	}
-	c->inlen += (size_t)r;
 	used = 0;
-	while ((nl = memchr(c->in + used, '\n', c->inlen - used)) != NULL) {
+	while ((nl = memchr(b->in + used, '\n', b->inlen - used)) != NULL) {
 		*nl = '\0';
-		line = c->in + used;
-		used = (size_t)(nl - c->in) + 1;
+		line = b->in + used;
+		used = (size_t)(nl - b->in) + 1;
 		conn_line(c, line);
 	}
-	memmove(c->in, c->in + used, c->inlen - used);
-	c->inlen -= used;
-	if (c->inlen == sizeof(c->in) - 1) {
-		fprintf(stderr, "loadgen: a line longer than %d bytes\n",
-		    INLEN);
-		exit(1);
-	}
+	memmove(b->in, b->in + used, b->inlen - used);
+	b->inlen -= used;
 	conn_flush(c);
 }
 
@@ -291,10 +235,9 @@ main(int argc, char *argv[])
 {
 	struct sockaddr_in	 sin;
 	struct epoll_event	 ev;
-	struct sigaction	 sa;
 	char			 host[64] = "127.0.0.1", *colon, *tok, *cnt;
 	char			 line[256];
-	int			 ch, i, k, port = 7070, one = 1, len, total = 0;
+	int			 ch, i, k, port = 7070, len, total = 0;
 
 	while ((ch = getopt(argc, argv, "a:hs:")) != -1) {
 		switch (ch) {
@@ -326,17 +269,7 @@ main(int argc, char *argv[])
 		total += (int)bench_number("loadgen",
 		    cnt + 1, "count", 1, 1000000);
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &sa.sa_mask, &waitmask);
-	signal(SIGPIPE, SIG_IGN);
+	bconn_signals(on_signal, &waitmask);
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);
@@ -359,20 +292,8 @@ main(int argc, char *argv[])
 		    cnt, "count", 1, 1000000); k > 0; k--) {
 			struct conn *c = &conns[nconns];
 
-			if ((c->fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-				die("socket");
-			if (connect(c->fd, (struct sockaddr *)&sin,
-			    sizeof(sin)) == -1)
-				die("connect");
-			setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one,
-			    sizeof(one));
-			fcntl(c->fd, F_SETFL, O_NONBLOCK);
 			c->state = C_AUTH;
-			ev.events = EPOLLIN;
-			ev.data.ptr = c;
-			if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) == -1)
-				die("epoll_ctl");
-			out_add(c, line, (size_t)len);
+			bconn_open(&c->b, &sin, ep, c, line, (size_t)len);
 			conn_flush(c);
 			nconns++;
 			/* never more unanswered than refd's backlog */

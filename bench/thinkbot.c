@@ -43,11 +43,9 @@
 #include <sys/types.h>
 
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
@@ -58,9 +56,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bconn.h"
 #include "bench.h"
 
-#define INLEN		8192	/* refd's lines are short; 4096 at most */
 #define MAXEVENTS	256
 #define CONNECT_BATCH	100	/* connections authenticated at a time */
 #define MAXWORDS	64	/* match_start has a dozen keys and more */
@@ -70,15 +68,10 @@ enum conn_state { C_AUTH, C_READY, C_THINKING, C_CLOSED };
 
 /* One bot connection. */
 struct conn {
-	int		 fd;
+	struct bconn	 b;		/* first: epoll's data is the conn */
 	enum conn_state	 state;
 	int		 port;		/* local port: refd's name for it */
 	long		 match, seat, deal; /* of the last match_start */
-	char		 in[INLEN];	/* bytes read, not yet taken up */
-	size_t		 inlen;
-	char		*out;		/* answers not yet written */
-	size_t		 outlen, outcap;
-	int		 want_out;	/* EPOLLOUT is armed */
 	/* the genplay being thought about (C_THINKING) */
 	unsigned long	 id;		/* its command id */
 	char		 card[CARDLEN];	/* the card it will answer */
@@ -117,7 +110,6 @@ static void	 heap_up(int);
 static void	 heap_down(int);
 static void	 heap_remove(struct conn *);
 static void	 timer_arm(void);
-static void	 out_add(struct conn *, const char *, size_t);
 static void	 conn_flush(struct conn *);
 static void	 conn_close(struct conn *);
 static void	 conn_think(struct conn *, char **, int);
@@ -263,53 +255,12 @@ timer_arm(void)
 		die("timerfd_settime");
 }
 
-/* Queue bytes for the peer. */
-static void
-out_add(struct conn *c, const char *p, size_t n)
-{
-	size_t	 cap;
-
-	if (c->outlen + n > c->outcap) {
-		cap = c->outcap ? c->outcap : 256;
-		while (cap < c->outlen + n)
-			cap *= 2;
-		if ((c->out = realloc(c->out, cap)) == NULL)
-			die("realloc");
-		c->outcap = cap;
-	}
-	memcpy(c->out + c->outlen, p, n);
-	c->outlen += n;
-}
-
-/* Write what is queued; arm EPOLLOUT for the rest, if any. */
+/* Write what is queued; on an error refd is gone. */
 static void
 conn_flush(struct conn *c)
 {
-	struct epoll_event	 ev;
-	ssize_t			 w;
-	int			 want;
-
-	while (c->outlen > 0) {
-		w = write(c->fd, c->out, c->outlen);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN)
-			break;
-		if (w <= 0) {
-			conn_close(c);
-			return;
-		}
-		memmove(c->out, c->out + w, c->outlen - (size_t)w);
-		c->outlen -= (size_t)w;
-	}
-	want = c->outlen > 0;
-	if (want != c->want_out) {
-		ev.events = EPOLLIN | (want ? EPOLLOUT : 0);
-		ev.data.ptr = c;
-		if (epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) == -1)
-			die("epoll_ctl");
-		c->want_out = want;
-	}
+	if (bconn_flush(&c->b, ep, c) == -1)
+		conn_close(c);
 }
 
 /* refd closed the connection, or it failed: count it and let it go. */
@@ -319,8 +270,8 @@ conn_close(struct conn *c)
 	if (c->state == C_CLOSED)
 		return;
 	heap_remove(c);
-	epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
+	epoll_ctl(ep, EPOLL_CTL_DEL, c->b.fd, NULL);
+	close(c->b.fd);
 	c->state = C_CLOSED;
 	nclosed++;
 }
@@ -372,7 +323,7 @@ conn_answer(struct conn *c)
 	heap_remove(c);
 	c->state = C_READY;
 	len = snprintf(buf, sizeof(buf), "=%lu %s\n\n", c->id, c->card);
-	out_add(c, buf, (size_t)len);
+	bconn_add(&c->b, buf, (size_t)len);
 	conn_flush(c);
 	wrote = now_us();
 	if (nmoves == capmoves) {
@@ -442,7 +393,7 @@ conn_line(struct conn *c, char *line)
 	else
 		len = snprintf(buf, sizeof(buf), "=%s\n\n", w[0]);
 	if (len > 0 && (size_t)len < sizeof(buf))
-		out_add(c, buf, (size_t)len);
+		bconn_add(&c->b, buf, (size_t)len);
 }
 
 /*
@@ -452,17 +403,18 @@ conn_line(struct conn *c, char *line)
 static void
 conn_lines(struct conn *c)
 {
-	char	*nl;
-	size_t	 used = 0;
+	struct bconn	*b = &c->b;
+	char		*nl;
+	size_t		 used = 0;
 
 	while (c->state != C_THINKING && c->state != C_CLOSED &&
-	    (nl = memchr(c->in + used, '\n', c->inlen - used)) != NULL) {
+	    (nl = memchr(b->in + used, '\n', b->inlen - used)) != NULL) {
 		*nl = '\0';
-		conn_line(c, c->in + used);
-		used = (size_t)(nl - c->in) + 1;
+		conn_line(c, b->in + used);
+		used = (size_t)(nl - b->in) + 1;
 	}
-	memmove(c->in, c->in + used, c->inlen - used);
-	c->inlen -= used;
+	memmove(b->in, b->in + used, b->inlen - used);
+	b->inlen -= used;
 	if (c->state != C_CLOSED)
 		conn_flush(c);
 }
@@ -471,21 +423,14 @@ conn_lines(struct conn *c)
 static void
 conn_read(struct conn *c)
 {
-	ssize_t	 r;
+	int	 r;
 
-	if (c->inlen == sizeof(c->in) - 1) {
-		fprintf(stderr, "thinkbot: a line longer than %d bytes, or "
-		    "too much sent during a genplay\n", INLEN);
-		exit(1);
-	}
-	r = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen - 1);
-	if (r < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (r <= 0) {
-		conn_close(c);
+	/* a full buffer: a line too long, or too much during a genplay */
+	if ((r = bconn_read(&c->b)) <= 0) {
+		if (r == -1)
+			conn_close(c);
 		return;
 	}
-	c->inlen += (size_t)r;
 	if (c->state != C_THINKING)
 		conn_lines(c);
 }
@@ -573,12 +518,11 @@ main(int argc, char *argv[])
 {
 	struct sockaddr_in	 sin, local;
 	struct epoll_event	 ev;
-	struct sigaction	 sa;
 	struct sched_param	 sp;
 	socklen_t		 slen;
 	char			 host[64] = "127.0.0.1", *colon, *tok, *cnt;
 	char			 line[256];
-	int			 ch, i, k, port = 7070, one = 1, len, total = 0;
+	int			 ch, i, k, port = 7070, len, total = 0;
 	int			 rt = 0;
 
 	while ((ch = getopt(argc, argv, "a:hrs:")) != -1) {
@@ -614,17 +558,7 @@ main(int argc, char *argv[])
 		total += (int)bench_number("thinkbot",
 		    cnt + 1, "count", 1, 100000);
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &sa.sa_mask, &waitmask);
-	signal(SIGPIPE, SIG_IGN);
+	bconn_signals(on_signal, &waitmask);
 	if (rt) {
 		memset(&sp, 0, sizeof(sp));
 		sp.sched_priority = 1;
@@ -669,26 +603,14 @@ main(int argc, char *argv[])
 			struct conn *c = &conns[nconns];
 
 			c->heapidx = -1;
-			if ((c->fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-				die("socket");
-			if (connect(c->fd, (struct sockaddr *)&sin,
-			    sizeof(sin)) == -1)
-				die("connect");
-			/* an answer leaves when it is written */
-			setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one,
-			    sizeof(one));
+			c->state = C_AUTH;
+			/* TCP_NODELAY: an answer leaves when it is written */
+			bconn_open(&c->b, &sin, ep, c, line, (size_t)len);
 			slen = sizeof(local);
-			if (getsockname(c->fd, (struct sockaddr *)&local,
+			if (getsockname(c->b.fd, (struct sockaddr *)&local,
 			    &slen) == -1)
 				die("getsockname");
 			c->port = ntohs(local.sin_port);
-			fcntl(c->fd, F_SETFL, O_NONBLOCK);
-			c->state = C_AUTH;
-			ev.events = EPOLLIN;
-			ev.data.ptr = c;
-			if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) == -1)
-				die("epoll_ctl");
-			out_add(c, line, (size_t)len);
 			conn_flush(c);
 			nconns++;
 			/* never more unanswered than refd's backlog */
