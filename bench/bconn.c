@@ -8,6 +8,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "bconn.h"
+#include "bench.h"
 
 static void
 bconn_die(const char *what)
@@ -146,4 +148,75 @@ bconn_signals(void (*handler)(int), sigset_t *waitmask)
 	sigaddset(&sa.sa_mask, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &sa.sa_mask, waitmask);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * "host:port" into *sin, an IPv4 address: 0, or -1 if arg is none
+ * (the caller prints its usage).  A bad port exits, naming prog.
+ */
+int
+bconn_address(const char *prog, const char *arg, struct sockaddr_in *sin)
+{
+	const char	*colon;
+	char		 host[64];
+
+	if ((colon = strrchr(arg, ':')) == NULL ||
+	    (size_t)(colon - arg) >= sizeof(host))
+		return -1;
+	memcpy(host, arg, colon - arg);
+	host[colon - arg] = '\0';
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((int)bench_number(prog, colon + 1, "port", 1,
+	    65535));
+	if (inet_pton(AF_INET, host, &sin->sin_addr) != 1) {
+		fprintf(stderr, "%s: %s: not an IPv4 address\n", prog, host);
+		exit(2);
+	}
+	return 0;
+}
+
+/*
+ * The bots of n arguments "name:token:count", each count 1 to max: their
+ * total, or -1 if one is no such argument (the caller prints its usage).
+ */
+int
+bconn_total(const char *prog, int n, char **specs, long max)
+{
+	const char	*tok, *cnt;
+	int		 i, total = 0;
+
+	for (i = 0; i < n; i++) {
+		if ((tok = strchr(specs[i], ':')) == NULL ||
+		    (cnt = strchr(tok + 1, ':')) == NULL)
+			return -1;
+		total += (int)bench_number(prog, cnt + 1, "count", 1, max);
+	}
+	return total;
+}
+
+/*
+ * Take spec "name:token:count" apart, in place (bconn_total() checked
+ * it): its auth line into line (of len bytes), its count into *count.
+ * Returns the line's length; exits naming prog if it does not fit.
+ */
+size_t
+bconn_spec(const char *prog, char *spec, char *line, size_t len, long max,
+    int *count)
+{
+	char	*tok, *cnt;
+	int	 n;
+
+	tok = strchr(spec, ':');
+	*tok++ = '\0';
+	cnt = strchr(tok, ':');
+	*cnt++ = '\0';
+	n = snprintf(line, len, "auth %s %s\n", spec, tok);
+	if (n < 0 || (size_t)n >= len) {
+		fprintf(stderr, "%s: %s: name and token too long\n", prog,
+		    spec);
+		exit(2);
+	}
+	*count = (int)bench_number(prog, cnt, "count", 1, max);
+	return (size_t)n;
 }

@@ -29,5 +29,8 @@ void	 bconn_add(struct bconn *, const char *, size_t);
 int	 bconn_flush(struct bconn *, int, void *);
 int	 bconn_read(struct bconn *);
 void	 bconn_signals(void (*)(int), sigset_t *);
+int	 bconn_address(const char *, const char *, struct sockaddr_in *);
+int	 bconn_total(const char *, int, char **, long);
+size_t	 bconn_spec(const char *, char *, char *, size_t, long, int *);
 
 #endif /* REFD_BCONN_H */

@@ -235,20 +235,16 @@ main(int argc, char *argv[])
 {
 	struct sockaddr_in	 sin;
 	struct epoll_event	 ev;
-	char			 host[64] = "127.0.0.1", *colon, *tok, *cnt;
 	char			 line[256];
-	int			 ch, i, k, port = 7070, len, total = 0;
+	size_t			 len;
+	int			 ch, i, k, total;
 
+	bconn_address("loadgen", "127.0.0.1:7070", &sin);
 	while ((ch = getopt(argc, argv, "a:hs:")) != -1) {
 		switch (ch) {
 		case 'a':
-			if ((colon = strrchr(optarg, ':')) == NULL ||
-			    (size_t)(colon - optarg) >= sizeof(host))
+			if (bconn_address("loadgen", optarg, &sin) == -1)
 				usage(2);
-			memcpy(host, optarg, colon - optarg);
-			host[colon - optarg] = '\0';
-			port = (int)bench_number("loadgen",
-			    colon + 1, "port", 1, 65535);
 			break;
 		case 's':
 			rng = (uint64_t)bench_number("loadgen",
@@ -260,40 +256,22 @@ main(int argc, char *argv[])
 			usage(2);
 		}
 	}
-	if (optind == argc)
+	if (optind == argc || (total = bconn_total("loadgen", argc - optind,
+	    argv + optind, 1000000)) == -1)
 		usage(2);
-	for (i = optind; i < argc; i++) {
-		if ((tok = strchr(argv[i], ':')) == NULL ||
-		    (cnt = strchr(tok + 1, ':')) == NULL)
-			usage(2);
-		total += (int)bench_number("loadgen",
-		    cnt + 1, "count", 1, 1000000);
-	}
 	bconn_signals(on_signal, &waitmask);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(port);
-	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1) {
-		fprintf(stderr, "loadgen: %s: not an IPv4 address\n", host);
-		return 2;
-	}
 	if ((conns = calloc(total, sizeof(*conns))) == NULL)
 		die("calloc");
 	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		die("epoll_create1");
 	for (i = optind; i < argc; i++) {
-		tok = strchr(argv[i], ':');
-		*tok++ = '\0';
-		cnt = strchr(tok, ':');
-		*cnt++ = '\0';
-		len = snprintf(line, sizeof(line), "auth %s %s\n", argv[i],
-		    tok);
-		for (k = (int)bench_number("loadgen",
-		    cnt, "count", 1, 1000000); k > 0; k--) {
+		len = bconn_spec("loadgen", argv[i], line, sizeof(line),
+		    1000000, &k);
+		for (; k > 0; k--) {
 			struct conn *c = &conns[nconns];
 
 			c->state = C_AUTH;
-			bconn_open(&c->b, &sin, ep, c, line, (size_t)len);
+			bconn_open(&c->b, &sin, ep, c, line, len);
 			conn_flush(c);
 			nconns++;
 			/* never more unanswered than refd's backlog */

@@ -520,21 +520,17 @@ main(int argc, char *argv[])
 	struct epoll_event	 ev;
 	struct sched_param	 sp;
 	socklen_t		 slen;
-	char			 host[64] = "127.0.0.1", *colon, *tok, *cnt;
 	char			 line[256];
-	int			 ch, i, k, port = 7070, len, total = 0;
+	size_t			 len;
+	int			 ch, i, k, total;
 	int			 rt = 0;
 
+	bconn_address("thinkbot", "127.0.0.1:7070", &sin);
 	while ((ch = getopt(argc, argv, "a:hrs:")) != -1) {
 		switch (ch) {
 		case 'a':
-			if ((colon = strrchr(optarg, ':')) == NULL ||
-			    (size_t)(colon - optarg) >= sizeof(host))
+			if (bconn_address("thinkbot", optarg, &sin) == -1)
 				usage(2);
-			memcpy(host, optarg, colon - optarg);
-			host[colon - optarg] = '\0';
-			port = (int)bench_number("thinkbot",
-			    colon + 1, "port", 1, 65535);
 			break;
 		case 'r':
 			rt = 1;
@@ -549,15 +545,9 @@ main(int argc, char *argv[])
 			usage(2);
 		}
 	}
-	if (optind == argc)
+	if (optind == argc || (total = bconn_total("thinkbot", argc - optind,
+	    argv + optind, 100000)) == -1)
 		usage(2);
-	for (i = optind; i < argc; i++) {
-		if ((tok = strchr(argv[i], ':')) == NULL ||
-		    (cnt = strchr(tok + 1, ':')) == NULL)
-			usage(2);
-		total += (int)bench_number("thinkbot",
-		    cnt + 1, "count", 1, 100000);
-	}
 	bconn_signals(on_signal, &waitmask);
 	if (rt) {
 		memset(&sp, 0, sizeof(sp));
@@ -567,13 +557,6 @@ main(int argc, char *argv[])
 	}
 	/* the timer fires when asked, not up to 50 us later */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(port);
-	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1) {
-		fprintf(stderr, "thinkbot: %s: not an IPv4 address\n", host);
-		return 2;
-	}
 	if ((conns = calloc(total, sizeof(*conns))) == NULL ||
 	    (heap = calloc(total, sizeof(*heap))) == NULL)
 		die("calloc");
@@ -587,25 +570,15 @@ main(int argc, char *argv[])
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev) == -1)
 		die("epoll_ctl timerfd");
 	for (i = optind; i < argc; i++) {
-		tok = strchr(argv[i], ':');
-		*tok++ = '\0';
-		cnt = strchr(tok, ':');
-		*cnt++ = '\0';
-		len = snprintf(line, sizeof(line), "auth %s %s\n", argv[i],
-		    tok);
-		if (len < 0 || (size_t)len >= sizeof(line)) {
-			fprintf(stderr, "thinkbot: %s: name and token too "
-			    "long\n", argv[i]);
-			return 2;
-		}
-		for (k = (int)bench_number("thinkbot",
-		    cnt, "count", 1, 100000); k > 0; k--) {
+		len = bconn_spec("thinkbot", argv[i], line, sizeof(line),
+		    100000, &k);
+		for (; k > 0; k--) {
 			struct conn *c = &conns[nconns];
 
 			c->heapidx = -1;
 			c->state = C_AUTH;
 			/* TCP_NODELAY: an answer leaves when it is written */
-			bconn_open(&c->b, &sin, ep, c, line, (size_t)len);
+			bconn_open(&c->b, &sin, ep, c, line, len);
 			slen = sizeof(local);
 			if (getsockname(c->b.fd, (struct sockaddr *)&local,
 			    &slen) == -1)
