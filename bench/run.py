@@ -1052,8 +1052,8 @@ def cost_only(bdir):
     print("\n".join(l for l in table_cost(res)))
 
 
-def one_section(bdir, a):
-    """--scale or --flat alone: printed, and written as JSON to -o."""
+def raise_fd_limit():
+    """Enough descriptors for the scale section's seats, if allowed."""
     try:
         import resource
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -1063,6 +1063,11 @@ def one_section(bdir, a):
                                (min(want, hard), hard))
     except (ImportError, ValueError, OSError):
         pass
+
+
+def one_section(bdir, a):
+    """--scale or --flat alone: printed, and written as JSON to -o."""
+    raise_fd_limit()
     workdir = tempfile.mkdtemp(prefix="refd-bench-")
     commit = subprocess.run(["git", "describe", "--always", "--dirty"],
                             cwd=TOP, capture_output=True,
@@ -1151,15 +1156,7 @@ def main():
     if a.flat is not None or a.scale:
         one_section(bdir, a)
         return
-    try:
-        import resource
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        want = 4 * SCALE_MATCHES * SEATS
-        if soft < want:
-            resource.setrlimit(resource.RLIMIT_NOFILE,
-                               (min(want, hard), hard))
-    except (ImportError, ValueError, OSError):
-        pass
+    raise_fd_limit()
     workdir = tempfile.mkdtemp(prefix="refd-bench-")
     res = {"machine": {
         "cores": os.cpu_count(),
