@@ -8,8 +8,10 @@
  * for each variant, a few deals of a real match through libbriscola, the
  * bot in one seat and built-in random players in the others: the bot
  * receives exactly the lines refd would send its seat, built by botproto
- * from the seat's bri_view, in match.c's order, with notifications
- * pipelined as refd pipelines them.
+ * from the seat's bri_view, in match.c's order, with notifications held
+ * for its next command and written with it, as refd holds them by
+ * default (notify=lazy): a bot that takes one line per read fails here
+ * as it would under refd.
  *
  * Every answer is judged as seat.c and match.c judge it, and every
  * problem is printed with the offending line and the command it
@@ -1282,7 +1284,6 @@ ck_auction(struct ck_bot *b, int *moves)
 		ck_tell(b, BOTMSG_BID);
 		if (ev.deal_over)
 			ck_tell(b, BOTMSG_DEAL_END);
-		ck_pump(b, 0);
 	}
 	if (b->dead || ck.m.deal.phase != BRI_PHASE_CALL)
 		return;
@@ -1302,7 +1303,6 @@ ck_auction(struct ck_bot *b, int *moves)
 		exit(2);
 	}
 	ck_tell(b, BOTMSG_CALLED);
-	ck_pump(b, 0);
 }
 
 /*
@@ -1360,7 +1360,6 @@ ck_variant(enum bri_variant var)
 	ck_queue(&b, CK_NOTE, NULL, ck.note_ms, botproto_match_start_text(buf,
 	    sizeof(buf), (long long)var + 1, bri_variant_name(var), ck.seat,
 	    names, n, commit, options), "\n");
-	ck_pump(&b, 0);
 
 	while (!b.dead && deals < ck.ndeals &&
 	    ck.m.result == BRI_MATCH_PLAYING) {
@@ -1370,7 +1369,6 @@ ck_variant(enum bri_variant var)
 		snprintf(ck.ctx, sizeof(ck.ctx), "%s deal %d",
 		    bri_variant_name(var), deals);
 		ck_tell(&b, BOTMSG_DEAL_START);
-		ck_pump(&b, 0);
 		ck_auction(&b, &moves);
 		while (!b.dead && !ck.m.deal.over) {
 			t = ck.m.deal.turn;
@@ -1411,7 +1409,6 @@ ck_variant(enum bri_variant var)
 				ck_tell(&b, BOTMSG_PARTNER);
 			if (ev.deal_over)
 				ck_tell(&b, BOTMSG_DEAL_END);
-			ck_pump(&b, 0);
 		}
 	}
 

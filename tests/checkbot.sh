@@ -187,6 +187,33 @@ if run 1 "comment kept" -n 3 -V joker3 -- sh "$tmp/nocomment.sh"; then
 		status=1
 	fi
 fi
+# Notifications wait for the bot's next command, as refd holds them by
+# default: in the game every write ends with a command that asks (the
+# bot records which read brought each line).
+# (The sandbox shows the bot only a directory named to it, writable by
+# whoever it runs as.)
+mkdir "$tmp/rec" && chmod 777 "$tmp/rec"
+run 1 "evilbot chunks" -n 2 -V joker3 -- --dir="$tmp/rec" \
+    python3 "$evil" chunks "$tmp/rec/chunks"
+if python3 - "$tmp/rec/chunks" <<'PY'
+import sys
+reads = {}
+for line in open(sys.argv[1]):
+    n, text = line.split(" ", 1)
+    reads.setdefault(int(n), []).append(text.split())
+asked = ("name", "version", "known_command", "genplay", "genbid", "gencall",
+         "quit", "list_commands", "protocol_version")
+game = [r for n, r in sorted(reads.items())
+        if any(w[1:2] == ["play"] for w in r)]
+bad = [r for r in game if r[-1][1] not in asked]
+sys.exit(0 if game and not bad else 1)
+PY
+then
+	echo "ok: notifications leave with the bot's next command"
+else
+	echo "FAIL: checkbot wrote notifications apart from a command"
+	status=1
+fi
 if run 2 "missing bot" -- "$tmp/no-such-bot"; then
 	if grep -q 'cannot run' "$tmp/err"; then
 		echo "ok: missing bot: exit 2"
