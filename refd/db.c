@@ -476,25 +476,13 @@ db_now(char *buf, size_t len)
 	gettimeofday(&tv, NULL);
 	if (tv.tv_sec != sec) {
 		gmtime_r(&tv.tv_sec, &tm);
-		if (strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm) != 19) {
-			snprintf(buf, len, "-");
-			sec = -1;
-			return;
-		}
+		if (strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+			s[0] = '\0';
 		sec = tv.tv_sec;
 	}
-	if (len < 25) {		/* every caller's buffer holds 25 */
-		snprintf(buf, len, "-");
-		return;
-	}
 	ms = (unsigned)(tv.tv_usec / 1000) % 1000;
-	memcpy(buf, s, 19);
-	buf[19] = '.';
-	buf[20] = '0' + ms / 100;
-	buf[21] = '0' + ms / 10 % 10;
-	buf[22] = '0' + ms % 10;
-	buf[23] = 'Z';
-	buf[24] = '\0';
+	util_format(buf, len, "%s.%c%c%cZ", s, '0' + ms / 100,
+	    '0' + ms / 10 % 10, '0' + ms % 10);
 }
 
 /*

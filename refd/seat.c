@@ -108,8 +108,8 @@ struct seat {
 	int		 isdirty;	/* on that list */
 	int		 due;		/* out must be written in this pass */
 	int		 lazy;		/* notes wait for the next command */
-	size_t		 held;		/* bytes of out held since earlier */
-	int		 nheld;		/* passes, and commands of them */
+	size_t		 held;		/* bytes of out held from earlier */
+	int		 nheld;		/* passes, and the commands in them */
 	pid_t		 pid;		/* spawn: the bot's process group */
 	int		 errfd;		/* spawn: stderr pipe */
 	struct event	*errev;
@@ -763,8 +763,7 @@ seat_flush_soon(void)
 void
 seat_drop_unsent(struct seat *s)
 {
-	if (s->held < s->outlen)
-		seat_out_cut(s, s->held);
+	seat_out_cut(s, s->held);
 	if (s->tx_on)		/* the bot never gets them */
 		s->tx_sent = s->tx_flushed;
 	s->npend -= s->unsent - s->nheld < s->npend ? s->unsent - s->nheld :
@@ -1336,7 +1335,8 @@ seat_auth(struct seat *s, char *line)
 	evtimer_del(s->timer);
 	s->armed_us = 0;
 	s->bot = b;
-	(void)seat_out_add(s, "=\n\n", 3);	/* else the bot waits */
+	/* without memory nothing is said: the bot's wait times it out */
+	(void)seat_out_add(s, "=\n\n", 3);
 	seat_dirty(s);
 	db_bot_event(logdb, 0, -1, b->name, "connect", s->peer);
 	seat_enter(s, SEAT_IDLE);
