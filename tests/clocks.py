@@ -115,6 +115,26 @@ def wait_until(pred, what, timeout=30.0):
         time.sleep(0.002)
 
 
+def healthy_beside(r, tag):
+    """A healthy match of spawned bots, to play beside an attack: each
+    move takes 20 ms, so that it is still playing when refd stops."""
+    for i in range(3):
+        r.add("%s-h%d" % (tag, i), EVIL + ["slow", "20"])
+    return r.start("joker3", ["%s-h%d" % (tag, i) for i in range(3)],
+                   "move_ms=300", "deal_cap=3")
+
+
+def untouched(r, mid):
+    """The healthy match finished, no bot of it faulted."""
+    result, reason = r.wait(mid)
+    assert result.startswith("seat") or result == "draw", (result, reason)
+    assert int(r.query("SELECT max(deal_no) FROM plays WHERE match_id = ?",
+                       mid)[0][0] or 0) > 1, "the healthy match was short"
+    faults = r.query("SELECT seat, kind, evidence FROM faults WHERE "
+                     "match_id = ?", mid)
+    assert not faults, faults
+
+
 def late_fault(r, mid, seat):
     result, reason = r.wait(mid)
     assert result == "forfeit%d" % seat and "timeout" in reason, \
@@ -137,6 +157,7 @@ def test_stall_forgives_no_silence(r):
     r.add("ss-a", EVIL + ["good"])
     r.add("ss-b", EVIL + ["good"])
     r.add("ss-late", opt + EVIL + ["late", "1150", mark])
+    beside = healthy_beside(r, "ss")
     mid = r.start("joker3", ["ss-late", "ss-a", "ss-b"], "move_ms=300",
                   "seed=" + "5a" * 32)
     wait_until(lambda: os.path.exists(mark), "the late bot's genplay")
@@ -144,6 +165,7 @@ def test_stall_forgives_no_silence(r):
     ms, ev = late_fault(r, mid, 0)
     assert ev.startswith("no answer to command"), ev
     assert ms >= 300, ms
+    untouched(r, beside)
 
 
 def test_stall_forgives_no_stamp(r):
@@ -159,6 +181,7 @@ def test_stall_forgives_no_stamp(r):
             for n in names]
     for b in bots:
         b.start()
+    beside = healthy_beside(r, "sr")
     mid = r.start("joker3", ["sr-late", "sr-a", "sr-b"], "move_ms=300",
                   "seed=" + "5b" * 32)
     assert bots[2].genplay.wait(30), "the late bot never got a genplay"
@@ -167,6 +190,7 @@ def test_stall_forgives_no_stamp(r):
     ms, ev = late_fault(r, mid, 0)
     assert ev.startswith("answer to command"), ev
     assert 550 <= ms < 1000, "charged %d ms for an answer 600 ms late" % ms
+    untouched(r, beside)
     for b in bots:
         b.join(10)
 # the commands whose answer counts; every other line is a notification
