@@ -5,7 +5,10 @@
  * standard GTP commands, acknowledges every game notification with an
  * empty success and answers genplay with one card of the hand it is
  * given; in chiamata5's auction it passes or names the next weaker rank,
- * at random, and names a random suit.  It needs nothing but stdio.
+ * at random, and names a random suit.  It needs nothing but stdio and
+ * read(2): its answers wait in stdout's buffer until every whole line
+ * read so far is answered, so that commands refd sent in one write (a
+ * turn's notifications and its genplay) are answered in one write.
  *
  * Run:		bots/randbot [-s seed] [-r file]
  * With -s the choices depend only on the seed, so a match replays
@@ -15,6 +18,7 @@
  * that, with the receipt in its match_end line, refctl verify-receipt
  * holds the log to.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,11 +71,60 @@ static void
 answer(char kind, const char *id, const char *text)
 {
 	printf("%c%s%s%s\n\n", kind, id, *text != '\0' ? " " : "", text);
-	fflush(stdout);
 	if (record != NULL) {
 		fprintf(record, "> %c%.*s\n", kind, (int)strcspn(text, "\n"),
 		    text);
 		fflush(record);
+	}
+}
+
+/*
+ * The next line of standard input, newline kept, in line (len bytes; a
+ * longer line is cut there and the rest of it dropped), or NULL at end of
+ * file.  stdout is flushed only before a read, when no whole line is
+ * left: until then the answers wait for the ones after them.
+ */
+static char *
+readline(char *line, size_t len)
+{
+	static char	 buf[2 * LINEMAX];
+	static size_t	 have;
+	static int	 skip;	/* in the rest of an over-long line */
+	char		*nl;
+	size_t		 n, was;
+	ssize_t		 r;
+
+	for (;;) {
+		nl = memchr(buf, '\n', have);
+		if (nl != NULL || have == sizeof(buf)) {
+			n = nl != NULL ? (size_t)(nl - buf) + 1 : have;
+			if ((was = skip) == 0) {
+				memcpy(line, buf, n < len ? n : len - 1);
+				line[n < len ? n : len - 1] = '\0';
+			}
+			skip = nl == NULL;
+			memmove(buf, buf + n, have - n);
+			have -= n;
+			if (!was)
+				return line;
+			continue;
+		}
+		if (fflush(stdout) == EOF)
+			return NULL;
+		if ((r = read(STDIN_FILENO, buf + have, sizeof(buf) - have)) ==
+		    -1 && errno == EINTR)
+			continue;
+		if (r > 0) {
+			have += (size_t)r;
+			continue;
+		}
+		/* end of file: a last line without its newline still counts */
+		if (have == 0 || skip)
+			return NULL;
+		memcpy(line, buf, have < len ? have : len - 1);
+		line[have < len ? have : len - 1] = '\0';
+		have = 0;
+		return line;
 	}
 }
 
@@ -94,15 +147,12 @@ main(int argc, char *argv[])
 			return 2;
 		}
 	}
-	while (fgets(line, sizeof(line), stdin) != NULL) {
+	while (readline(line, sizeof(line)) != NULL) {
 		if (record != NULL) {
 			fprintf(record, "%.*s\n", (int)strcspn(line, "\r\n"),
 			    line);
 			fflush(record);
 		}
-		if (strchr(line, '\n') == NULL && !feof(stdin))
-			while ((c = getchar()) != EOF && c != '\n')
-				continue;	/* an over-long line: truncate */
 		if ((p = strchr(line, '#')) != NULL)
 			*p = '\0';
 		ac = 0;

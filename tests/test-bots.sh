@@ -141,6 +141,27 @@ check() {
 	return 1
 }
 
+# live NAME COMMAND...: a command answered while the input stays open,
+# as refd keeps it open; a bot that held its answers until end of file
+# would stall every match.  Up to 20 s, for a busy machine.
+live() {
+	name=$1
+	shift
+	rm -f "$tmp/lpid"
+	sh -c 'echo $$ >"$0"; printf "1 name\n"; exec sleep 25' "$tmp/lpid" \
+	    2>/dev/null | "$@" >"$tmp/live" 2>/dev/null &
+	i=0
+	until grep -q '^=1 ' "$tmp/live"; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && break
+		sleep 0.1
+	done
+	[ -s "$tmp/lpid" ] && kill "$(cat "$tmp/lpid")" 2>/dev/null
+	[ $i -le 200 ] && return 0
+	echo "FAIL: $name: no answer while the input is open"
+	return 1
+}
+
 # bot NAME COMMAND...: run the session and the end-of-file test.
 bot() {
 	name=$1
@@ -160,6 +181,7 @@ bot() {
 		return
 	fi
 	check "$name at end of file" "$tmp/eof" "$tmp/out" || ok=0
+	live "$name" "$@" || ok=0
 	if [ $ok = 1 ]; then
 		echo "ok: $name"
 	else
@@ -191,6 +213,12 @@ need node randbot.js && bot randbot.js node "$s/randbot.js"
 "$b/randbot" -s 7 <"$tmp/session" >"$tmp/a"
 "$b/randbot" -s 7 <"$tmp/session" >"$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" || { echo "FAIL: randbot -s 7 differs"; status=1; }
+
+# An over-long line is one unknown command, and the next line still counts.
+{ awk 'BEGIN { s = "1 "; for (i = 0; i < 9000; i++) s = s "x"; print s }'
+  printf '2 name\n'; } | "$b/randbot" >"$tmp/long"
+[ "$(grep -c '^?' "$tmp/long")" = 1 ] && grep -q '^=2 randbot$' "$tmp/long" ||
+	{ echo "FAIL: randbot on an over-long line"; cat "$tmp/long"; status=1; }
 
 # The checker must reject broken answers: a card not in the hand, a wrong
 # id, a missing blank line, '=' to an unknown command, extra answers.
