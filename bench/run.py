@@ -230,12 +230,6 @@ class Refd:
                         "100000\nmax_per_address 100000\n" + extra_conf)
             args += ["-f", conf]
         env = None
-        real = os.path.join(build, "refd", ".libs", "refd")
-        if wrap and os.path.exists(real):
-            # under a tracer, the binary itself, not libtool's wrapper
-            args[0] = real
-            env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(
-                build, "libbriscola", ".libs"))
         self.args = args
         self.err = open(self.errpath, "w")
         self.proc = subprocess.Popen(list(wrap) + args,
