@@ -174,7 +174,9 @@ static int		 commit_due;	/* commit_ev is added */
 static int	nseats_alive;
 
 static void	seat_readable(evutil_socket_t, short, void *);
-static int	seat_recv(struct seat *, struct evbuffer *, int64_t *, int *);
+static int	seat_recv(struct seat *, char *, size_t, int64_t *, int *);
+static int	seat_recv_in(struct seat *, struct evbuffer *, int64_t *, int *);
+static int	seat_in_add(struct evbuffer *, const char *, size_t);
 static void	seat_frame(struct seat *, int64_t, int);
 static void	seat_event(struct bufferevent *, short, void *);
 static void	seat_timeout(evutil_socket_t, short, void *);
@@ -196,6 +198,9 @@ static void	seat_fault_run(evutil_socket_t, short, void *);
 static void	seat_tx_answer(struct seat *);
 static void	seat_drain(struct seat *, int64_t);
 static void	seat_lines(struct seat *);
+static void	seat_lines_end(struct seat *);
+static int	seat_take_line(struct seat *, char *, size_t);
+static void	seat_frame_buf(struct seat *, char *, size_t, int64_t, int);
 static void	seat_fault_timed(struct seat *, const char *, const char *,
 		    int64_t);
 
@@ -250,7 +255,7 @@ seat_read_now(struct seat *s, struct evbuffer *in, int64_t *stamp)
 
 	*stamp = 0;
 	do {
-		n = seat_recv(s, in, &at, &exact);
+		n = seat_recv_in(s, in, &at, &exact);
 		if (n > 0 && exact)
 			*stamp = at;
 	} while (n > 0 && evbuffer_get_length(in) <= 2 * GTP_MAXLINE);
@@ -258,25 +263,18 @@ seat_read_now(struct seat *s, struct evbuffer *in, int64_t *stamp)
 }
 
 /*
- * One recvmsg(2) of what the socket holds, then into in (the
- * bufferevent's input, which only libevent may add to, hence the
- * thaw).  No FIONREAD first, as evbuffer_read() does: one system call
- * per read.  The read lands in one buffer shared by every seat and only
- * the bytes that came are copied to in: room reserved in in itself
- * would be a chain of 8 KiB per seat, kept while the seat waits (a
- * match's three seats were 24 KiB of it), where an answer is a few
- * dozen bytes, framed and drained at once.  On TCP, *at is when the
- * kernel received the last segment read (SO_TIMESTAMPNS), in
- * CLOCK_MONOTONIC microseconds, so an answer is timed from its
- * arrival, not from when the loop got to it, and *exact is 1; else, and
- * on a socketpair, it is the loop's wake-up time (clock_wake()) and
- * *exact 0.  Returns what recvmsg() returned: 0 at end of file, -1 with
- * errno.
+ * One recvmsg(2) of what the socket holds into buf (len bytes).  No
+ * FIONREAD first, as evbuffer_read() does: one system call per read.
+ * On TCP, *at is when the kernel received the last segment read
+ * (SO_TIMESTAMPNS), in CLOCK_MONOTONIC microseconds, so an answer is
+ * timed from its arrival, not from when the loop got to it, and *exact
+ * is 1; else, and on a socketpair, it is the loop's wake-up time
+ * (clock_wake()) and *exact 0.  Returns what recvmsg() returned: 0 at
+ * end of file, -1 with errno.
  */
 static int
-seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
+seat_recv(struct seat *s, char *buf, size_t len, int64_t *at, int *exact)
 {
-	static char		 rbuf[SEAT_RECVMAX];
 	struct msghdr		 msg;
 	struct iovec		 iov;
 	struct cmsghdr		*cm;
@@ -291,8 +289,8 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 
 	*at = wake;
 	*exact = 0;
-	iov.iov_base = rbuf;
-	iov.iov_len = sizeof(rbuf);
+	iov.iov_base = buf;
+	iov.iov_len = len;
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
@@ -302,15 +300,6 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 	}
 	n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
 	e = errno;
-	if (n > 0) {
-		evbuffer_unfreeze(in, 0);
-		if (evbuffer_add(in, rbuf, (size_t)n) == -1) {
-			evbuffer_freeze(in, 0);
-			errno = ENOMEM;
-			return -1;
-		}
-		evbuffer_freeze(in, 0);
-	}
 	for (cm = n > 0 && s->stamped ? CMSG_FIRSTHDR(&msg) : NULL;
 	    cm != NULL; cm = CMSG_NXTHDR(&msg, cm))
 		if (cm->cmsg_level == SOL_SOCKET &&
@@ -337,6 +326,42 @@ seat_recv(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 		}
 	errno = e;
 	return (int)n;
+}
+
+/*
+ * Add n bytes to in, the bufferevent's input, which only libevent may
+ * add to, hence the thaw.  Returns 0, or -1 with errno ENOMEM.
+ */
+static int
+seat_in_add(struct evbuffer *in, const char *buf, size_t n)
+{
+	int	 r;
+
+	evbuffer_unfreeze(in, 0);
+	r = evbuffer_add(in, buf, n);
+	evbuffer_freeze(in, 0);
+	if (r == -1)
+		errno = ENOMEM;
+	return r;
+}
+
+/*
+ * seat_recv() into in.  The read lands in one buffer shared by every
+ * seat and only the bytes that came are copied to in: room reserved in
+ * in itself would be a chain of 8 KiB per seat, kept while the seat
+ * waits, where an answer is a few dozen bytes, framed and drained at
+ * once.
+ */
+static int
+seat_recv_in(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
+{
+	static char	 rbuf[SEAT_RECVMAX];
+	int		 n;
+
+	if ((n = seat_recv(s, rbuf, sizeof(rbuf), at, exact)) > 0 &&
+	    seat_in_add(in, rbuf, (size_t)n) == -1)
+		return -1;
+	return n;
 }
 
 /*
@@ -1446,12 +1471,19 @@ seat_line(struct seat *s, char *line, size_t len)
 /*
  * The bot's socket is readable: one read, then frame what came into
  * lines, at most GTP_MAXLINE each; or its end, or an error, reported as
- * the bufferevent would have.
+ * the bufferevent would have.  The read lands on this call's stack, and
+ * when no part of a line waits in the input, its whole lines are framed
+ * where they are (seat_frame_buf()): a line costs no copy into the
+ * input and no malloc() out of it.  Not in a buffer shared by every
+ * seat: framing a line may lead to another seat's read (a match ends,
+ * the next one takes its seats).
  */
 static void
 seat_readable(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s = arg;
+	struct evbuffer	*in;
+	char		 buf[SEAT_RECVMAX];
 	int64_t		 at;
 	int		 n, exact;
 
@@ -1459,10 +1491,13 @@ seat_readable(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (s->bev == NULL)
 		return;
-	n = seat_recv(s, bufferevent_get_input(s->bev), &at, &exact);
-	if (n > 0)
+	in = bufferevent_get_input(s->bev);
+	n = seat_recv(s, buf, sizeof(buf), &at, &exact);
+	if (n > 0 && evbuffer_get_length(in) == 0)
+		seat_frame_buf(s, buf, (size_t)n, at, exact);
+	else if (n > 0 && seat_in_add(in, buf, (size_t)n) == 0)
 		seat_frame(s, at, exact);	/* it was all there by then */
-	else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK &&
+	else if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK &&
 	    errno != EINTR)) {
 		/* reported once, as a bufferevent stops reading then */
 		event_del(s->rdev);
@@ -1471,46 +1506,111 @@ seat_readable(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/*
+ * One line from the bot, its end of line taken off and a NUL after it.
+ * Returns 0, or -1 when the seat takes no more lines now (a fault).
+ */
+static int
+seat_take_line(struct seat *s, char *line, size_t len)
+{
+	char	 ev[256];
+
+	if (len > GTP_MAXLINE) {
+		seat_fault(s, "overlong", "line over the cap");
+		return -1;
+	}
+	if (memchr(line, '\0', len) != NULL) {
+		util_printable(ev, sizeof(ev), line, len);
+		seat_fault(s, "garbage", ev);
+		return -1;
+	}
+	if (s->state == SEAT_AUTH)
+		seat_auth(s, line);
+	else if (s->state == SEAT_IDLE && s->npend > 0)
+		seat_line(s, line, len);	/* after-match answers */
+	else if (s->state == SEAT_IDLE) {
+		if (!gtp_clean(line)) {
+			s->broken = 1;
+			seat_close(s);
+		}
+	} else if (s->state == SEAT_PLAYING ||
+	    s->state == SEAT_CLOSING)
+		seat_line(s, line, len);
+	return 0;
+}
+
 /* Frame what has been read into lines, at most GTP_MAXLINE each. */
 static void
 seat_lines(struct seat *s)
 {
 	struct evbuffer	*in = bufferevent_get_input(s->bev);
-	char		*line, ev[256];
+	char		*line;
 	size_t		 len;
+	int		 r;
 
 	while (s->bev != NULL && !s->broken &&
 	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
-		if (len > GTP_MAXLINE) {
-			free(line);
-			seat_fault(s, "overlong", "line over the cap");
-			return;
-		}
-		if (memchr(line, '\0', len) != NULL) {
-			util_printable(ev, sizeof(ev), line, len);
-			free(line);
-			seat_fault(s, "garbage", ev);
-			return;
-		}
-		if (s->state == SEAT_AUTH)
-			seat_auth(s, line);
-		else if (s->state == SEAT_IDLE && s->npend > 0)
-			seat_line(s, line, len);	/* after-match answers */
-		else if (s->state == SEAT_IDLE) {
-			if (!gtp_clean(line)) {
-				s->broken = 1;
-				seat_close(s);
-			}
-		} else if (s->state == SEAT_PLAYING ||
-		    s->state == SEAT_CLOSING)
-			seat_line(s, line, len);
+		r = seat_take_line(s, line, len);
 		free(line);
+		if (r == -1)
+			return;
 	}
-	if (s->bev != NULL && !s->broken &&
-	    evbuffer_get_length(bufferevent_get_input(s->bev)) > GTP_MAXLINE)
+	seat_lines_end(s);
+}
+
+/*
+ * After the lines: a rest longer than a line is a fault, and what a
+ * broken seat sent is dropped unless a match still judges it.
+ */
+static void
+seat_lines_end(struct seat *s)
+{
+	struct evbuffer	*in;
+
+	if (s->bev == NULL)
+		return;
+	in = bufferevent_get_input(s->bev);
+	if (!s->broken && evbuffer_get_length(in) > GTP_MAXLINE)
 		seat_fault(s, "overlong", "line over the cap");
 	if (s->bev != NULL && s->broken && s->state != SEAT_PLAYING)
 		evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+/*
+ * seat_frame() of n bytes read into buf, the input being empty: each
+ * whole line is taken where it lies, as evbuffer_readln() would have
+ * cut it (EVBUFFER_EOL_CRLF: a LF, or CR LF); a rest, or what comes
+ * after a fault, goes to the input, as it would have stayed there.
+ */
+static void
+seat_frame_buf(struct seat *s, char *buf, size_t n, int64_t at, int exact)
+{
+	char	*p = buf, *end = buf + n, *nl;
+	size_t	 len;
+	int	 fault = 0;
+
+	s->arrival_us = at;
+	s->arrival_exact = exact;
+	while (s->bev != NULL && !s->broken &&
+	    (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		len = (size_t)(nl - p);
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		p[len] = '\0';
+		fault = seat_take_line(s, p, len) == -1;
+		p = nl + 1;
+		if (fault)
+			break;
+	}
+	if (s->bev != NULL && p < end &&
+	    seat_in_add(bufferevent_get_input(s->bev), p,
+	    (size_t)(end - p)) == -1) {
+		event_del(s->rdev);
+		seat_event(s->bev, BEV_EVENT_READING | BEV_EVENT_ERROR, s);
+	} else if (!fault)
+		seat_lines_end(s);
+	s->arrival_us = 0;
+	s->arrival_exact = 0;
 }
 
 /* End of file or an error on the connection. */

@@ -529,6 +529,24 @@ def test_bot_hygiene(r):
         "refd holds more descriptors than before"
 
 
+def test_ragged_answers(r):
+    """Answers with CR LF line ends, cut inside a line across reads, and
+    lines that arrive together: each is framed as the bot meant it."""
+    r.add("ragged", EVIL + ["ragged"])
+    r.add("chunky", EVIL + ["good"])
+    mid = r.start("classic2", ["ragged", "chunky"], "deals_to_win=1")
+    result, reason = r.wait(mid)
+    assert result.startswith("seat"), (result, reason)
+    assert not r.query("SELECT kind FROM faults WHERE match_id = ?", mid)
+    (plays,), = r.query("SELECT count(*) FROM plays WHERE match_id = ?", mid)
+    assert plays >= 40, plays
+    # the line ends are no part of what the log keeps of an answer
+    answers = [a for (a,) in r.query("SELECT answer FROM plays WHERE "
+                                     "match_id = ? AND seat = 0", mid)]
+    assert answers and all(a and "\r" not in a and "\n" not in a
+                           for a in answers), answers[:3]
+
+
 def test_stop_and_refuse(r):
     """match_stop aborts a running match; bad input gets clear errors."""
     r.add("slow", EVIL + ["late", "400"])
@@ -751,7 +769,8 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_no_forged_output, test_watch_then_command, test_auth_garbage,
          test_clocks, test_log_unwritable, test_log_unwritable_tournament,
          test_bridge_example_bots,
-         test_bot_transcript, test_bot_hygiene, test_stop_and_refuse,
+         test_bot_transcript, test_bot_hygiene, test_ragged_answers,
+         test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
          test_idle_lines, test_commit_window, test_keep_matches]
 

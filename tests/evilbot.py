@@ -37,6 +37,8 @@ misbehaves it answers like a random bot.  Modes:
               deal_start, so that a genplay queues behind it
   inject      refuses genplay with a multi-line answer that forges lines
   noflush     answers everything right but never flushes its output
+  ragged      answers everything right, with CR LF line ends, each
+              answer in two writes cut inside a line, 2 ms apart
   oldbot      a bot written before the auction: known_command genbid
               and gencall answer false
   badbid      answers every genbid with a rank it may not name (the
@@ -64,6 +66,12 @@ played = []
 
 
 def send(data):
+    if MODE == "ragged":
+        data = data.replace(b"\n", b"\r\n")
+        out.write(data[:len(data) // 2 + 1])
+        out.flush()
+        time.sleep(0.002)
+        data = data[len(data) // 2 + 1:]
     out.write(data)
     if MODE != "noflush":
         out.flush()
