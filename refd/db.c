@@ -819,6 +819,17 @@ db_group_window(struct db *db, int64_t us)
 }
 
 /*
+ * May a group stay open past the pass that wrote it (group mode and a
+ * window)?  Then a pass's lines may leave before its rows are committed,
+ * and a row may as well be written just after the lines it explains.
+ */
+int
+db_group_spans(struct db *db)
+{
+	return GROUPED(db) && db->group_window > 0;
+}
+
+/*
  * Is the log file still at its path, the file that was opened?  Deleted
  * or replaced, what refd writes would reach nobody: such a write fails.
  */

@@ -39,7 +39,8 @@
  *			passes are one transaction, committed by
  *			db_group_commit; db_group_pending tells if one is
  *			open, db_group_due if it must be committed before
- *			the pass's lines leave (refd(8), DURABILITY)
+ *			the pass's lines leave (refd(8), DURABILITY),
+ *			db_group_spans if a group may outlast its pass
  */
 #ifndef REFD_DB_H
 #define REFD_DB_H
@@ -122,6 +123,7 @@ void		 db_group_mode(struct db *, void (*)(void),
 int		 db_group_pending(struct db *);
 int		 db_group_due(struct db *, int64_t, int64_t *);
 void		 db_group_window(struct db *, int64_t);
+int		 db_group_spans(struct db *);
 int		 db_group_commit(struct db *);
 int		 db_begin(struct db *, struct db_match *, int);
 int		 db_commit(struct db *);

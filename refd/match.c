@@ -453,6 +453,20 @@ match_deal(struct match *m)
 }
 
 /*
+ * The limit of seat t's next move, in ms: move_ms, or what is left of
+ * its bank when less; 0 or less when the bank is spent.
+ */
+static int
+match_limit_ms(const struct match *m, int t)
+{
+	int	 ms = m->conf.move_ms;
+
+	if (m->conf.bank_ms > 0 && m->bank_us[t] / 1000 < ms)
+		ms = (int)(m->bank_us[t] / 1000);
+	return ms;
+}
+
+/*
  * Ask the seat whose turn it is for its move: a call in the auction
  * (genbid), the caller's suit (gencall) or a card (genplay), each under
  * the same per-move limit and time bank.
@@ -462,7 +476,7 @@ match_ask(struct match *m)
 {
 	struct bri_view	 v;
 	char		 buf[BOTPROTO_MAXLINE];
-	int		 t = m->bm.deal.turn, ms = m->conf.move_ms;
+	int		 t = m->bm.deal.turn, ms;
 	enum botmsg	 k = BOTMSG_GENPLAY;
 	enum pend_kind	 pk = PEND_GENPLAY;
 
@@ -475,8 +489,7 @@ match_ask(struct match *m)
 		k = BOTMSG_GENCALL;
 		pk = PEND_GENCALL;
 	}
-	if (m->conf.bank_ms > 0 && m->bank_us[t] / 1000 < ms)
-		ms = (int)(m->bank_us[t] / 1000);
+	ms = match_limit_ms(m, t);
 	m->dbm.limit_ms = ms > 0 ? ms : 0;	/* chained with the move */
 	if (ms <= 0) {
 		match_fault(m, m->seat[t], "timeout", "time bank exhausted", 0);
@@ -657,7 +670,42 @@ match_fault(void *arg, struct seat *s, const char *kind,
 	match_finish(m, MATCH_DONE, res, why);
 }
 
-/* Play card c for seat: apply, log, then tell every seat. */
+/*
+ * Log seat's play of c and what follows from it (a Joker, a trick, the
+ * deal's end), all standing or falling together: one savepoint in the
+ * loop pass's transaction, which is synced if it ends the deal.
+ * Returns 0, or -1 with nothing of it logged.
+ */
+static int
+match_log_play(struct match *m, int seat, bri_card c, int trick,
+    int64_t ms, int fault, const struct bri_event *ev)
+{
+	if (db_begin(logdb, &m->dbm, ev->deal_over) == -1 ||
+	    db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++, trick, seat, c,
+	    (int)ms, fault) == -1 ||
+	    (ev->joker != BRI_NOSEAT &&
+	    db_joker(logdb, &m->dbm, m->bm.ndeals, ev->joker) == -1) ||
+	    (ev->trick_done && db_trick(logdb, &m->dbm, m->bm.ndeals, trick,
+	    ev->trick_winner, ev->trick_points) == -1) ||
+	    (ev->deal_over && db_deal_end(logdb, &m->dbm, &m->bm) == -1) ||
+	    db_commit(logdb) == -1) {
+		db_rollback(logdb);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Play card c for seat: apply, log, then tell every seat.  A play that
+ * ends no deal, comes of no fault and leads to a plain genplay is logged
+ * once that genplay is written (seat_push()), so that the next bot
+ * thinks while refd logs.  Its row is in the same group of writes as
+ * ever, committed as the durability policy says, and lines leave before
+ * their rows are committed anyway when a group spans passes (not with
+ * commit_ms 0): a failure to log it aborts the match, as a lost group
+ * does.  A deal's end is logged, committed and synced before any line
+ * of it leaves.
+ */
 static void
 match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 {
@@ -665,7 +713,7 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	struct bri_view	 v;
 	struct bri_deal	*d = &m->bm.deal;
 	char		 cs[BRI_CARD_STRLEN];
-	int		 i, trick = d->trick;
+	int		 i, later, limit, trick = d->trick;
 	int		 showpartner =
 			    bri_variant_info(m->conf.opt.variant)->showpartner;
 
@@ -673,21 +721,10 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
 		return;
 	}
-	/*
-	 * The play and what follows from it stand or fall together: one
-	 * savepoint in the loop pass's transaction, which is synced if it
-	 * ends the deal.
-	 */
-	if (db_begin(logdb, &m->dbm, ev.deal_over) == -1 ||
-	    db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++, trick, seat, c,
-	    (int)ms, fault) == -1 ||
-	    (ev.joker != BRI_NOSEAT &&
-	    db_joker(logdb, &m->dbm, m->bm.ndeals, ev.joker) == -1) ||
-	    (ev.trick_done && db_trick(logdb, &m->dbm, m->bm.ndeals, trick,
-	    ev.trick_winner, ev.trick_points) == -1) ||
-	    (ev.deal_over && db_deal_end(logdb, &m->dbm, &m->bm) == -1) ||
-	    db_commit(logdb) == -1) {
-		db_rollback(logdb);
+	later = !ev.deal_over && !fault && d->phase == BRI_PHASE_PLAY &&
+	    match_limit_ms(m, d->turn) > 0 && db_group_spans(logdb);
+	if (!later && match_log_play(m, seat, c, trick, ms, fault,
+	    &ev) == -1) {
 		match_logfail(m);
 		return;
 	}
@@ -717,7 +754,21 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 		if (ev.deal_over)
 			match_tell(m, s, BOTMSG_DEAL_END, &v);
 	}
-	match_deal_over(m, &ev);
+	if (!later) {
+		match_deal_over(m, &ev);
+		return;
+	}
+	/* the row holds this move's limit; match_ask() sets the next's */
+	limit = m->dbm.limit_ms;
+	match_ask(m);
+	seat_push(m->seat[d->turn]);
+	i = m->dbm.limit_ms;
+	m->dbm.limit_ms = limit;
+	if (match_log_play(m, seat, c, trick, ms, fault, &ev) == -1) {
+		match_logfail(m);
+		return;
+	}
+	m->dbm.limit_ms = i;
 }
 
 /*

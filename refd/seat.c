@@ -198,6 +198,7 @@ static void	seat_fault_run(evutil_socket_t, short, void *);
 static void	seat_tx_answer(struct seat *);
 static void	seat_drain(struct seat *, int64_t);
 static void	seat_lines(struct seat *);
+static void	seat_write_out(struct seat *, int64_t);
 static void	seat_lines_end(struct seat *);
 static int	seat_take_line(struct seat *, char *, size_t);
 static void	seat_frame_buf(struct seat *, char *, size_t, int64_t, int);
@@ -859,10 +860,8 @@ static void
 seat_flush(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s;
-	struct evbuffer	*bout;
-	int64_t		 began, now, wait = 0;
-	ssize_t		 w;
-	int		 n, i;
+	int64_t		 began, wait = 0;
+	int		 n;
 
 	(void)fd;
 	(void)what;
@@ -890,42 +889,83 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 				s->tx_flushed = s->tx_sent;
 			continue;
 		}
-		s->due = 0;
-		s->held = 0;
-		s->nheld = 0;
-		if (s->bev != NULL) {
-			bout = bufferevent_get_output(s->bev);
-			/* on an error the rest goes to the bufferevent, which
-			 * meets the error again and reports it */
-			w = 0;
-			if (evbuffer_get_length(bout) == 0 && s->outlen > 0 &&
-			    (w = write(s->fd, s->out, s->outlen)) < 0)
-				w = 0;
-			if ((size_t)w < s->outlen) {
-				seat_out_backlog(s, (size_t)w);
-				bufferevent_enable(s->bev, EV_WRITE);
-			} else
-				seat_out_cut(s, 0);
-		}
-		/*
-		 * The commands' clocks start now, as the write returns: the
-		 * writes to the seats before this one in the pass, and any
-		 * preemption of refd among them, are refd's time.
-		 */
-		now = util_now_us();
-		for (i = s->npend - s->unsent; i < s->npend; i++) {
-			struct seat_pend *p =
-			    &s->pend[(s->phead + i) % s->npcap];
-			p->flushed_us = began;
-			p->sent_us = now;
-			p->deadline_us = now + p->limit_us;
-		}
-		s->unsent = 0;
-		if (s->tx_on)
-			s->tx_flushed = s->tx_sent;
-		if (s->bev != NULL)
-			seat_arm(s);
+		seat_write_out(s, began);
 	}
+}
+
+/*
+ * Write what s has queued, straight to its descriptor, and start the
+ * clocks of its commands; began is when the writing began, for the
+ * clock's attribution.
+ */
+static void
+seat_write_out(struct seat *s, int64_t began)
+{
+	struct evbuffer	*bout;
+	int64_t		 now;
+	ssize_t		 w;
+	int		 i;
+
+	s->due = 0;
+	s->held = 0;
+	s->nheld = 0;
+	if (s->bev != NULL) {
+		bout = bufferevent_get_output(s->bev);
+		/* on an error the rest goes to the bufferevent, which meets
+		 * the error again and reports it */
+		w = 0;
+		if (evbuffer_get_length(bout) == 0 && s->outlen > 0 &&
+		    (w = write(s->fd, s->out, s->outlen)) < 0)
+			w = 0;
+		if ((size_t)w < s->outlen) {
+			seat_out_backlog(s, (size_t)w);
+			bufferevent_enable(s->bev, EV_WRITE);
+		} else
+			seat_out_cut(s, 0);
+	}
+	/*
+	 * The commands' clocks start now, as the write returns: the writes
+	 * to the seats before this one in the pass, and any preemption of
+	 * refd among them, are refd's time.
+	 */
+	now = util_now_us();
+	for (i = s->npend - s->unsent; i < s->npend; i++) {
+		struct seat_pend *p = &s->pend[(s->phead + i) % s->npcap];
+
+		p->flushed_us = began;
+		p->sent_us = now;
+		p->deadline_us = now + p->limit_us;
+	}
+	s->unsent = 0;
+	if (s->tx_on)
+		s->tx_flushed = s->tx_sent;
+	if (s->bev != NULL)
+		seat_arm(s);
+}
+
+/*
+ * Write the commands queued for s now, before the pass is over, as
+ * seat_flush() would: once any commit the durability policy makes due
+ * is done.  A match that logs a play after asking for the next move
+ * lets the next bot think while refd logs.  Nothing for a seat with
+ * notes only: they stay held.
+ */
+void
+seat_push(struct seat *s)
+{
+	int64_t	 wait = 0;
+	int	 n;
+
+	if (!s->isdirty || !s->due)
+		return;
+	for (n = 0; n < 8 && db_group_due(logdb, util_now_us(), &wait); n++)
+		db_group_commit(logdb);
+	seat_commit_later(wait);
+	/* a lost group drops what this pass queued (seat_drop_unsent()) */
+	if (!s->isdirty || !s->due)
+		return;
+	seat_undirty(s);
+	seat_write_out(s, util_now_us());
 }
 
 /* Bytes queued for the bot and not yet written, either way. */

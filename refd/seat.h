@@ -50,6 +50,7 @@ int		 seat_send(struct seat *, enum pend_kind, int, const char *,
 		    ...) __attribute__((format(printf, 4, 5)));
 void		 seat_release(struct seat *);
 void		 seat_drop_unsent(struct seat *);
+void		 seat_push(struct seat *);
 void		 seat_lazy(struct seat *, int);
 void		 seat_transcript_begin(struct seat *);
 void		 seat_transcript(const struct seat *, char *, size_t);

@@ -65,6 +65,29 @@ def test_bank_behind_slow_note(r):
     slow_note_fault(r, "sb", ["move_ms=5000", "bank_ms=1000"], 1000)
 
 
+def test_logged_limits(r):
+    """Each play's row holds the limit its own genplay gave, not the next
+    move's, though the row is written after the next genplay left: a
+    bank makes every move's limit its own."""
+    rec, opt = r.recorder()
+    marks = []
+    for i in range(3):
+        marks.append(os.path.join(rec, "limits-%d" % i))
+        r.add("lim-%d" % i, opt + EVIL + ["slow", "20", marks[i]])
+    # the limit is what is left of the bank, less at every move
+    mid = r.start("joker3", ["lim-0", "lim-1", "lim-2"], "move_ms=5000",
+                  "bank_ms=3000", "target=1")
+    result, reason = r.wait(mid)
+    assert result.startswith("seat"), (result, reason)
+    for i in range(3):
+        told = [int(l) for l in open(marks[i])]
+        logged = [l for (l,) in r.query(
+            "SELECT limit_ms FROM plays WHERE match_id = ? AND seat = ? "
+            "AND fault = 0 ORDER BY deal_no, seq", mid, i)]
+        assert logged and logged == told[:len(logged)], (i, told, logged)
+        assert len(set(logged)) > 1, "the limit never changed: %s" % logged
+
+
 def test_plays_within_limits(r):
     """Every play the log holds took no longer than its limit."""
     over = r.query("SELECT p.match_id, p.ms, m.move_ms FROM plays p "
@@ -476,6 +499,7 @@ def test_clock_starts_at_write(tmp):
 
 
 TESTS = [test_genplay_behind_slow_note, test_bank_behind_slow_note,
+         test_logged_limits,
          test_sigstop, test_stall_forgives_no_silence,
          test_stall_forgives_no_stamp, test_notes_wait_for_command,
          test_eager_notes_at_once, test_held_notes_at_forfeit,

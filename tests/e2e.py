@@ -11,6 +11,7 @@ Environment: top_builddir, top_srcdir (default: the current directory).
 """
 import os
 import re
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -705,6 +706,47 @@ def test_commit_window(r):
     check_log(r, mid)
 
 
+def test_commit_ms_zero(r):
+    """commit_ms 0: no bot is told of a play the log does not hold.  A bot
+    takes the log's write lock as it answers a genplay, and holds it past
+    refd's 200 ms wait: that play cannot be written, and the match is
+    aborted.  Neither other bot may have been told of it.  With a window
+    of a second (where a play is written just after the next genplay
+    leaves), the next bot has been told of it, which shows the test
+    can see it."""
+    del r   # a refd of its own for each setting
+    unlogged = {}
+    for ms in (0, 1000):
+        tmp = tempfile.mkdtemp(prefix="refd-commit.")
+        conf = os.path.join(tmp, "refd.conf")
+        with open(conf, "w") as f:
+            f.write("commit_ms %d\n" % ms)
+        own = Refd(tmp, extra=["-f", conf])
+        try:
+            for i in range(3):
+                own.must("bot_add", "cz%d" % i, "remote", "commit-tok-%d" % i)
+            bots = [RemoteBot(own.port, "cz%d" % i, "commit-tok-%d" % i,
+                              mode="lock:3" if i == 0 else "good",
+                              db=own.db) for i in range(3)]
+            for b in bots:
+                b.start()
+            mid = own.start("joker3", ["cz0", "cz1", "cz2"])
+            result, reason = own.wait(mid)
+            assert result == "aborted" and "log failure" in reason, \
+                (result, reason)
+            for b in bots:
+                b.join(10)
+            (logged,), = own.query("SELECT count(*) FROM plays WHERE "
+                                   "match_id = ?", mid)
+            assert logged >= 6, logged
+            unlogged[ms] = max(b.told for b in bots) - logged
+        finally:
+            own.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
+    assert unlogged[0] <= 0, "told of %d plays not logged" % unlogged[0]
+    assert unlogged[1000] > 0, "no bot was told of the play not logged"
+
+
 def test_keep_matches(r):
     """Finished matches stay listed until keep_matches more have ended,
     then refd forgets them (its memory stays flat); the log keeps them
@@ -772,7 +814,8 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_bot_transcript, test_bot_hygiene, test_ragged_answers,
          test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
-         test_idle_lines, test_commit_window, test_keep_matches]
+         test_idle_lines, test_commit_window, test_commit_ms_zero,
+         test_keep_matches]
 
 
 def main():

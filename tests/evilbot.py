@@ -29,7 +29,8 @@ misbehaves it answers like a random bot.  Modes:
   refuse      answers genplay with ?
   notacard    answers every genplay with "x", which is no card
   noblank     never writes the blank line that must end every answer
-  slow MS     answers every genplay MS milliseconds late
+  slow MS [F] answers every genplay MS milliseconds late; with F,
+              appends each genplay's limit to F, a line each
   spin        spins the CPU at its first genplay, forever
   stderrflood writes 3 MiB to stderr at its first genplay, then plays on
   slowstart MS  waits MS milliseconds before reading anything
@@ -189,6 +190,9 @@ def main():
                 sys.stderr.write("e" * (3 << 20))
                 sys.stderr.flush()
             if MODE == "slow":
+                if MARK:
+                    with open(MARK, "a") as f:
+                        f.write(args[1] + "\n")
                 time.sleep(int(ARG) / 1000.0)
             if MODE == "notacard":
                 answer(ident, "x")

@@ -142,9 +142,13 @@ class Refd:
 class RemoteBot(threading.Thread):
     """A random bot that plays over TCP, as a remote program would."""
 
-    def __init__(self, port, name, token, mode="good"):
+    def __init__(self, port, name, token, mode="good", db=None):
         super().__init__(daemon=True)
         self.port, self.name, self.token, self.mode = port, name, token, mode
+        # mode "lock:K": at its K-th genplay it takes db's write lock,
+        # answers, and holds the lock for a second; told counts the plays
+        # it was told of in its last match
+        self.db, self.told, self.genplays = db, 0, 0
         self.auth = None
         self.lines = []         # every line refd sent it, in order
         self.local = None
@@ -181,7 +185,16 @@ class RemoteBot(threading.Thread):
             if not words:
                 continue
             ident, cmd = words[0], words[1]
+            if cmd == "match_start":
+                self.told = 0
+            elif cmd == "play":
+                self.told += 1
+            lock = None
             if cmd == "genplay":
+                self.genplays += 1
+                if self.mode == "lock:%d" % self.genplays:
+                    lock = sqlite3.connect(self.db, isolation_level=None)
+                    lock.execute("BEGIN IMMEDIATE")
                 if self.mode == "vanish":
                     s.shutdown(socket.SHUT_RDWR)
                     s.close()
@@ -197,6 +210,10 @@ class RemoteBot(threading.Thread):
                 text = ""
             f.write(("=%s%s\n\n" % (ident, text)).encode())
             f.flush()
+            if lock:
+                time.sleep(1)
+                lock.execute("ROLLBACK")
+                lock.close()
             if cmd in ("quit", "match_end"):
                 break
         s.close()
