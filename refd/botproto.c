@@ -14,18 +14,23 @@
 #include "botproto.h"
 #include "util.h"
 
-/* Cards of a list as "C1 C2 ..." into buf. */
+/*
+ * Cards of a list as "C1 C2 ..." into buf, each written in place: a
+ * genplay's hand is on the path of every move.
+ */
 static const char *
 cardlist(const bri_card *c, int n, char *buf, size_t len)
 {
-	char	 one[BRI_CARD_STRLEN];
 	size_t	 at = 0;
 	int	 i;
 
 	buf[0] = '\0';
-	for (i = 0; i < n && at + 5 < len; i++)
-		at += util_format(buf + at, len - at, "%s%s", i ? " " : "",
-		    bri_card_format(c[i], one));
+	/* room for a space, a card and the NUL */
+	for (i = 0; i < n && at + 1 + BRI_CARD_STRLEN <= len; i++) {
+		if (i > 0)
+			buf[at++] = ' ';
+		at += strlen(bri_card_format(c[i], buf + at));
+	}
 	return buf;
 }
 
