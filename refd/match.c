@@ -704,12 +704,12 @@ match_log_play(struct match *m, int seat, bri_card c, int trick,
  * (seat_push()), so that the next bot thinks while refd logs.  Not
  * beside other matches: a write in the middle of a loop pass wakes its
  * bot while refd still works, and 64 concurrent matches ran 14% slower
- * so, where the pass's writes at its end let refd work in one go.  Its row is in the same group of writes as
- * ever, committed as the durability policy says, and lines leave before
- * their rows are committed anyway when a group spans passes (not with
- * commit_ms 0): a failure to log it aborts the match, as a lost group
- * does.  A deal's end is logged, committed and synced before any line
- * of it leaves.
+ * so, where the pass's writes at its end let refd work in one go.  The
+ * row is in the same group of writes as ever, committed as the
+ * durability policy says, and lines leave before their rows are
+ * committed anyway when a group spans passes (not with commit_ms 0): a
+ * failure to log it aborts the match, as a lost group does.  A deal's
+ * end is logged, committed and synced before any line of it leaves.
  */
 static void
 match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
@@ -718,7 +718,7 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	struct bri_view	 v;
 	struct bri_deal	*d = &m->bm.deal;
 	char		 cs[BRI_CARD_STRLEN];
-	int		 i, later, limit, trick = d->trick;
+	int		 i, later, limit, next, trick = d->trick;
 	int		 showpartner =
 			    bri_variant_info(m->conf.opt.variant)->showpartner;
 
@@ -768,13 +768,13 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	limit = m->dbm.limit_ms;
 	match_ask(m);
 	seat_push(m->seat[d->turn]);
-	i = m->dbm.limit_ms;
+	next = m->dbm.limit_ms;
 	m->dbm.limit_ms = limit;
 	if (match_log_play(m, seat, c, trick, ms, fault, &ev) == -1) {
 		match_logfail(m);
 		return;
 	}
-	m->dbm.limit_ms = i;
+	m->dbm.limit_ms = next;
 }
 
 /*
