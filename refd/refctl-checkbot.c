@@ -11,7 +11,8 @@
  * from the seat's bri_view, in match.c's order, with notifications held
  * for its next command and written with it, as refd holds them by
  * default (notify=lazy): a bot that takes one line per read fails here
- * as it would under refd.
+ * as it would under refd.  With -e each is written at once, as under
+ * notify=eager.
  *
  * Every answer is judged as seat.c and match.c judge it, and every
  * problem is printed with the offending line and the command it
@@ -142,6 +143,7 @@ struct ck_state {
 	const char	*seedarg;	/* as given, for the header */
 	struct bri_seed	 seed;
 	int		 verbose;
+	int		 eager;		/* -e: notifications at once */
 	int		 spawnfail;	/* the command could not be run */
 	char		 ctx[64];	/* what is being checked, for FAIL */
 	int		 in_variant;	/* cap problems and stop the run */
@@ -1211,6 +1213,8 @@ ck_tell(struct ck_bot *b, enum botmsg m)
 	bri_view_build(&ck.m, ck.seat, &v);
 	ck_queue(b, CK_NOTE, NULL, ck.note_ms,
 	    botproto_format(m, &v, 0, buf, sizeof(buf)), "\n");
+	if (ck.eager)
+		ck_pump(b, 0);	/* written now, its answer awaited later */
 }
 
 
@@ -1356,6 +1360,8 @@ ck_variant(enum bri_variant var)
 	/* the options text as refd logs and sends it (mset.c) */
 	mset_of(&ms, &opt, ck.move_ms, 0, ck.startup_ms, POLICY_FALLBACK,
 	    CK_MAXPROBLEMS);
+	if (ck.eager)
+		ms.val[MSET_NOTIFY] = NOTIFY_EAGER;
 	mset_text(&ms, var, options, sizeof(options));
 	ck_queue(&b, CK_NOTE, NULL, ck.note_ms, botproto_match_start_text(buf,
 	    sizeof(buf), (long long)var + 1, bri_variant_name(var), ck.seat,
@@ -1480,13 +1486,16 @@ ck_parse_seed(const char *s, struct bri_seed *seed)
 static void
 ck_usage(FILE *f)
 {
-	fprintf(f, "usage: refctl checkbot [-hv] [-n deals] [-S sandbox] "
+	fprintf(f, "usage: refctl checkbot [-ehv] [-n deals] [-S sandbox] "
 	    "[-s seed] [-t move_ms]\n"
 	    "                       [-u bot_user] [-V variant] -- [bot "
 	    "option ...] command [arg ...]\n"
 	    "Start the bot, probe its protocol, play a few deals of every "
 	    "variant with it\nagainst random players, and report every "
 	    "problem.\n"
+	    "  -e          each notification written at once, as under "
+	    "notify=eager\n"
+	    "              (default: held for the bot's next command)\n"
 	    "  -n deals    deals per variant (default 2)\n"
 	    "  -S sandbox  bwrap (default), as refd runs bots, or none\n"
 	    "  -s seed     the seed: a number or 64 hex digits (default "
@@ -1503,7 +1512,7 @@ ck_usage(FILE *f)
 }
 
 /*
- * refctl checkbot [-hv] [-n deals] [-s seed] [-t move_ms] [-V variant]
+ * refctl checkbot [-ehv] [-n deals] [-s seed] [-t move_ms] [-V variant]
  * -- command [arg ...]: check a bot against refd-protocol(7) without
  * refd.  Returns 0 with no problem, 1 with problems, 2 for usage or a
  * bot that cannot be started.
@@ -1523,8 +1532,11 @@ cmd_checkbot(int argc, char **argv)
 	ck.ndeals = 2;
 	ck.seedarg = CK_SEED;
 	optind = 1;
-	while ((ch = getopt(argc, argv, "+hn:S:s:t:u:vV:")) != -1) {
+	while ((ch = getopt(argc, argv, "+ehn:S:s:t:u:vV:")) != -1) {
 		switch (ch) {
+		case 'e':
+			ck.eager = 1;
+			break;
 		case 'h':
 			ck_usage(stdout);
 			return 0;

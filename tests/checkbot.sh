@@ -214,6 +214,29 @@ else
 	echo "FAIL: checkbot wrote notifications apart from a command"
 	status=1
 fi
+# With -e each notification is written at once, as under notify=eager:
+# plays reach the bot in reads of their own, and match_start says so.
+run 1 "evilbot chunks -e" -e -n 2 -V joker3 -- --dir="$tmp/rec" \
+    python3 "$evil" chunks "$tmp/rec/eager"
+if python3 - "$tmp/rec/eager" <<'PY'
+import sys
+reads = {}
+for line in open(sys.argv[1]):
+    n, text = line.split(" ", 1)
+    reads.setdefault(int(n), []).append(text.split())
+asked = ("name", "version", "known_command", "genplay", "genbid", "gencall",
+         "quit", "list_commands", "protocol_version")
+alone = [r for n, r in sorted(reads.items())
+         if any(w[1:2] == ["play"] for w in r) and r[-1][1] not in asked]
+start = [w for r in reads.values() for w in r if w[1:2] == ["match_start"]]
+sys.exit(0 if alone and start and "notify=eager" in start[0] else 1)
+PY
+then
+	echo "ok: -e: notifications leave at once"
+else
+	echo "FAIL: checkbot -e held notifications, or did not say notify=eager"
+	status=1
+fi
 if run 2 "missing bot" -- "$tmp/no-such-bot"; then
 	if grep -q 'cannot run' "$tmp/err"; then
 		echo "ok: missing bot: exit 2"
