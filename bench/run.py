@@ -573,8 +573,10 @@ def throughput(build, workdir, transport, k, memory=False):
 
 
 def sequential(build, workdir, matches, target, wrap=(), transport="tcp",
-               conf=""):
-    """matches joker3 matches one after another, refd under wrap.
+               conf="", attach=None):
+    """matches joker3 matches one after another, refd under wrap; with
+    attach, attach(pid) is called once the bots are in, and what it
+    returns is called after the last match.
 
     Returns refd, its plays, refd's CPU ns (0 under a wrapper), wall s."""
     r = Refd(build, workdir, listen=transport == "tcp", wrap=wrap,
@@ -585,6 +587,7 @@ def sequential(build, workdir, matches, target, wrap=(), transport="tcp",
         if transport == "tcp":
             lg = Loadgen(build, r.port, SEATS, 1)
         before = db_counts(r.db)
+        detach = attach(r.pid) if attach else None
         cpu0 = proc_cpu_ns(r.pid) if not wrap else 0
         t0 = time.monotonic()
         for _ in range(matches):
@@ -592,6 +595,8 @@ def sequential(build, workdir, matches, target, wrap=(), transport="tcp",
                             "target=%d" % target, "deal_cap=100000")
             r.ctl.cmd("match_wait", mid)
         wall = time.monotonic() - t0
+        if detach:
+            detach()
         cpu = proc_cpu_ns(r.pid) - cpu0 if not wrap else 0
         plays = db_counts(r.db)["plays"] - before["plays"]
     finally:
@@ -612,8 +617,64 @@ def strace_counts(path):
     return out
 
 
+# the system calls perf counts one by one (any other is in the total)
+PERF_CALLS = ("write", "writev", "read", "readv", "recvmsg", "sendmsg",
+              "epoll_wait", "epoll_pwait", "epoll_ctl", "timerfd_settime",
+              "pwrite64", "pread64", "fcntl", "fdatasync", "newfstatat",
+              "ioctl")
+
+
+def perf_syscalls(build, workdir, matches, target):
+    """System calls per play at full speed: perf's tracepoints counted
+    while refd runs the matches, with no tracer slowing it (strace does
+    about 5 times, and then a commit window holds fewer plays).  None
+    when perf or its tracepoints are not there."""
+    if shutil.which("perf") is None:
+        return None
+    out = os.path.join(workdir, "perf.txt")
+    events = ["raw_syscalls:sys_enter"] + ["syscalls:sys_enter_" + c
+                                           for c in PERF_CALLS]
+    probe = subprocess.run(["perf", "stat", "-x,", "-e", ",".join(events),
+                            "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return None
+
+    def attach(pid):
+        p = subprocess.Popen(["perf", "stat", "-x,", "-o", out, "-e",
+                              ",".join(events), "-p", str(pid)],
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(0.5)         # perf attached before the first play
+
+        def detach():
+            p.send_signal(signal.SIGINT)
+            p.wait(10)
+        return detach
+    r, plays, _, _ = sequential(build, workdir, matches, target,
+                                attach=attach)
+    total, calls = 0, {}
+    for line in open(out):
+        w = line.strip().split(",")
+        if len(w) < 3 or not w[0].isdigit():
+            continue
+        if w[2] == "raw_syscalls:sys_enter":
+            total = int(w[0])
+        elif w[2].startswith("syscalls:sys_enter_") and int(w[0]) > 0:
+            calls[w[2][len("syscalls:sys_enter_"):]] = int(w[0])
+    if total == 0:
+        return None
+    return {"tool": "perf", "plays": plays, "calls": calls,
+            "per_play": total / plays,
+            "by_call": {k: v / plays for k, v in sorted(
+                calls.items(), key=lambda kv: -kv[1])}}
+
+
 def bench_syscalls(build, workdir, matches=5, target=20):
-    """System calls per play of refd over sequential tcp matches."""
+    """System calls per play of refd over sequential tcp matches: perf
+    at full speed if it can, else strace -c."""
+    res = perf_syscalls(build, workdir, matches, target)
+    if res is not None:
+        return res
     if shutil.which("strace") is None:
         return None
     out = os.path.join(workdir, "strace.txt")
@@ -624,7 +685,7 @@ def bench_syscalls(build, workdir, matches=5, target=20):
             break
         time.sleep(0.05)
     calls = strace_counts(out)
-    return {"plays": plays, "calls": calls,
+    return {"tool": "strace", "plays": plays, "calls": calls,
             "per_play": sum(calls.values()) / plays,
             "by_call": {k: v / plays for k, v in sorted(
                 calls.items(), key=lambda kv: -kv[1])}}
@@ -1102,12 +1163,14 @@ def table_cost(res):
     L.append("7. refd's own cost per play, sequential tcp joker3 matches")
     if co.get("syscalls"):
         s = co["syscalls"]
-        L.append("   system calls per play %.2f (strace -c -f, %d plays): %s"
-                 % (s["per_play"], s["plays"], "  ".join(
+        L.append("   system calls per play %.2f (%s, %d plays): %s"
+                 % (s["per_play"], "perf, at full speed" if
+                    s.get("tool") == "perf" else "strace -c -f",
+                    s["plays"], "  ".join(
                      "%s %.2f" % kv for kv in
                      list(s["by_call"].items())[:8])))
     else:
-        L.append("   system calls: no strace")
+        L.append("   system calls: neither perf nor strace")
     if co.get("callgrind"):
         c = co["callgrind"]
         L.append("   instructions per play %.0f in the event loop, %.0f "
