@@ -187,15 +187,12 @@ if run 1 "comment kept" -n 3 -V joker3 -- sh "$tmp/nocomment.sh"; then
 		status=1
 	fi
 fi
-# Notifications wait for the bot's next command, as refd holds them by
-# default: in the game every write ends with a command that asks (the
-# bot records which read brought each line).
-# (The sandbox shows the bot only a directory named to it, writable by
-# whoever it runs as.)
-mkdir "$tmp/rec" && chmod 777 "$tmp/rec"
-run 1 "evilbot chunks" -n 2 -V joker3 -- --dir="$tmp/rec" \
-    python3 "$evil" chunks "$tmp/rec/chunks"
-if python3 - "$tmp/rec/chunks" <<'PY'
+# chunks_ok FILE lazy|eager: the bot recorded which read brought each
+# line.  lazy: every read with a play ends with a command that asks, as
+# refd holds notifications by default; eager: some read with a play does
+# not, and match_start says notify=eager.
+chunks_ok() {
+	python3 - "$1" "$2" <<'PY'
 import sys
 reads = {}
 for line in open(sys.argv[1]):
@@ -205,33 +202,28 @@ asked = ("name", "version", "known_command", "genplay", "genbid", "gencall",
          "quit", "list_commands", "protocol_version")
 game = [r for n, r in sorted(reads.items())
         if any(w[1:2] == ["play"] for w in r)]
-bad = [r for r in game if r[-1][1] not in asked]
-sys.exit(0 if game and not bad else 1)
+alone = [r for r in game if r[-1][1] not in asked]
+if sys.argv[2] == "lazy":
+    sys.exit(0 if game and not alone else 1)
+start = [w for r in reads.values() for w in r if w[1:2] == ["match_start"]]
+sys.exit(0 if alone and start and "notify=eager" in start[0] else 1)
 PY
-then
+}
+# (The sandbox shows the bot only a directory named to it, writable by
+# whoever it runs as.)
+mkdir "$tmp/rec" && chmod 777 "$tmp/rec"
+run 1 "evilbot chunks" -n 2 -V joker3 -- --dir="$tmp/rec" \
+    python3 "$evil" chunks "$tmp/rec/chunks"
+if chunks_ok "$tmp/rec/chunks" lazy; then
 	echo "ok: notifications leave with the bot's next command"
 else
 	echo "FAIL: checkbot wrote notifications apart from a command"
 	status=1
 fi
-# With -e each notification is written at once, as under notify=eager:
-# plays reach the bot in reads of their own, and match_start says so.
+# With -e each notification is written at once, as under notify=eager.
 run 1 "evilbot chunks -e" -e -n 2 -V joker3 -- --dir="$tmp/rec" \
     python3 "$evil" chunks "$tmp/rec/eager"
-if python3 - "$tmp/rec/eager" <<'PY'
-import sys
-reads = {}
-for line in open(sys.argv[1]):
-    n, text = line.split(" ", 1)
-    reads.setdefault(int(n), []).append(text.split())
-asked = ("name", "version", "known_command", "genplay", "genbid", "gencall",
-         "quit", "list_commands", "protocol_version")
-alone = [r for n, r in sorted(reads.items())
-         if any(w[1:2] == ["play"] for w in r) and r[-1][1] not in asked]
-start = [w for r in reads.values() for w in r if w[1:2] == ["match_start"]]
-sys.exit(0 if alone and start and "notify=eager" in start[0] else 1)
-PY
-then
+if chunks_ok "$tmp/rec/eager" eager; then
 	echo "ok: -e: notifications leave at once"
 else
 	echo "FAIL: checkbot -e held notifications, or did not say notify=eager"
