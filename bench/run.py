@@ -663,7 +663,12 @@ def perf_syscalls(build, workdir, matches, target):
             calls[w[2][len("syscalls:sys_enter_"):]] = int(w[0])
     if total == 0:
         return None
-    return {"tool": "perf", "plays": plays, "calls": calls,
+    return syscalls_per_play("perf", plays, calls, total)
+
+
+def syscalls_per_play(tool, plays, calls, total):
+    """The result of bench_syscalls(): calls per play, by call."""
+    return {"tool": tool, "plays": plays, "calls": calls,
             "per_play": total / plays,
             "by_call": {k: v / plays for k, v in sorted(
                 calls.items(), key=lambda kv: -kv[1])}}
@@ -685,10 +690,7 @@ def bench_syscalls(build, workdir, matches=5, target=20):
             break
         time.sleep(0.05)
     calls = strace_counts(out)
-    return {"tool": "strace", "plays": plays, "calls": calls,
-            "per_play": sum(calls.values()) / plays,
-            "by_call": {k: v / plays for k, v in sorted(
-                calls.items(), key=lambda kv: -kv[1])}}
+    return syscalls_per_play("strace", plays, calls, sum(calls.values()))
 
 
 def bench_callgrind(build, workdir, matches=1, target=20):

@@ -78,6 +78,16 @@ answer(char kind, const char *id, const char *text)
 	}
 }
 
+/* n bytes of s into line (len bytes), cut to fit, and a NUL. */
+static void
+cut(char *line, size_t len, const char *s, size_t n)
+{
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(line, s, n);
+	line[n] = '\0';
+}
+
 /*
  * The next line of standard input, newline kept, in line (len bytes; a
  * longer line is cut there and the rest of it dropped), or NULL at end of
@@ -98,10 +108,8 @@ readline(char *line, size_t len)
 		nl = memchr(buf, '\n', have);
 		if (nl != NULL || have == sizeof(buf)) {
 			n = nl != NULL ? (size_t)(nl - buf) + 1 : have;
-			if ((was = skip) == 0) {
-				memcpy(line, buf, n < len ? n : len - 1);
-				line[n < len ? n : len - 1] = '\0';
-			}
+			if ((was = skip) == 0)
+				cut(line, len, buf, n);
 			skip = nl == NULL;
 			memmove(buf, buf + n, have - n);
 			have -= n;
@@ -121,8 +129,7 @@ readline(char *line, size_t len)
 		/* end of file: a last line without its newline still counts */
 		if (have == 0 || skip)
 			return NULL;
-		memcpy(line, buf, have < len ? have : len - 1);
-		line[have < len ? have : len - 1] = '\0';
+		cut(line, len, buf, have);
 		have = 0;
 		return line;
 	}

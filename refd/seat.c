@@ -199,6 +199,7 @@ static void	seat_tx_answer(struct seat *);
 static void	seat_drain(struct seat *, int64_t);
 static void	seat_lines(struct seat *);
 static void	seat_write_out(struct seat *, int64_t);
+static void	seat_commit_due(void);
 static void	seat_lines_end(struct seat *);
 static int	seat_take_line(struct seat *, char *, size_t);
 static void	seat_frame_buf(struct seat *, char *, size_t, int64_t, int);
@@ -347,20 +348,19 @@ seat_in_add(struct evbuffer *in, const char *buf, size_t n)
 }
 
 /*
- * seat_recv() into in.  The read lands in one buffer shared by every
- * seat and only the bytes that came are copied to in: room reserved in
- * in itself would be a chain of 8 KiB per seat, kept while the seat
- * waits, where an answer is a few dozen bytes, framed and drained at
- * once.
+ * seat_recv() into in.  The read lands on the stack and only the bytes
+ * that came are copied to in: room reserved in in itself would be a
+ * chain of 8 KiB per seat, kept while the seat waits, where an answer
+ * is a few dozen bytes, framed and drained at once.
  */
 static int
 seat_recv_in(struct seat *s, struct evbuffer *in, int64_t *at, int *exact)
 {
-	static char	 rbuf[SEAT_RECVMAX];
-	int		 n;
+	char	 buf[SEAT_RECVMAX];
+	int	 n;
 
-	if ((n = seat_recv(s, rbuf, sizeof(rbuf), at, exact)) > 0 &&
-	    seat_in_add(in, rbuf, (size_t)n) == -1)
+	if ((n = seat_recv(s, buf, sizeof(buf), at, exact)) > 0 &&
+	    seat_in_add(in, buf, (size_t)n) == -1)
 		return -1;
 	return n;
 }
@@ -860,23 +860,13 @@ static void
 seat_flush(evutil_socket_t fd, short what, void *arg)
 {
 	struct seat	*s;
-	int64_t		 began, wait = 0;
-	int		 n;
+	int64_t		 began;
 
 	(void)fd;
 	(void)what;
 	(void)arg;
 	flush_due = 0;
-	/*
-	 * The log first, as the durability policy says (db_group_due()):
-	 * a deal's result or a fault is committed and synced before any
-	 * line of this pass leaves; other rows may wait a few milliseconds
-	 * for their commit, in one transaction with later passes'.  A lost
-	 * group aborts its matches, which may write again: commit that too.
-	 */
-	for (n = 0; n < 8 && db_group_due(logdb, util_now_us(), &wait); n++)
-		db_group_commit(logdb);
-	seat_commit_later(wait);
+	seat_commit_due();
 	began = util_now_us();
 	while ((s = TAILQ_FIRST(&dirty)) != NULL) {
 		seat_undirty(s);
@@ -891,6 +881,24 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 		}
 		seat_write_out(s, began);
 	}
+}
+
+/*
+ * The log first, as the durability policy says (db_group_due()): a
+ * deal's result or a fault is committed and synced before any line of
+ * this pass leaves; other rows may wait a few milliseconds for their
+ * commit, in one transaction with later passes'.  A lost group aborts
+ * its matches, which may write again: commit that too.
+ */
+static void
+seat_commit_due(void)
+{
+	int64_t	 wait = 0;
+	int	 n;
+
+	for (n = 0; n < 8 && db_group_due(logdb, util_now_us(), &wait); n++)
+		db_group_commit(logdb);
+	seat_commit_later(wait);
 }
 
 /*
@@ -953,14 +961,9 @@ seat_write_out(struct seat *s, int64_t began)
 void
 seat_push(struct seat *s)
 {
-	int64_t	 wait = 0;
-	int	 n;
-
 	if (!s->isdirty || !s->due)
 		return;
-	for (n = 0; n < 8 && db_group_due(logdb, util_now_us(), &wait); n++)
-		db_group_commit(logdb);
-	seat_commit_later(wait);
+	seat_commit_due();
 	/* a lost group drops what this pass queued (seat_drop_unsent()) */
 	if (!s->isdirty || !s->due)
 		return;
@@ -1514,9 +1517,9 @@ seat_line(struct seat *s, char *line, size_t len)
  * the bufferevent would have.  The read lands on this call's stack, and
  * when no part of a line waits in the input, its whole lines are framed
  * where they are (seat_frame_buf()): a line costs no copy into the
- * input and no malloc() out of it.  Not in a buffer shared by every
- * seat: framing a line may lead to another seat's read (a match ends,
- * the next one takes its seats).
+ * input and no malloc() out of it.  On the stack, not in a buffer
+ * shared by every seat: framing a line may lead to another seat's read
+ * (a match ends, the next one takes its seats).
  */
 static void
 seat_readable(evutil_socket_t fd, short what, void *arg)
