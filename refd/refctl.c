@@ -205,7 +205,7 @@ static const struct refctl_cmd cmds[] = {
 	{ "bridge", cmd_bridge, NULL, 0, 0, 0,
 	    { { "-p PORT -n NAME -- CMD", "play a stdio bot over TCP" } } },
 	{ "checkbot", cmd_checkbot, NULL, 0, 0, 1,
-	    { { "[-v] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]",
+	    { { "[-ev] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]",
 	    "check a bot, without refd" } } },
 	{ "audit", cmd_audit, NULL, 0, 0, 1,
 	    { { "--db FILE [--all] [--allow-running] [--key KEY]\n[ID...]",
