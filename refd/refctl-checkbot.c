@@ -669,6 +669,9 @@ ck_write(struct ck_bot *b)
 	}
 	memmove(b->out, b->out + n, b->outlen - n);
 	b->outlen -= n;
+	/* under -v, what reaches the bot in one write shows */
+	if (ck.verbose)
+		printf("%-6s%zd bytes\n", "write", n);
 }
 
 /* Read what the bot wrote and frame it into lines, capped as refd caps. */
@@ -1506,7 +1509,7 @@ ck_usage(FILE *f)
 	    "  -V variant  joker3, classic2, classic3, classic4, "
 	    "classic5, classic6,\n"
 	    "              briscolone or chiamata5 (default all)\n"
-	    "  -v          print the whole transcript\n"
+	    "  -v          print the whole transcript, and each write to the bot\n"
 	    "Exit status: 0 no problem, 1 problems, 2 usage or the bot "
 	    "cannot be run.\n");
 }

@@ -187,12 +187,15 @@ if run 1 "comment kept" -n 3 -V joker3 -- sh "$tmp/nocomment.sh"; then
 		status=1
 	fi
 fi
-# chunks_ok FILE lazy|eager: the bot recorded which read brought each
-# line.  lazy: every read with a play ends with a command that asks, as
-# refd holds notifications by default; eager: some read with a play does
-# not, and match_start says notify=eager.
-chunks_ok() {
-	python3 - "$1" "$2" <<'PY'
+# Notifications wait for the bot's next command, as refd holds them by
+# default: in the game every write ends with a command that asks (the
+# bot records which read brought each line).
+# (The sandbox shows the bot only a directory named to it, writable by
+# whoever it runs as.)
+mkdir "$tmp/rec" && chmod 777 "$tmp/rec"
+run 1 "evilbot chunks" -n 2 -V joker3 -- --dir="$tmp/rec" \
+    python3 "$evil" chunks "$tmp/rec/chunks"
+if python3 - "$tmp/rec/chunks" <<'PY'
 import sys
 reads = {}
 for line in open(sys.argv[1]):
@@ -202,28 +205,37 @@ asked = ("name", "version", "known_command", "genplay", "genbid", "gencall",
          "quit", "list_commands", "protocol_version")
 game = [r for n, r in sorted(reads.items())
         if any(w[1:2] == ["play"] for w in r)]
-alone = [r for r in game if r[-1][1] not in asked]
-if sys.argv[2] == "lazy":
-    sys.exit(0 if game and not alone else 1)
-start = [w for r in reads.values() for w in r if w[1:2] == ["match_start"]]
-sys.exit(0 if alone and start and "notify=eager" in start[0] else 1)
+bad = [r for r in game if r[-1][1] not in asked]
+sys.exit(0 if game and not bad else 1)
 PY
-}
-# (The sandbox shows the bot only a directory named to it, writable by
-# whoever it runs as.)
-mkdir "$tmp/rec" && chmod 777 "$tmp/rec"
-run 1 "evilbot chunks" -n 2 -V joker3 -- --dir="$tmp/rec" \
-    python3 "$evil" chunks "$tmp/rec/chunks"
-if chunks_ok "$tmp/rec/chunks" lazy; then
+then
 	echo "ok: notifications leave with the bot's next command"
 else
 	echo "FAIL: checkbot wrote notifications apart from a command"
 	status=1
 fi
-# With -e each notification is written at once, as under notify=eager.
-run 1 "evilbot chunks -e" -e -n 2 -V joker3 -- --dir="$tmp/rec" \
-    python3 "$evil" chunks "$tmp/rec/eager"
-if chunks_ok "$tmp/rec/eager" eager; then
+# With -e each notification is written at once, as under notify=eager:
+# -v marks each write, and every play line leaves in a write of its own
+# (how the bot's reads fall depends on the machine's timing; this does
+# not).  Without -e, no play line ends a write.  match_start says so.
+# playwrites FILE: how many play lines sent are written at once.
+playwrites() {
+	python3 - "$1" <<'PY'
+import sys
+sent = [l.split() for l in open(sys.argv[1])
+        if l.startswith(">") or l.startswith("write")]
+print(sum(1 for a, b in zip(sent, sent[1:])
+          if a[2:3] == ["play"] and b[0] == "write"))
+PY
+}
+run 0 "randbot -e -v" -e -v -n 1 -V joker3 -- "$top_builddir/bots/randbot" &&
+    cp "$tmp/out" "$tmp/eager"
+run 0 "randbot -v" -v -n 1 -V joker3 -- "$top_builddir/bots/randbot" &&
+    cp "$tmp/out" "$tmp/lazy"
+if [ "$(playwrites "$tmp/eager")" -gt 0 ] &&
+    [ "$(playwrites "$tmp/lazy")" = 0 ] &&
+    grep -q '^>.* match_start .*notify=eager' "$tmp/eager" &&
+    ! grep -q 'notify=eager' "$tmp/lazy"; then
 	echo "ok: -e: notifications leave at once"
 else
 	echo "FAIL: checkbot -e held notifications, or did not say notify=eager"
