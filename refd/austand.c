@@ -319,7 +319,7 @@ as_check(struct as_count *c, sqlite3 *h, FILE *out)
 		if (as_table(c, tid, &d, got, &n, err, sizeof(err)) == -1) {
 			fprintf(out, "tournament %lld FAILED: %s\n", tid, err);
 			bad++;
-		} else if (tstand_load(h, tid, &d, &ts, err, sizeof(err)) ==
+		} else if (tstand_load(h, tid, &d, 0, &ts, err, sizeof(err)) ==
 		    -1) {
 			fprintf(out, "tournament %lld FAILED: refctl "
 			    "tournament standings cannot read it: %s\n", tid,

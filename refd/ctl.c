@@ -145,7 +145,7 @@ static const struct ctl_command ctl_commands[] = {
 	{ "tournament_list", 0, 0, "", ctl_t_list },
 	{ "tournament_resume", 1, 1, "ID", ctl_t_resume },
 	{ "tournament_start", 1, 1, "FILE (an absolute path)", ctl_t_start },
-	{ "tournament_status", 1, 1, "ID", ctl_t_status },
+	{ "tournament_status", 1, 2, "ID [progress]", ctl_t_status },
 	{ "tournament_stop", 1, 1, "ID", ctl_t_stop },
 	{ "tournament_wait", 1, 1, "ID", ctl_t_wait },
 	{ "version", 0, 0, "", ctl_version },
@@ -613,7 +613,11 @@ ctl_t_list(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	return ctl_stream_done(c, cmd->id, f, &buf, &blen, 0);
 }
 
-/* tournament_status ID: progress and the standings so far. */
+/*
+ * tournament_status ID [progress]: progress and the standings so far,
+ * or with "progress" the progress alone, which costs the loop nothing
+ * whatever the tournament's size.
+ */
 static int
 ctl_t_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
@@ -621,16 +625,21 @@ ctl_t_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	char	*buf = NULL;
 	size_t	 blen = 0;
 	int64_t	 id;
-	int	 rc;
+	int	 rc, brief = cmd->argc == 2;
 
 	(void)c;
 	if ((id = ctl_tid(cmd, r, len)) == -1)
 		return -1;
+	if (brief && strcmp(cmd->argv[1], "progress") != 0) {
+		snprintf(r, len, "expected \"progress\", not \"%.32s\"",
+		    cmd->argv[1]);
+		return -1;
+	}
 	if ((f = open_memstream(&buf, &blen)) == NULL) {
 		snprintf(r, len, "out of memory");
 		return -1;
 	}
-	rc = tourney_status(id, f, r, len);
+	rc = tourney_status(id, brief, f, r, len);
 	return ctl_stream_done(c, cmd->id, f, &buf, &blen, rc);
 }
 

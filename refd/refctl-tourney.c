@@ -157,13 +157,15 @@ follow(char *id, int quiet, int watch)
 	struct answer	 a;
 	char		 state[32], line[PROGRESS_COLS + 1], why[512];
 	int		 tty = isatty(2), last = -1, pct;
-	char		*words[2] = { "tournament_status", id };
+	char		*words[3] = { "tournament_status", id, "progress" };
 
 	watch = watch && tty && isatty(1);
 	for (;;) {
+		/* the standings cost refd a walk of the log: asked for only
+		 * where they are shown */
 		a.len = 0;
 		a.text[0] = '\0';
-		if (refctl_command(2, words, collect, &a) != 0)
+		if (refctl_command(watch ? 2 : 3, words, collect, &a) != 0)
 			return 2;
 		pct = progress_line(a.text, line, sizeof(line));
 		if (watch) {
@@ -185,8 +187,13 @@ follow(char *id, int quiet, int watch)
 			if (tty && !quiet && !watch)
 				fprintf(stderr, "\r%*s\r%s\n", PROGRESS_COLS, "",
 				    line);
-			if (!watch)
+			if (!watch) {
+				a.len = 0;
+				a.text[0] = '\0';
+				if (refctl_command(2, words, collect, &a) != 0)
+					return 2;
 				print_standings(stdout, a.text);
+			}
 			if (status_field(a.text, "reason", why,
 			    sizeof(why)) != NULL) {
 				printf("\ntournament %s %s:", id, state);
@@ -373,7 +380,7 @@ t_offline(int argc, char **argv, int what)
 		sqlite3_close(h);
 		return 1;
 	}
-	if (tstand_load(h, id, &d, &ts, err, sizeof(err)) == -1) {
+	if (tstand_load(h, id, &d, 0, &ts, err, sizeof(err)) == -1) {
 		fprintf(stderr, "refctl: %s\n", err);
 		goto out;
 	}

@@ -16,7 +16,7 @@ int		 tourney_resume(int64_t, char *, size_t);
 void		 tourney_resume_all(void);
 int		 tourney_stop(int64_t, char *, size_t);
 void		 tourney_list(FILE *);
-int		 tourney_status(int64_t, FILE *, char *, size_t);
+int		 tourney_status(int64_t, int, FILE *, char *, size_t);
 int		 tourney_over(int64_t, const char **, const char **);
 void		 tourney_match_done(struct match *);
 void		 tourney_observe(void (*)(int64_t, const char *,

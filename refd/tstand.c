@@ -109,14 +109,14 @@ tstand_free(struct tstand *t)
 }
 
 /*
- * Read the finished matches of tournament tid from the log h, mapping
- * each seat's bot to its index among d's participants.  Returns 0, or
- * -1 with the reason in err; the log is hostile: anything malformed is
- * an error, never a crash.
+ * Read the finished matches of tournament tid from the log h, of slot
+ * from on (0: all of them), mapping each seat's bot to its index among
+ * d's participants.  Returns 0, or -1 with the reason in err; the log
+ * is hostile: anything malformed is an error, never a crash.
  */
 int
-tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *t,
-    char *err, size_t errlen)
+tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, int from,
+    struct tstand *t, char *err, size_t errlen)
 {
 	sqlite3_stmt	*sm = NULL, *ss = NULL, *sf = NULL, *sd = NULL;
 	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k;
@@ -126,8 +126,8 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *t,
 
 	memset(t, 0, sizeof(*t));
 	if (sqlite3_prepare_v2(h, "SELECT id, slot, result, mpoints FROM "
-	    "matches WHERE tournament = ? AND state = 'done' ORDER BY slot, "
-	    "id", -1, &sm, NULL) != SQLITE_OK ||
+	    "matches WHERE tournament = ? AND state = 'done' AND slot >= ? "
+	    "ORDER BY slot, id", -1, &sm, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT seat, bot FROM seats WHERE "
 	    "match_id = ? ORDER BY seat", -1, &ss, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT seat, count(*) FROM faults WHERE "
@@ -142,6 +142,7 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *t,
 		goto out;
 	}
 	sqlite3_bind_int64(sm, 1, tid);
+	sqlite3_bind_int(sm, 2, from);
 	while (sqlite3_step(sm) == SQLITE_ROW) {
 		struct st_match	*m;
 		int64_t		 id = sqlite3_column_int64(sm, 0);
@@ -258,28 +259,36 @@ out:
 	return rc;
 }
 
-/*
- * The SPRT of gauntlet d, the candidate (bot 0) against the first bot
- * of the pool (bot 1), over the finished matches ts, in schedule order:
- * an observation is a match, or with duplicate deals a whole set (the
- * slots of one block).  Only the schedule's longest prefix of whole
- * observations, every slot of them done, counts, and the test stops at
- * the first that takes it to a bound: the verdict cannot depend on
- * which match finished first.  Returns the number of slots of the
- * prefix the test has read.
- */
-int
-tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
-    const struct tstand *ts, struct st_sprt *s)
+/* Begin s, the SPRT of gauntlet d, at its first slot. */
+void
+tstand_sprt_begin(const struct tdef *d, struct st_sprt *s)
 {
-	int	 pos = 0, end, k = 0, j;
-
 	memset(s, 0, sizeof(*s));
 	s->elo0 = d->elo0;
 	s->elo1 = d->elo1;
 	s->alpha = d->alpha;
 	s->beta = d->beta;
 	st_sprt_begin(s);
+}
+
+/*
+ * Take s, the SPRT of gauntlet d (the candidate, bot 0, against the
+ * first bot of the pool, bot 1), on from slot pos, where it stopped,
+ * over the finished matches ts, in schedule order: an observation is a
+ * match, or with duplicate deals a whole set (the slots of one block).
+ * Only the schedule's longest prefix of whole observations, every slot
+ * of them done, counts, and the test stops at the first that takes it
+ * to a bound: the verdict cannot depend on which match finished first.
+ * ts need hold no slot before pos, so that a refd that carries s from
+ * one match's end to the next reads only the matches since.  Returns
+ * the number of slots of the prefix the test has read.
+ */
+int
+tstand_sprt_more(const struct tdef *d, const struct tslot *slots, int nslots,
+    const struct tstand *ts, struct st_sprt *s, int pos)
+{
+	int	 end, k = 0, j;
+
 	while (pos < nslots && s->decided == 0) {
 		for (end = pos + 1; d->duplicate && end < nslots &&
 		    slots[end].block == slots[pos].block; end++)
@@ -294,6 +303,15 @@ tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
 		pos = end;
 	}
 	return pos;
+}
+
+/* The SPRT of gauntlet d over all of ts (tstand_sprt_more()). */
+int
+tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
+    const struct tstand *ts, struct st_sprt *s)
+{
+	tstand_sprt_begin(d, s);
+	return tstand_sprt_more(d, slots, nslots, ts, s, 0);
 }
 
 /*

@@ -45,7 +45,7 @@ struct tstand {
 	struct tstand_time time[TDEF_MAXBOTS];	/* by bot index */
 };
 
-int	tstand_load(struct sqlite3 *, int64_t, const struct tdef *,
+int	tstand_load(struct sqlite3 *, int64_t, const struct tdef *, int,
 	    struct tstand *, char *, size_t);
 int	tstand_extra(struct sqlite3 *, int64_t, const struct tdef *,
 	    struct tstand *, char *, size_t);
@@ -58,6 +58,9 @@ int	tstand_results(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
 	    char *, size_t);
 int	tstand_sprt(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *, struct st_sprt *);
+void	tstand_sprt_begin(const struct tdef *, struct st_sprt *);
+int	tstand_sprt_more(const struct tdef *, const struct tslot *, int,
+	    const struct tstand *, struct st_sprt *, int);
 const char *tstand_sprt_state(const struct st_sprt *);
 int	*tstand_units(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *);

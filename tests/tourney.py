@@ -9,7 +9,8 @@ export; identical standings at concurrency 1 and 8 and after refd is
 killed with SIGKILL and resumed; the SPRT deciding in schedule order,
 never on twins within 20 matches; twin bots' intervals overlapping; a
 tournament's finished matches leaving memory; refctl within 80 columns
-and exiting 2 when refd goes away.
+and exiting 2 when refd goes away; the standings drawn no more often
+than keeps them to a tenth of the loop, whoever asks.
 Prints "N passed, M failed"; exits 1 if anything failed.
 """
 import csv
@@ -574,10 +575,71 @@ def test_batch_run(tmp):
         r.stop()
 
 
+def drawings(r, tid):
+    """The standings refd drew for tournament tid: their costs, in us
+    (logged at -vv)."""
+    with open(os.path.join(r.tmp, "refd.err")) as f:
+        return [int(line.split(" drawn in ")[1].split()[0]) for line in f
+                if line.startswith("refd: tournament %s: standings of " % tid)]
+
+
+def test_status_cost(tmp):
+    """The standings walk the whole log, in the loop: refd draws them
+    only when a match has ended since, and, while the tournament runs,
+    never sooner than ten times as long as the last drawing took after
+    it, however hard a client asks; "tournament_status ID progress" and
+    refctl's progress lines do not draw them at all, and
+    "tournament run --wait" draws them once, at the end."""
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp), extra=("-v",))
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    text = ("variant classic2\nbot r1 spawn %s\nbot r2 spawn %s\n"
+            "bots r1 r2\nconcurrency 4\nmatches %%d\nname %%s\n"
+            % (rand, rand))
+    try:
+        # refctl's follower asks for the progress only, until the end
+        p = subprocess.run([REFCTL, "-c", r.sock, "tournament", "run",
+                            write(tmp, "follow.tour", text % (300, "follow")),
+                            "--wait"], capture_output=True, text=True,
+                           timeout=600)
+        assert p.returncode == 0 and "\nrank " in "\n" + p.stdout, \
+            (p.stdout, p.stderr)
+        assert "300/300 matches" in p.stderr, p.stderr
+        tid = p.stdout.split()[1]
+        assert len(drawings(r, tid)) == 1, drawings(r, tid)
+        st = r.must("tournament_status", tid)
+        assert "\nstandings 300\n" in st and "\nrank " in st, st
+        assert len(drawings(r, tid)) == 1, "drawn again, nothing new"
+        brief = r.must("tournament_status", tid, "progress")
+        assert "progress 300/300" in brief and "commitment " in brief and \
+            "rank" not in brief and "standings" not in brief, brief
+        ok, why = r.ctl("tournament_status", tid, "standings")
+        assert not ok and "progress" in why, why
+        # a client that asks for the standings without pause
+        ok, tid = r.ctl("tournament_start",
+                        write(tmp, "hammer.tour", text % (600, "hammer")))
+        assert ok, tid
+        t0 = time.monotonic()
+        asked = 0
+        while True:
+            st = r.must("tournament_status", tid)
+            asked += 1
+            if st.split("\n")[0].split()[3] != "running":
+                break
+        span = (time.monotonic() - t0) * 1e6
+        d = drawings(r, tid)
+        assert 2 <= len(d) < asked, (len(d), asked)
+        assert "\nstandings 600\n" in st, st
+        # each drawing but the last waited ten times its cost after it
+        assert 10 * sum(d[:-1]) <= span, (sum(d[:-1]), span, len(d))
+    finally:
+        r.stop()
+
+
 TESTS = [test_refctl_table, test_schedules, test_five_six_seats,
          test_bad_definitions,
          test_bot_lines, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
-         test_sprt_twins, test_twins_balanced, test_memory, test_batch_run]
+         test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
+         test_status_cost]
 
 
 def main():
