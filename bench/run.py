@@ -67,6 +67,9 @@ FLAT_SAMPLES = 20           # --flat: RSS read this many times over the run
 FLAT_LIMIT_KIB = 1024       # --flat: flat if no more growth than this
 FLAT_FROM = 2000            # --flat: growth measured from here at least
 TOKEN = "bench-token-%d"
+TOURNEY_MATCHES = 3000      # --tournament: matches of the gauntlet
+TOURNEY_K = 4               # --tournament: matches at once
+TOURNEY_POLL_S = 0.5        # --tournament: as refctl run --wait polls
 
 
 def log(msg):
@@ -917,6 +920,68 @@ def flat_run(build, workdir, total, k):
             "status": st.splitlines()[:4], "listed": listed}
 
 
+def tournament_run(build, workdir, n, k=TOURNEY_K, poll=("progress",)):
+    """A gauntlet of n one-deal joker3 matches, k at a time, with an SPRT
+    that cannot decide, followed as refctl tournament run --wait does:
+    a tournament_status (with the words poll) every TOURNEY_POLL_S, the
+    standings at the end.  Returns its pace, refd's CPU, and what the
+    standings and the progress cost to ask for at the end."""
+    r = Refd(build, workdir, listen=True)
+    lg = None
+    try:
+        for i in range(SEATS):
+            r.ctl.cmd("bot_add", "lg%d" % i, "remote", TOKEN % i)
+        lg = Loadgen(build, r.port, SEATS, k)
+        path = os.path.join(r.dir, "g.tour")
+        with open(path, "w") as f:
+            f.write("variant joker3\nformat gauntlet\ncandidate lg0\n"
+                    "bots lg1 lg2\nmatches %d\nconcurrency %d\n"
+                    "option deal_cap=1\nsprt -1 1 0.000001 0.000001\n"
+                    % (n, k))
+        before = db_counts(r.db)
+        cpu0 = proc_cpu_ns(r.pid)
+        t0 = time.monotonic()
+        tid = r.ctl.cmd("tournament_start", path)
+        while True:
+            st = r.ctl.cmd("tournament_status", tid, *poll)
+            if st.split("\n")[0].split()[3] != "running":
+                break
+            time.sleep(TOURNEY_POLL_S)
+        wall = time.monotonic() - t0
+        cpu = proc_cpu_ns(r.pid) - cpu0
+        plays = db_counts(r.db)["plays"] - before["plays"]
+        ask = {}
+        for name, words in (("standings_ms", ()), ("again_ms", ()),
+                            ("progress_ms", ("progress",))):
+            t = time.monotonic()
+            try:
+                r.ctl.cmd("tournament_status", tid, *words)
+                ask[name] = (time.monotonic() - t) * 1000
+            except RuntimeError:    # a build before "progress"
+                ask[name] = None
+    finally:
+        if lg:
+            lg.stop()
+        r.stop()
+    res = {"matches": n, "k": k, "poll": " ".join(poll) or "full",
+           "plays": plays, "wall_s": wall, "plays_per_s": plays / wall,
+           "refd_cpu_us_per_play": cpu / 1000 / plays}
+    res.update(ask)
+    return res
+
+
+def table_tourney(t):
+    return ["9. tournament: a gauntlet of %d one-deal joker3 matches, %d at "
+            "a time, with an SPRT" % (t["matches"], t["k"]),
+            "   followed by tournament_status %s every %.1f s, as refctl "
+            "run --wait does" % (t["poll"], TOURNEY_POLL_S),
+            "   %.0f plays/s   refd CPU us/play %.1f   wall %.1f s" % (
+                t["plays_per_s"], t["refd_cpu_us_per_play"], t["wall_s"]),
+            "   at the end: the standings %.1f ms, asked again %.1f ms, the "
+            "progress alone %.1f ms" % (t["standings_ms"], t["again_ms"],
+                                        t["progress_ms"])]
+
+
 def table_flat(f):
     """The --flat report."""
     L = ["8. flat memory: %d one-deal joker3 matches (%s), %d at a time, "
@@ -1131,7 +1196,11 @@ def one_section(bdir, a):
                             text=True).stdout.strip()
     res = {"commit": commit, "date": time.strftime("%Y-%m-%d %H:%M")}
     try:
-        if a.scale:
+        if a.tournament is not None:
+            log("9. tournament")
+            res["tournament"] = tournament_run(bdir, workdir, a.tournament)
+            L = table_tourney(res["tournament"])
+        elif a.scale:
             log("6. scale")
             res["scale"] = sc = bench_scale(bdir, workdir)
             L = ["6. scale: %d concurrent joker3 matches (target=%d), %d "
@@ -1203,6 +1272,11 @@ def main():
                     metavar="N", help="only refd's RSS over N finished "
                     "one-deal matches (default %d), %d at a time"
                     % (FLAT_MATCHES, FLAT_K))
+    ap.add_argument("--tournament", nargs="?", type=int,
+                    const=TOURNEY_MATCHES, metavar="N", help="only a "
+                    "gauntlet of N one-deal matches (default %d), %d at a "
+                    "time, with an SPRT, followed as refctl run --wait "
+                    "does" % (TOURNEY_MATCHES, TOURNEY_K))
     a = ap.parse_args()
     if a.quick:
         REPS, SCALE_RUNS, SCALE_MATCHES, WINDOW_S = 3, 1, 100, 0.5
@@ -1212,7 +1286,7 @@ def main():
     if a.cost:
         cost_only(bdir)
         return
-    if a.flat is not None or a.scale:
+    if a.flat is not None or a.scale or a.tournament is not None:
         one_section(bdir, a)
         return
     raise_fd_limit()
