@@ -36,6 +36,13 @@ struct st_work {
 	double		 boot[ST_MAXBOTS][ST_NBOOT];	/* resampled ratings */
 };
 
+/* A game of two bots in a match: i against j, r > 0 if i won. */
+struct st_pair {
+	unsigned char	 i, j;
+	signed char	 r;
+};
+#define ST_MAXPAIRS	(BRI_MAXSEATS * (BRI_MAXSEATS - 1) / 2)
+
 /* The data of one fit. */
 struct st_bt {
 	double		(*win)[ST_MAXBOTS];	/* i's points against j */
@@ -52,7 +59,8 @@ static int	 st_outcome(const struct st_match *, int);
 static void	 st_count(const struct st_match *, struct st_row *, long *);
 static void	 st_role(struct st_row *, const struct st_deal *, int, int);
 static void	 st_head(const struct st_match *, struct st_table *);
-static void	 st_addpairs(const struct st_match *,
+static int	 st_pairs(const struct st_match *, struct st_pair *);
+static void	 st_addpairs(const struct st_pair *, int, double,
 		    double [][ST_MAXBOTS], double [][ST_MAXBOTS]);
 static void	 st_mm(const struct st_bt *, const double *, double *);
 static double	 st_loglik(const struct st_bt *, const double *);
@@ -306,34 +314,103 @@ st_head(const struct st_match *m, struct st_table *t)
 }
 
 /*
- * Add one match's pairwise games to the rating's inputs: each unordered
- * pair of seats of different bots, partners excepted, is one game; a
- * win is worth 1 to the winner, a draw 1/2 to each.
+ * One match's pairwise games, the rating's inputs: each unordered pair
+ * of seats of different bots, partners excepted, is one game, into p
+ * (ST_MAXPAIRS at most); returns their number.
  */
-static void
-st_addpairs(const struct st_match *m, double win[][ST_MAXBOTS],
-    double games[][ST_MAXBOTS])
+static int
+st_pairs(const struct st_match *m, struct st_pair *p)
 {
-	int	 a, b, i, j, r;
+	int	 a, b, n = 0;
 
 	for (a = 0; a < m->nseats; a++)
 		for (b = a + 1; b < m->nseats; b++) {
-			i = m->bot[a];
-			j = m->bot[b];
-			if (i == j || st_partners(m, a, b))
+			if (m->bot[a] == m->bot[b] || st_partners(m, a, b))
 				continue;
-			games[i][j] += 1.0;
-			games[j][i] += 1.0;
-			r = st_pairwise(m, a, b, 1);
-			if (r > 0)
-				win[i][j] += 1.0;
-			else if (r < 0)
-				win[j][i] += 1.0;
-			else {
-				win[i][j] += 0.5;
-				win[j][i] += 0.5;
-			}
+			p[n].i = (unsigned char)m->bot[a];
+			p[n].j = (unsigned char)m->bot[b];
+			p[n++].r = (signed char)st_pairwise(m, a, b, 1);
 		}
+	return n;
+}
+
+/*
+ * Add n games, times over, to the rating's inputs: a win is worth 1 to
+ * the winner, a draw 1/2 to each.  Every sum is a whole number of
+ * halves, exact in a double whatever the order: a match drawn c times
+ * by a resample may be added once, c times over, to the same bit.
+ */
+static void
+st_addpairs(const struct st_pair *p, int n, double times,
+    double win[][ST_MAXBOTS], double games[][ST_MAXBOTS])
+{
+	int	 k, i, j;
+
+	for (k = 0; k < n; k++) {
+		i = p[k].i;
+		j = p[k].j;
+		games[i][j] += times;
+		games[j][i] += times;
+		if (p[k].r > 0)
+			win[i][j] += times;
+		else if (p[k].r < 0)
+			win[j][i] += times;
+		else {
+			win[i][j] += times / 2;
+			win[j][i] += times / 2;
+		}
+	}
+}
+
+/* The slots of st_classes()'s table for n matches: a power of 2. */
+static size_t
+st_nslots(int n)
+{
+	size_t	 size = 16;
+
+	while (size < 2 * (size_t)n)
+		size *= 2;
+	return size;
+}
+
+/*
+ * Sort the matches into classes of the same games (st_pairs()): cls[k]
+ * gets match k's class, -1 if it is aborted, rep[c] a match of class c;
+ * slot is a table of st_nslots(n) entries.  Returns the number of
+ * classes.  A resample then counts how often it drew each class, and
+ * adds each class's games once.
+ */
+static int
+st_classes(const struct st_match *ms, int n, const struct st_pair *pair,
+    const int *npair, int *cls, int *rep, int *slot)
+{
+	size_t		 size = st_nslots(n), h, i;
+	int		 nc = 0, k, c;
+	const uint8_t	*b;
+
+	memset(slot, -1, size * sizeof(*slot));
+	for (k = 0; k < n; k++) {
+		cls[k] = -1;
+		if (ms[k].aborted)
+			continue;
+		/* FNV-1a over the games */
+		b = (const uint8_t *)(pair + (size_t)k * ST_MAXPAIRS);
+		h = 2166136261u ^ (size_t)npair[k];
+		for (i = 0; i < npair[k] * sizeof(*pair); i++)
+			h = (h ^ b[i]) * 16777619u;
+		for (h &= size - 1; (c = slot[h]) != -1; h = (h + 1) &
+		    (size - 1))
+			if (npair[rep[c]] == npair[k] && memcmp(pair +
+			    (size_t)rep[c] * ST_MAXPAIRS, b, npair[k] *
+			    sizeof(*pair)) == 0)
+				break;
+		if (c == -1) {
+			c = slot[h] = nc++;
+			rep[c] = k;
+		}
+		cls[k] = c;
+	}
+	return nc;
 }
 
 /*
@@ -564,11 +641,13 @@ st_compute(const struct st_match *ms, int n, int nbots, uint64_t seed,
 	struct st_work	*w;
 	struct st_row	*r;
 	struct st_h2h	*h;
+	struct st_pair	*pair;
 	double		 gamma[ST_MAXBOTS], elo[ST_MAXBOTS];
 	double		 points, games;
 	long		 gained[ST_MAXBOTS];
 	uint64_t	 state = seed;
-	int		 i, j, k, b, usable = 0;
+	int		 i, j, k, b, usable = 0, nc, rc = -1;
+	int		*npair, *cls, *rep, *drawn, *slot;
 
 	assert(t != NULL);
 	memset(t, 0, sizeof(*t));
@@ -578,8 +657,17 @@ st_compute(const struct st_match *ms, int n, int nbots, uint64_t seed,
 	for (k = 0; k < n; k++)
 		if (!ms[k].aborted && !st_valid(&ms[k], nbots))
 			return -1;
-	if ((w = calloc(1, sizeof(*w))) == NULL)
-		return -1;
+	/* each match's games, found once for the fit and its resamples */
+	w = calloc(1, sizeof(*w));
+	pair = calloc((size_t)n + 1, ST_MAXPAIRS * sizeof(*pair));
+	npair = calloc((size_t)n + 1, sizeof(*npair));
+	cls = calloc((size_t)n + 1, sizeof(*cls));
+	rep = calloc((size_t)n + 1, sizeof(*rep));
+	drawn = calloc((size_t)n + 1, sizeof(*drawn));
+	slot = calloc(st_nslots(n), sizeof(*slot));
+	if (w == NULL || pair == NULL || npair == NULL || cls == NULL ||
+	    rep == NULL || drawn == NULL || slot == NULL)
+		goto out;
 
 	t->nbots = nbots;
 	for (i = 0; i < nbots; i++) {
@@ -593,7 +681,9 @@ st_compute(const struct st_match *ms, int n, int nbots, uint64_t seed,
 		usable++;
 		st_count(&ms[k], t->row, gained);
 		st_head(&ms[k], t);
-		st_addpairs(&ms[k], w->win, w->games);
+		npair[k] = st_pairs(&ms[k], pair + (size_t)k * ST_MAXPAIRS);
+		st_addpairs(pair + (size_t)k * ST_MAXPAIRS, npair[k], 1,
+		    w->win, w->games);
 	}
 	for (i = 0; i < nbots; i++) {
 		r = &t->row[i];
@@ -616,17 +706,24 @@ st_compute(const struct st_match *ms, int n, int nbots, uint64_t seed,
 		t->row[i].elo = t->row[i].elo_lo = t->row[i].elo_hi = elo[i];
 
 	/* its interval: refit on whole matches drawn with replacement */
+	nc = st_classes(ms, n, pair, npair, cls, rep, slot);
 	if (usable > 0 && nbots > 0) {
 		for (b = 0; b < ST_NBOOT; b++) {
 			memset(w->win, 0, sizeof(w->win));
 			memset(w->games, 0, sizeof(w->games));
+			memset(drawn, 0, nc * sizeof(int));
 			for (k = 0; k < usable; k++) {
 				do
 					j = (int)st_uniform(&state,
 					    (uint64_t)n);
-				while (ms[j].aborted);
-				st_addpairs(&ms[j], w->win, w->games);
+				while (cls[j] == -1);
+				drawn[cls[j]]++;
 			}
+			for (j = 0; j < nc; j++)
+				if (drawn[j] > 0)
+					st_addpairs(pair + (size_t)rep[j] *
+					    ST_MAXPAIRS, npair[rep[j]],
+					    drawn[j], w->win, w->games);
 			for (i = 0; i < nbots; i++)
 				gamma[i] = w->gamma[i];
 			st_fit(w->win, w->games, nbots, gamma, elo);
@@ -644,9 +741,17 @@ st_compute(const struct st_match *ms, int n, int nbots, uint64_t seed,
 			r->elo_hi = fmax(r->elo_hi, r->elo);
 		}
 	}
-	free(w);
 	st_sortrows(t->row, nbots);
-	return 0;
+	rc = 0;
+out:
+	free(w);
+	free(pair);
+	free(npair);
+	free(cls);
+	free(rep);
+	free(drawn);
+	free(slot);
+	return rc;
 }
 
 /*
@@ -949,12 +1054,16 @@ st_tevent(const struct st_match *m, const struct st_deal *d,
 	return 1;
 }
 
-/* Add w of the comparisons of match m to f; -1 when f is full. */
+/*
+ * Add one of each comparison of match m to f, and their kinds' indices
+ * in f to kind (m->ndeals at most); returns how many, or -1 when f is
+ * full.
+ */
 static int
-st_tadd(struct st_tfit *f, const struct st_match *m, double w)
+st_tadd(struct st_tfit *f, const struct st_match *m, int *kind)
 {
 	struct st_tev	 e;
-	int		 k, i;
+	int		 k, i, n = 0;
 
 	if (m->aborted)
 		return 0;
@@ -970,9 +1079,33 @@ st_tadd(struct st_tfit *f, const struct st_match *m, double w)
 			f->ev[f->nev] = e;
 			f->w[f->nev++] = 0;
 		}
-		f->w[i] += w;
+		f->w[i] += 1;
+		kind[n++] = i;
 	}
-	return 0;
+	return n;
+}
+
+/*
+ * Add again to f comparisons st_tadd() put in all: n of them, of the
+ * kinds kind[] in all.  at[k] is kind k's index in f, or -1 if f has
+ * none yet; a new kind takes the next, as st_tadd() would have given
+ * it, so that a resample's fit sums in the same order as if its
+ * matches had been read again.
+ */
+static void
+st_tagain(struct st_tfit *f, const struct st_tfit *all, const int *kind,
+    int n, int *at)
+{
+	int	 k;
+
+	for (k = 0; k < n; k++) {
+		if (at[kind[k]] < 0) {
+			at[kind[k]] = f->nev;
+			f->ev[f->nev] = all->ev[kind[k]];
+			f->w[f->nev++] = 0;
+		}
+		f->w[at[kind[k]]] += 1;
+	}
 }
 
 /*
@@ -1067,28 +1200,37 @@ int
 st_teams(const struct st_match *ms, int n, const int *unit, int nbots,
     uint64_t seed, struct st_table *t)
 {
-	struct st_tfit	*f;
+	struct st_tfit	*f = NULL, *fb = NULL;
 	double		 g[ST_MAXBOTS], elo[ST_MAXBOTS], theta;
 	double		*boot = NULL, jboot[ST_TBOOT];
-	int		*start = NULL, nu = 0, i, k, b, j, r;
+	int		*start = NULL, *kind = NULL, *kstart = NULL, *at = NULL;
+	int		 nu = 0, i, k, b, j, r, nd = 0;
 	uint64_t	 state = seed ^ 0x7465616d73ULL;	/* "teams" */
 
 	if (nbots < 1 || nbots > ST_MAXBOTS || n < 0 || t->nbots != nbots ||
 	    (n > 0 && ms == NULL))
 		return -1;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		if (!ms[k].aborted && !st_valid(&ms[k], nbots))
 			return -1;
+		nd += ms[k].aborted ? 0 : ms[k].ndeals;
+	}
+	/* each match's comparisons, found once for the fit and resamples */
 	if ((f = calloc(1, sizeof(*f))) == NULL ||
+	    (fb = calloc(1, sizeof(*fb))) == NULL ||
 	    (start = calloc(n + 1, sizeof(int))) == NULL ||
+	    (kstart = calloc(n + 1, sizeof(int))) == NULL ||
+	    (kind = calloc(nd + 1, sizeof(int))) == NULL ||
+	    (at = calloc(ST_TMAXEV, sizeof(int))) == NULL ||
 	    (boot = calloc((size_t)nbots * ST_TBOOT, sizeof(double))) == NULL)
 		goto fail;
-	f->nb = nbots;
+	f->nb = fb->nb = nbots;
 	for (k = 0; k < n; k++) {
 		if (k == 0 || unit == NULL || unit[k] != unit[k - 1])
 			start[nu++] = k;
-		if (st_tadd(f, &ms[k], 1) == -1)
+		if ((r = st_tadd(f, &ms[k], kind + kstart[k])) == -1)
 			goto fail;
+		kstart[k + 1] = kstart[k] + r;
 	}
 	start[nu] = n;
 	for (k = 0, t->tdeals = 0; k < f->nev; k++)
@@ -1101,46 +1243,48 @@ st_teams(const struct st_match *ms, int n, const int *unit, int nbots,
 		t->row[r].telo = t->row[r].telo_lo = t->row[r].telo_hi =
 		    elo[i];
 	}
-	if (nu == 0) {
-		free(f);
-		free(start);
-		free(boot);
-		return 0;
-	}
-	for (b = 0; b < ST_TBOOT; b++) {
-		f->nev = 0;
+	for (b = 0; nu > 0 && b < ST_TBOOT; b++) {
+		fb->nev = 0;
+		memset(at, -1, f->nev * sizeof(int));
 		for (k = 0; k < nu; k++) {
 			j = (int)st_uniform(&state, (uint64_t)nu);
-			for (i = start[j]; i < start[j + 1]; i++)
-				if (st_tadd(f, &ms[i], 1) == -1)
-					goto fail;
+			st_tagain(fb, f, kind + kstart[start[j]],
+			    kstart[start[j + 1]] - kstart[start[j]], at);
 		}
-		st_tfitmm(f, g, &theta);
+		st_tfitmm(fb, g, &theta);
 		st_telo(g, nbots, elo);
 		for (i = 0; i < nbots; i++)
 			boot[i * ST_TBOOT + b] = elo[i];
 		jboot[b] = 400 * log10(theta);
 	}
-	t->tresamples = ST_TBOOT;
-	for (r = 0; r < nbots; r++) {
-		i = t->row[r].bot;
-		st_sortd(boot + i * ST_TBOOT, ST_TBOOT);
-		t->row[r].telo_lo = fmin(t->row[r].telo,
-		    st_quantile(boot + i * ST_TBOOT, ST_TBOOT, 0.025));
-		t->row[r].telo_hi = fmax(t->row[r].telo,
-		    st_quantile(boot + i * ST_TBOOT, ST_TBOOT, 0.975));
+	if (nu > 0) {
+		t->tresamples = ST_TBOOT;
+		for (r = 0; r < nbots; r++) {
+			i = t->row[r].bot;
+			st_sortd(boot + i * ST_TBOOT, ST_TBOOT);
+			t->row[r].telo_lo = fmin(t->row[r].telo,
+			    st_quantile(boot + i * ST_TBOOT, ST_TBOOT, 0.025));
+			t->row[r].telo_hi = fmax(t->row[r].telo,
+			    st_quantile(boot + i * ST_TBOOT, ST_TBOOT, 0.975));
+		}
+		st_sortd(jboot, ST_TBOOT);
+		t->joker_lo = fmin(t->joker, st_quantile(jboot, ST_TBOOT,
+		    0.025));
+		t->joker_hi = fmax(t->joker, st_quantile(jboot, ST_TBOOT,
+		    0.975));
 	}
-	st_sortd(jboot, ST_TBOOT);
-	t->joker_lo = fmin(t->joker, st_quantile(jboot, ST_TBOOT, 0.025));
-	t->joker_hi = fmax(t->joker, st_quantile(jboot, ST_TBOOT, 0.975));
-	free(f);
-	free(start);
-	free(boot);
-	return 0;
+	r = 0;
+	goto out;
 fail:
-	free(f);
-	free(start);
-	free(boot);
 	t->tdeals = t->tresamples = 0;
-	return -1;
+	r = -1;
+out:
+	free(f);
+	free(fb);
+	free(start);
+	free(kstart);
+	free(kind);
+	free(at);
+	free(boot);
+	return r;
 }
