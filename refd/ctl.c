@@ -50,6 +50,9 @@ struct ctl_conn {
 	int		 lingering;	/* write side shut: waiting for EOF */
 	int		 watching;	/* following as a watcher, not a waiter */
 	int64_t		 twait;		/* tournament awaited, or 0 */
+	int64_t		 tdraw;		/* tournament whose standings its
+					   status awaits, or 0: its input
+					   is held till then */
 	int64_t		 last_ms;	/* when it last sent a line */
 };
 
@@ -116,6 +119,7 @@ static int	ctl_t_wait(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
 static int	ctl_t_stop(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
 static int	ctl_t_resume(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
+static void	ctl_read(struct bufferevent *, void *);
 
 /*
  * Sorted by name.  A command that takes any number of arguments has
@@ -640,7 +644,48 @@ ctl_t_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 		return -1;
 	}
 	rc = tourney_status(id, brief, f, r, len);
+	if (rc == 1) {
+		/* drawn off the loop: answered then, in order */
+		fclose(f);
+		free(buf);
+		c->tdraw = id;
+		c->id = cmd->id;
+		bufferevent_disable(c->bev, EV_READ);
+		return 1;
+	}
 	return ctl_stream_done(c, cmd->id, f, &buf, &blen, rc);
+}
+
+/*
+ * A tournament's standings were drawn: answer the status commands that
+ * waited for them, then read what their clients sent meanwhile.
+ */
+void
+ctl_tourney_drawn(int64_t id)
+{
+	struct ctl_conn	*c, *next;
+	struct gtp_cmd	 cmd;
+	char		 r[512], idw[24];
+
+	for (c = TAILQ_FIRST(&conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->tdraw != id)
+			continue;
+		c->tdraw = 0;
+		snprintf(idw, sizeof(idw), "%lld", (long long)id);
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.id = c->id;
+		cmd.argc = 1;
+		cmd.argv[0] = idw;
+		r[0] = '\0';
+		/* as if asked again: it may wait once more */
+		if (ctl_t_status(c, &cmd, r, sizeof(r)) == -1)
+			ctl_error(c, cmd.id, r);
+		if (c->tdraw == 0) {
+			bufferevent_enable(c->bev, EV_READ);
+			ctl_read(c->bev, c);
+		}
+	}
 }
 
 /* tournament_wait ID: answered when the tournament is done or stopped. */
@@ -795,7 +840,7 @@ ctl_evict_idle(void)
 	struct ctl_conn	*c, *old = NULL;
 
 	TAILQ_FOREACH(c, &conns, entry)
-		if (c->match == NULL && c->twait == 0 &&
+		if (c->match == NULL && c->twait == 0 && c->tdraw == 0 &&
 		    (old == NULL || c->last_ms < old->last_ms))
 			old = c;
 	if (old != NULL) {
@@ -837,7 +882,7 @@ ctl_read(struct bufferevent *bev, void *arg)
 		return;
 	}
 	c->last_ms = util_now_ms();
-	while (!c->closing &&
+	while (!c->closing && c->tdraw == 0 &&
 	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
 		if (ctl_overfull(c)) {
 			free(line);
@@ -849,7 +894,7 @@ ctl_read(struct bufferevent *bev, void *arg)
 			ctl_command(c, line);
 		free(line);
 	}
-	if (evbuffer_get_length(in) > GTP_MAXLINE) {
+	if (c->tdraw == 0 && evbuffer_get_length(in) > GTP_MAXLINE) {
 		ctl_error(c, -1, "line too long");
 		c->closing = 1;
 	}
@@ -879,7 +924,7 @@ ctl_event(struct bufferevent *bev, short what, void *arg)
 	/* silent while it watches or waits is what it should be */
 	if ((what & BEV_EVENT_TIMEOUT) && !(what & (BEV_EVENT_EOF |
 	    BEV_EVENT_ERROR)) && !c->lingering && !c->closing &&
-	    (c->match != NULL || c->twait != 0)) {
+	    (c->match != NULL || c->twait != 0 || c->tdraw != 0)) {
 		bufferevent_enable(bev, EV_READ);
 		return;
 	}

@@ -13,5 +13,6 @@ void		 ctl_close(void);
 void		 ctl_match_event(struct match *, const char *);
 void		 ctl_match_done(struct match *);
 void		 ctl_tourney_done(int64_t, const char *, const char *);
+void		 ctl_tourney_drawn(int64_t);
 
 #endif /* REFD_CTL_H */

@@ -2063,3 +2063,38 @@ db_handle(struct db *db)
 {
 	return db->h;
 }
+
+/*
+ * A connection of its own, read-only, to the log db opened, for long
+ * reads that another thread makes while refd writes (WAL: they never
+ * wait for each other); the caller closes it.  NULL, with the reason in
+ * err, if the log is in memory or not the file it opened any more.
+ */
+sqlite3 *
+db_reader(struct db *db, char *err, size_t errlen)
+{
+	sqlite3		*h = NULL;
+	struct stat	 sb;
+
+	if (db->path[0] == '\0') {
+		snprintf(err, errlen, "the log has no file");
+		return NULL;
+	}
+	if (sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", h != NULL ?
+		    sqlite3_errmsg(h) : "out of memory");
+		sqlite3_close(h);
+		return NULL;
+	}
+	/* opened by name: it must be the file refd writes */
+	if (stat(db->path, &sb) == -1 || sb.st_dev != db->dev ||
+	    sb.st_ino != db->ino) {
+		snprintf(err, errlen, "the log file %.200s was deleted or "
+		    "replaced", db->path);
+		sqlite3_close(h);
+		return NULL;
+	}
+	sqlite3_busy_timeout(h, 1000);
+	return h;
+}

@@ -384,6 +384,7 @@ main(int argc, char *argv[])
 	match_observe(ctl_match_event, ctl_match_done);
 	match_observe(NULL, tourney_match_done);
 	tourney_observe(ctl_tourney_done);
+	tourney_observe_drawn(ctl_tourney_drawn);
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(base, signos[i], on_signal, NULL);
 		evsignal_add(sigs[i], NULL);

@@ -22,7 +22,10 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,16 +76,50 @@ struct tourney {
 	int		 st_done;	/* matches done when drawn */
 	int64_t		 st_at;		/* when, in us */
 	int64_t		 st_cost;	/* and how long it took, in us */
+	char		 st_err[256];	/* why the last drawing failed */
+	struct tdraw	*draw;		/* the drawing under way, or NULL */
 };
 
 /*
  * Drawing the standings reads every finished match from the log and
- * resamples them, in the event loop: 70 ms at 6,000 matches.  They are
- * drawn again only when a match has ended since and the loop has run
- * STANDINGS_SHARE times as long as the last drawing took, so that
- * whoever asks, as often as they like, keeps it to a tenth of the loop.
+ * resamples them: 70 ms at 6,000 matches, in proportion beyond.  It is
+ * done on a thread of its own, with a read-only connection to the log
+ * (db_reader()), so that the loop goes on; whoever asked is answered
+ * when it is done.  The standings are drawn again only when a match
+ * has ended since and STANDINGS_SHARE times as long as the last drawing
+ * took has passed, so that whoever asks, as often as they like, keeps
+ * drawing to a tenth of a core.
  */
 #define STANDINGS_SHARE	10
+
+/*
+ * A drawing under way.  The thread reads only what it holds here, all
+ * of it copied or owned, writes only text, len and err, and then hands
+ * the job back to the loop through draw_pipe (tourney_drawn()).
+ */
+struct tdraw {
+	TAILQ_ENTRY(tdraw) entry;	/* every drawing under way */
+	struct tourney	*t;		/* NULL once t is freed */
+	pthread_t	 thread;
+	sqlite3		*h;		/* the thread's reader */
+	int64_t		 tid;
+	struct tdef	 def;		/* t's, without its bot lines */
+	struct tslot	*slots;		/* t's; the job's once t is freed */
+	int		 nslots;
+	int		 own_slots;
+	struct st_sprt	 sprt;
+	int		 done;		/* t's matches done when it began */
+	int64_t		 began;		/* us */
+	char		*text;		/* the standings, or NULL: */
+	size_t		 len;
+	char		 err[256];	/* why not */
+};
+
+static TAILQ_HEAD(, tdraw) draws = TAILQ_HEAD_INITIALIZER(draws);
+static int		 draw_pipe[2] = { -1, -1 };
+static struct event	*draw_ev;
+/* Told when a drawing ends (tourney_observe_drawn()). */
+static void		(*drawn_cb)(int64_t);
 
 static TAILQ_HEAD(, tourney) tourneys = TAILQ_HEAD_INITIALIZER(tourneys);
 static struct event	*sweep_ev;	/* frees finished tournament matches */
@@ -98,7 +135,12 @@ tourney_free(struct tourney *t)
 {
 	TAILQ_REMOVE(&tourneys, t, entry);
 	tdef_free(&t->def);
-	free(t->slots);
+	if (t->draw != NULL) {
+		/* the thread still reads the schedule: the job frees it */
+		t->draw->t = NULL;
+		t->draw->own_slots = 1;
+	} else
+		free(t->slots);
 	free(t->state);
 	free(t->aborts);
 	free(t->st_text);
@@ -812,66 +854,225 @@ tourney_list(FILE *f)
 }
 
 /*
- * Draw t's standings into t->st_text, unless those drawn last may
- * stand (STANDINGS_SHARE): no match has ended since, or the tournament
- * runs and the loop has not yet run long enough since.  Once it is over
- * they are drawn one last time, whatever the pace.  Returns 0, or -1
- * with the reason in err.
+ * The standings of tournament tid drawn from the log h: a new string
+ * (its length in *len), or NULL with the reason in err.  It reads
+ * nothing but its arguments: it runs on a drawing's thread.
  */
-static int
-tourney_standings(struct tourney *t, char *err, size_t errlen)
+static char *
+tourney_draw_text(sqlite3 *h, int64_t tid, const struct tdef *d,
+    const struct tslot *slots, int nslots, const struct st_sprt *sp,
+    size_t *len, char *err, size_t errlen)
 {
 	struct tstand	 ts;
 	struct st_table	*tab;
 	FILE		*f;
 	char		*buf = NULL;
-	size_t		 len = 0;
-	int64_t		 now = util_now_us();
 	int		*unit;
 
-	if (t->st_text != NULL && (t->st_done == t->ndone ||
-	    (!t->over && now - t->st_at < STANDINGS_SHARE * t->st_cost)))
-		return 0;
-	if (tstand_load(db_handle(logdb), t->id, &t->def, 0, &ts, err,
-	    errlen) == -1)
-		return -1;
+	*len = 0;
+	if (tstand_load(h, tid, d, 0, &ts, err, errlen) == -1)
+		return NULL;
 	if ((tab = malloc(sizeof(*tab))) == NULL ||
-	    (f = open_memstream(&buf, &len)) == NULL) {
+	    (f = open_memstream(&buf, len)) == NULL) {
 		free(tab);
 		tstand_free(&ts);
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return NULL;
 	}
-	st_compute(ts.m, ts.n, t->def.nbots, 1, tab);
-	if ((unit = tstand_units(&t->def, t->slots, t->nslots, &ts)) != NULL)
-		st_teams(ts.m, ts.n, unit, t->def.nbots, 1, tab);
+	st_compute(ts.m, ts.n, d->nbots, 1, tab);
+	if ((unit = tstand_units(d, slots, nslots, &ts)) != NULL)
+		st_teams(ts.m, ts.n, unit, d->nbots, 1, tab);
 	free(unit);
-	/* no thinking times here: their queries would stall the loop */
-	tstand_print(f, &t->def, &ts, tab, t->def.sprt ? &t->sprt : NULL,
-	    TSTAND_TEXT);
+	/* no thinking times: a log in memory is drawn in the loop */
+	tstand_print(f, d, &ts, tab, d->sprt ? sp : NULL, TSTAND_TEXT);
 	free(tab);
 	tstand_free(&ts);
 	if (fclose(f) != 0) {
 		free(buf);
 		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return buf;
+}
+
+/* A drawing's thread. */
+static void *
+tourney_draw_run(void *arg)
+{
+	struct tdraw	*j = arg;
+	ssize_t		 n;
+
+	j->text = tourney_draw_text(j->h, j->tid, &j->def, j->slots,
+	    j->nslots, &j->sprt, &j->len, j->err, sizeof(j->err));
+	sqlite3_close(j->h);
+	j->h = NULL;
+	/* a pointer is less than PIPE_BUF: written whole or not at all */
+	do
+		n = write(draw_pipe[1], &j, sizeof(j));
+	while (n == -1 && errno == EINTR);
+	return NULL;
+}
+
+/* What a finished drawing leaves t: its standings, or why not. */
+static void
+tourney_draw_keep(struct tourney *t, char *text, size_t len, int done,
+    int64_t began, const char *err)
+{
+	t->st_at = util_now_us();
+	t->st_cost = t->st_at - began;
+	if (text != NULL) {
+		free(t->st_text);
+		t->st_text = text;
+		t->st_len = len;
+		t->st_done = done;
+		t->st_err[0] = '\0';
+		log_debug("tournament %lld: standings of %d matches drawn in "
+		    "%lld us", (long long)t->id, done, (long long)t->st_cost);
+	} else {
+		snprintf(t->st_err, sizeof(t->st_err), "%s", err);
+		log_warnx("tournament %lld: standings: %s", (long long)t->id,
+		    err);
+	}
+}
+
+/* A drawing's thread is done: keep what it drew, tell whoever waits. */
+static void
+tourney_drawn(evutil_socket_t fd, short what, void *arg)
+{
+	struct tdraw	*j;
+	struct tourney	*t;
+	int64_t		 tid;
+
+	(void)what;
+	(void)arg;
+	while (read(fd, &j, sizeof(j)) == (ssize_t)sizeof(j)) {
+		pthread_join(j->thread, NULL);
+		TAILQ_REMOVE(&draws, j, entry);
+		tid = j->tid;
+		if ((t = j->t) != NULL) {
+			t->draw = NULL;
+			tourney_draw_keep(t, j->text, j->len, j->done,
+			    j->began, j->err);
+		} else
+			free(j->text);
+		if (j->own_slots)
+			free(j->slots);
+		free(j);
+		if (t != NULL && drawn_cb != NULL)
+			drawn_cb(tid);
+	}
+}
+
+/* fn hears of every drawing of standings that ends: its tournament. */
+void
+tourney_observe_drawn(void (*fn)(int64_t))
+{
+	drawn_cb = fn;
+}
+
+/*
+ * Start drawing t's standings on a thread.  Returns 0, or -1 with the
+ * reason in err (a log in memory has no second connection).
+ */
+static int
+tourney_draw_start(struct tourney *t, char *err, size_t errlen)
+{
+	struct tdraw	*j;
+	sigset_t	 all, old;
+	int		 i;
+
+	if (draw_ev == NULL) {
+		if (pipe2(draw_pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
+			snprintf(err, errlen, "pipe: %s", strerror(errno));
+			return -1;
+		}
+		if ((draw_ev = event_new(base, draw_pipe[0], EV_READ |
+		    EV_PERSIST, tourney_drawn, NULL)) == NULL ||
+		    event_add(draw_ev, NULL) == -1) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	if ((j = calloc(1, sizeof(*j))) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	free(t->st_text);
-	t->st_text = buf;
-	t->st_len = len;
-	t->st_done = t->ndone;
-	t->st_at = util_now_us();
-	t->st_cost = t->st_at - now;
-	log_debug("tournament %lld: standings of %d matches drawn in %lld us",
-	    (long long)t->id, t->st_done, (long long)t->st_cost);
+	if ((j->h = db_reader(logdb, err, errlen)) == NULL) {
+		free(j);
+		return -1;
+	}
+	j->t = t;
+	j->tid = t->id;
+	j->def = t->def;
+	for (i = 0; i < j->def.nbotdefs; i++)
+		j->def.botdef[i] = NULL;
+	j->def.nbotdefs = 0;
+	j->slots = t->slots;
+	j->nslots = t->nslots;
+	j->sprt = t->sprt;
+	j->done = t->ndone;
+	j->began = util_now_us();
+	/* signals stay the loop's: the thread starts with them all blocked */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	i = pthread_create(&j->thread, NULL, tourney_draw_run, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (i != 0) {
+		snprintf(err, errlen, "thread: %s", strerror(i));
+		sqlite3_close(j->h);
+		free(j);
+		return -1;
+	}
+	TAILQ_INSERT_TAIL(&draws, j, entry);
+	t->draw = j;
 	return 0;
+}
+
+/*
+ * Are t's standings, as last drawn, to be shown?  Yes when no match has
+ * ended since, or when the tournament runs and STANDINGS_SHARE times
+ * the last drawing's time has not passed; once it is over they are
+ * drawn one last time, whatever the pace.  Else a drawing is started,
+ * or one under way awaited.  Returns 0 (t->st_text stands), 1 (ask
+ * again when drawn_cb hears of t), or -1 with the reason in err.
+ */
+static int
+tourney_standings(struct tourney *t, char *err, size_t errlen)
+{
+	int64_t		 now = util_now_us();
+	const char	*fn;
+	char		*text;
+	size_t		 len;
+
+	if ((t->st_text != NULL || t->st_err[0] != '\0') &&
+	    (t->st_done == t->ndone || (!t->over &&
+	    now - t->st_at < STANDINGS_SHARE * t->st_cost))) {
+		if (t->st_text != NULL)
+			return 0;
+		snprintf(err, errlen, "standings: %s", t->st_err);
+		return -1;
+	}
+	if (t->draw != NULL)
+		return 1;
+	tourney_sprt_read(t);		/* the table shows the SPRT too */
+	fn = sqlite3_db_filename(db_handle(logdb), "main");
+	if (fn != NULL && fn[0] != '\0')
+		return tourney_draw_start(t, err, errlen) == 0 ? 1 : -1;
+	/* a log in memory: drawn here, the loop waiting */
+	text = tourney_draw_text(db_handle(logdb), t->id, &t->def, t->slots,
+	    t->nslots, &t->sprt, &len, err, errlen);
+	tourney_draw_keep(t, text, len, t->ndone, now, err);
+	return text != NULL ? 0 : -1;
 }
 
 /*
  * A tournament's progress: "progress D/T", running matches, an ETA from
  * this refd's pace, the SPRT; then, unless brief, the standings, as
  * tourney_standings() last drew them, after "standings N", the number
- * of matches done when they were.
+ * of matches done when they were.  Returns 0, -1 with the reason in
+ * err, or 1 when the standings are being drawn: nothing is written
+ * then, and it is to be asked again when drawn_cb hears of the
+ * tournament.
  */
 int
 tourney_status(int64_t id, int brief, FILE *f, char *err, size_t errlen)
@@ -881,12 +1082,15 @@ tourney_status(int64_t id, int brief, FILE *f, char *err, size_t errlen)
 	struct match	*m;
 	char		 seed[BRI_SEED_STRLEN];
 	int64_t		 el, eta = -1;
+	int		 rc;
 
 	if (t == NULL) {
 		snprintf(err, errlen, "no tournament %lld in this refd",
 		    (long long)id);
 		return -1;
 	}
+	if (!brief && (rc = tourney_standings(t, err, errlen)) != 0)
+		return rc;
 	/* elapsed stops with the tournament */
 	el = (t->over ? t->ended_ms : util_now_ms()) - t->started_ms;
 	if (t->done_here > 0 && !t->over)
@@ -914,8 +1118,6 @@ tourney_status(int64_t id, int brief, FILE *f, char *err, size_t errlen)
 	}
 	if (brief)
 		return 0;
-	if (tourney_standings(t, err, errlen) == -1)
-		return -1;
 	fprintf(f, "standings %d\n", t->st_done);
 	fwrite(t->st_text, 1, t->st_len, f);
 	return 0;
@@ -939,11 +1141,30 @@ void
 tourney_free_all(void)
 {
 	struct tourney	*t;
+	struct tdraw	*j;
 
 	if (sweep_ev != NULL) {
 		event_free(sweep_ev);
 		sweep_ev = NULL;
 	}
+	/* a drawing under way is waited for: it reads what is freed here */
+	while ((j = TAILQ_FIRST(&draws)) != NULL) {
+		TAILQ_REMOVE(&draws, j, entry);
+		pthread_join(j->thread, NULL);
+		if (j->t != NULL)
+			j->t->draw = NULL;
+		if (j->own_slots)
+			free(j->slots);
+		free(j->text);
+		free(j);
+	}
 	while ((t = TAILQ_FIRST(&tourneys)) != NULL)
 		tourney_free(t);
+	if (draw_ev != NULL) {
+		event_free(draw_ev);
+		draw_ev = NULL;
+		close(draw_pipe[0]);
+		close(draw_pipe[1]);
+		draw_pipe[0] = draw_pipe[1] = -1;
+	}
 }

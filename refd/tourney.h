@@ -21,6 +21,7 @@ int		 tourney_over(int64_t, const char **, const char **);
 void		 tourney_match_done(struct match *);
 void		 tourney_observe(void (*)(int64_t, const char *,
 		    const char *));
+void		 tourney_observe_drawn(void (*)(int64_t));
 void		 tourney_free_all(void);
 
 #endif /* REFD_TOURNEY_H */

@@ -342,7 +342,7 @@ def test_crash_campaign(r, tmp):
             "-s 1\nbot c spawn {b}/bots/heurbot\nbot d spawn {py} {evil} "
             "good\n").format(py=harness.PY, evil=EVIL[1], b=harness.BUILD)
     text = bots + ("name campaign\nvariant joker3\nduplicate yes\nbots a "
-                   "b c d\nmatches 48\nconcurrency 2\nseed %s\n" % ("cd" * 32))
+                   "b c d\nmatches 96\nconcurrency 2\nseed %s\n" % ("cd" * 32))
     path = os.path.join(d, "c.tour")
     open(path, "w").write(text)
 
@@ -367,8 +367,8 @@ def test_crash_campaign(r, tmp):
     kills = 0
     while kills < 20:
         time.sleep(rng.uniform(0.05, 0.4))
-        if cur.must("tournament_status", tid).split("\n")[0].endswith(
-                "done"):
+        if cur.must("tournament_status", tid, "progress").split(
+                "\n")[0].endswith("done"):
             break
         cur.proc.send_signal(signal.SIGKILL)
         cur.proc.wait()

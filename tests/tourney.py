@@ -10,14 +10,16 @@ killed with SIGKILL and resumed; the SPRT deciding in schedule order,
 never on twins within 20 matches; twin bots' intervals overlapping; a
 tournament's finished matches leaving memory; refctl within 80 columns
 and exiting 2 when refd goes away; the standings drawn no more often
-than keeps them to a tenth of the loop, whoever asks.
+than keeps them to a tenth of a core, whoever asks, and off the loop.
 Prints "N passed, M failed"; exits 1 if anything failed.
 """
 import csv
 import io
 import json
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -584,8 +586,8 @@ def drawings(r, tid):
 
 
 def test_status_cost(tmp):
-    """The standings walk the whole log, in the loop: refd draws them
-    only when a match has ended since, and, while the tournament runs,
+    """The standings walk the whole log: refd draws them only when a
+    match has ended since, and, while the tournament runs,
     never sooner than ten times as long as the last drawing took after
     it, however hard a client asks; "tournament_status ID progress" and
     refctl's progress lines do not draw them at all, and
@@ -635,11 +637,132 @@ def test_status_cost(tmp):
         r.stop()
 
 
+SLOWREADER = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+/* the read-only connections refd opens, whose close is made slow */
+static sqlite3 *ro[64];
+
+int
+sqlite3_open_v2(const char *path, sqlite3 **h, int flags, const char *vfs)
+{
+	static int (*real)(const char *, sqlite3 **, int, const char *);
+	int	 rc, i;
+
+	if (real == NULL)
+		real = (int (*)(const char *, sqlite3 **, int, const char *))
+		    dlsym(RTLD_NEXT, "sqlite3_open_v2");
+	rc = real(path, h, flags, vfs);
+	if (rc == SQLITE_OK && (flags & SQLITE_OPEN_READONLY))
+		for (i = 0; i < 64; i++)
+			if (ro[i] == NULL) {
+				ro[i] = *h;
+				break;
+			}
+	return rc;
+}
+
+int
+sqlite3_close(sqlite3 *h)
+{
+	static int (*real)(sqlite3 *);
+	int	 i;
+
+	if (real == NULL)
+		real = (int (*)(sqlite3 *))dlsym(RTLD_NEXT, "sqlite3_close");
+	for (i = 0; h != NULL && i < 64; i++)
+		if (ro[i] == h) {
+			ro[i] = NULL;
+			sleep(5);
+		}
+	return real(h);
+}
+"""
+
+
+def test_drawing_off_loop(tmp):
+    """A drawing of the standings that takes 5 s (the reader's close
+    made slow by an LD_PRELOAD shim) holds up only the status that asked
+    for it: another client's commands are answered meanwhile, matches
+    go on ending, and the status comes after, whole."""
+    src, so = os.path.join(tmp, "slowreader.c"), os.path.join(tmp, "sr.so")
+    with open(src, "w") as f:
+        f.write(SLOWREADER)
+    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-o",
+                    so, src, "-ldl"], check=True)
+    old = dict(os.environ)
+    os.environ["LD_PRELOAD"] = so
+    os.environ["ASAN_OPTIONS"] = (old.get("ASAN_OPTIONS", "") +
+                                  ":verify_asan_link_order=0").lstrip(":")
+    try:
+        r = harness.Refd(tempfile.mkdtemp(dir=tmp), extra=("-v",))
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    try:
+        ok, tid = r.ctl("tournament_start", write(
+            tmp, "offloop.tour", "variant classic2\nbot r1 spawn %s\n"
+            "bot r2 spawn %s\nbots r1 r2\nconcurrency 2\n"
+            "matches 2000\n" % (rand, rand)))
+        assert ok, tid
+
+        def done():
+            st = r.must("tournament_status", tid, "progress")
+            return int(st.split("progress ")[1].split("/")[0])
+
+        for _ in range(600):
+            if done() >= 2:
+                break
+            time.sleep(0.05)
+        slow = socket.socket(socket.AF_UNIX)
+        slow.settimeout(60)
+        slow.connect(r.sock)
+        before = done()
+        # a command behind it waits its turn: answers come in order
+        slow.sendall(("7 tournament_status %s\n8 version\n" %
+                      tid).encode())
+
+        def pending():
+            return not select.select([slow], [], [], 0)[0]
+
+        # the loop is free: another client is answered and matches end,
+        # all while the status still waits for its drawing
+        while pending():
+            mid = done()
+            if mid > before:
+                break
+            time.sleep(0.05)
+        assert pending() and mid > before, \
+            "the loop waited for the drawing: %d -> %d" % (before, mid)
+        data = b""
+        while data.count(b"\n\n") < 2:
+            chunk = slow.recv(65536)
+            assert chunk, "refd closed the connection"
+            data += chunk
+        slow.close()
+        answer, version = data.decode().split("\n\n")[:2]
+        assert version.startswith("=8 "), version
+        after = done()
+        assert answer.startswith("=7 tournament") and "\nrank " in answer, \
+            answer
+        assert after > before, (before, after)
+        with open(os.path.join(r.tmp, "refd.err")) as f:
+            log = f.read()
+        assert "standings of" in log, log[-2000:]
+        r.ctl("tournament_stop", tid)
+    finally:
+        r.stop()
+
+
 TESTS = [test_refctl_table, test_schedules, test_five_six_seats,
          test_bad_definitions,
          test_bot_lines, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
          test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
-         test_status_cost]
+         test_status_cost, test_drawing_off_loop]
 
 
 def main():
