@@ -76,7 +76,8 @@ struct tourney {
 	int		 st_done;	/* matches done when drawn */
 	int64_t		 st_at;		/* when, in us */
 	int64_t		 st_cost;	/* and how long it took, in us */
-	char		 st_err[256];	/* why the last drawing failed */
+	char		 st_err[256];	/* why the last drawing failed, */
+	int		 st_errdone;	/* with that many matches done */
 	struct tdraw	*draw;		/* the drawing under way, or NULL */
 };
 
@@ -930,6 +931,7 @@ tourney_draw_keep(struct tourney *t, char *text, size_t len, int done,
 		    "%lld us", (long long)t->id, done, (long long)t->st_cost);
 	} else {
 		snprintf(t->st_err, sizeof(t->st_err), "%s", err);
+		t->st_errdone = done;
 		log_warnx("tournament %lld: standings: %s", (long long)t->id,
 		    err);
 	}
@@ -958,7 +960,9 @@ tourney_drawn(evutil_socket_t fd, short what, void *arg)
 		if (j->own_slots)
 			free(j->slots);
 		free(j);
-		if (t != NULL && drawn_cb != NULL)
+		/* even for a tournament freed since (resumed): its askers
+		 * are answered by the one that took its place, or told */
+		if (drawn_cb != NULL)
 			drawn_cb(tid);
 	}
 }
@@ -1044,14 +1048,15 @@ tourney_standings(struct tourney *t, char *err, size_t errlen)
 	char		*text;
 	size_t		 len;
 
-	if ((t->st_text != NULL || t->st_err[0] != '\0') &&
-	    (t->st_done == t->ndone || (!t->over &&
-	    now - t->st_at < STANDINGS_SHARE * t->st_cost))) {
-		if (t->st_text != NULL)
-			return 0;
+	if (t->st_err[0] != '\0' && (t->st_errdone == t->ndone ||
+	    (!t->over && now - t->st_at < STANDINGS_SHARE * t->st_cost))) {
+		/* the last drawing failed: not again on the same matches */
 		snprintf(err, errlen, "standings: %s", t->st_err);
 		return -1;
 	}
+	if (t->st_text != NULL && (t->st_done == t->ndone || (!t->over &&
+	    now - t->st_at < STANDINGS_SHARE * t->st_cost)))
+		return 0;
 	if (t->draw != NULL)
 		return 1;
 	tourney_sprt_read(t);		/* the table shows the SPRT too */

@@ -758,11 +758,47 @@ def test_drawing_off_loop(tmp):
         r.stop()
 
 
+def test_drawing_fails(tmp):
+    """A log whose results cannot be read (a finished match's points
+    overwritten behind refd's back): the status says why, and the
+    drawing is not tried again on the same matches, however often it is
+    asked for."""
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    try:
+        ok, tid = r.ctl("tournament_start", write(
+            tmp, "broken.tour", "variant classic2\nbot r1 spawn %s\n"
+            "bot r2 spawn %s\nbots r1 r2\nconcurrency 2\nmatches 400\n"
+            % (rand, rand)))
+        assert ok, tid
+        for _ in range(600):
+            st = r.must("tournament_status", tid, "progress")
+            if int(st.split("progress ")[1].split("/")[0]) >= 2:
+                break
+            time.sleep(0.05)
+        # stopped, so that no match ends from here on
+        r.must("tournament_stop", tid)
+        subprocess.run(["sqlite3", "-cmd", ".timeout 5000", r.db,
+                        "UPDATE matches SET mpoints = 'x' WHERE id = "
+                        "(SELECT min(id) FROM matches WHERE state = 'done')"],
+                       check=True)
+        for _ in range(3):
+            ok, why = r.ctl("tournament_status", tid)
+            assert not ok and "standings: match" in why and \
+                "bad result in the log" in why, why
+        assert "progress " in r.must("tournament_status", tid, "progress")
+        with open(os.path.join(r.tmp, "refd.err")) as f:
+            tries = f.read().count(": standings: match")
+        assert tries == 1, "drawn %d times on the same matches" % tries
+    finally:
+        r.stop()
+
+
 TESTS = [test_refctl_table, test_schedules, test_five_six_seats,
          test_bad_definitions,
          test_bot_lines, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
          test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
-         test_status_cost, test_drawing_off_loop]
+         test_status_cost, test_drawing_off_loop, test_drawing_fails]
 
 
 def main():
