@@ -26,7 +26,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -451,21 +450,7 @@ def test_clock_starts_at_write(tmp):
     """Each genplay's write is 150 ms slow: under a clock started when
     the flush pass began, every bot read its genplay 150 ms after its
     clock started; started at the write's return, within 75 ms."""
-    src, so = os.path.join(tmp, "slowwrite.c"), os.path.join(tmp, "sw.so")
-    with open(src, "w") as f:
-        f.write(SLOWWRITE)
-    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-o",
-                    so, src, "-ldl"], check=True)
-    old = dict(os.environ)
-    os.environ["LD_PRELOAD"] = so
-    # a sanitizer build's runtime must come first: it still does
-    os.environ["ASAN_OPTIONS"] = (old.get("ASAN_OPTIONS", "") +
-                                  ":verify_asan_link_order=0").lstrip(":")
-    try:
-        r = harness.Refd(tmp, extra=("-v",))
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    r = harness.refd_with_shim(tmp, SLOWWRITE, "slowwrite")
     try:
         rec, opt = r.recorder()
         for i in range(3):

@@ -139,6 +139,27 @@ class Refd:
         return self.proc.returncode
 
 
+def refd_with_shim(tmp, source, name, extra=("-v",)):
+    """A Refd in tmp with the C source built as a shared object and
+    preloaded (LD_PRELOAD): a shim that wraps calls refd makes."""
+    src = os.path.join(tmp, name + ".c")
+    so = os.path.join(tmp, name + ".so")
+    with open(src, "w") as f:
+        f.write(source)
+    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-o",
+                    so, src, "-ldl"], check=True)
+    old = dict(os.environ)
+    os.environ["LD_PRELOAD"] = so
+    # a sanitizer build's runtime must come first: it still does
+    os.environ["ASAN_OPTIONS"] = (old.get("ASAN_OPTIONS", "") +
+                                  ":verify_asan_link_order=0").lstrip(":")
+    try:
+        return Refd(tmp, extra=extra)
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+
 class RemoteBot(threading.Thread):
     """A random bot that plays over TCP, as a remote program would."""
 

@@ -688,20 +688,8 @@ def test_drawing_off_loop(tmp):
     made slow by an LD_PRELOAD shim) holds up only the status that asked
     for it: another client's commands are answered meanwhile, matches
     go on ending, and the status comes after, whole."""
-    src, so = os.path.join(tmp, "slowreader.c"), os.path.join(tmp, "sr.so")
-    with open(src, "w") as f:
-        f.write(SLOWREADER)
-    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-o",
-                    so, src, "-ldl"], check=True)
-    old = dict(os.environ)
-    os.environ["LD_PRELOAD"] = so
-    os.environ["ASAN_OPTIONS"] = (old.get("ASAN_OPTIONS", "") +
-                                  ":verify_asan_link_order=0").lstrip(":")
-    try:
-        r = harness.Refd(tempfile.mkdtemp(dir=tmp), extra=("-v",))
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    r = harness.refd_with_shim(tempfile.mkdtemp(dir=tmp), SLOWREADER,
+                               "slowreader")
     rand = os.path.join(harness.BUILD, "bots", "randbot")
     try:
         ok, tid = r.ctl("tournament_start", write(
