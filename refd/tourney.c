@@ -993,6 +993,11 @@ tourney_draw_start(struct tourney *t, char *err, size_t errlen)
 		if ((draw_ev = event_new(base, draw_pipe[0], EV_READ |
 		    EV_PERSIST, tourney_drawn, NULL)) == NULL ||
 		    event_add(draw_ev, NULL) == -1) {
+			if (draw_ev != NULL)
+				event_free(draw_ev);
+			draw_ev = NULL;
+			close(draw_pipe[0]);
+			close(draw_pipe[1]);
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
