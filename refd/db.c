@@ -829,6 +829,16 @@ db_group_spans(struct db *db)
 	return GROUPED(db) && db->group_window > 0;
 }
 
+/* Is the file at the log's path the one that was opened? */
+static int
+db_samefile(struct db *db)
+{
+	struct stat	 sb;
+
+	return stat(db->path, &sb) == 0 && sb.st_dev == db->dev &&
+	    sb.st_ino == db->ino;
+}
+
 /*
  * Is the log file still at its path, the file that was opened?  Deleted
  * or replaced, what refd writes would reach nobody: such a write fails.
@@ -836,12 +846,7 @@ db_group_spans(struct db *db)
 static int
 db_intact(struct db *db)
 {
-	struct stat	 sb;
-
-	if (db->path[0] == '\0')
-		return 1;
-	if (stat(db->path, &sb) == 0 && sb.st_dev == db->dev &&
-	    sb.st_ino == db->ino)
+	if (db->path[0] == '\0' || db_samefile(db))
 		return 1;
 	db_failx(db, "the log file %.200s was deleted or replaced", db->path);
 	return 0;
@@ -2074,7 +2079,6 @@ sqlite3 *
 db_reader(struct db *db, char *err, size_t errlen)
 {
 	sqlite3		*h = NULL;
-	struct stat	 sb;
 
 	if (db->path[0] == '\0') {
 		snprintf(err, errlen, "the log has no file");
@@ -2088,8 +2092,7 @@ db_reader(struct db *db, char *err, size_t errlen)
 		return NULL;
 	}
 	/* opened by name: it must be the file refd writes */
-	if (stat(db->path, &sb) == -1 || sb.st_dev != db->dev ||
-	    sb.st_ino != db->ino) {
+	if (!db_samefile(db)) {
 		snprintf(err, errlen, "the log file %.200s was deleted or "
 		    "replaced", db->path);
 		sqlite3_close(h);
