@@ -925,7 +925,8 @@ ctl_event(struct bufferevent *bev, short what, void *arg)
 	if ((what & BEV_EVENT_TIMEOUT) && !(what & (BEV_EVENT_EOF |
 	    BEV_EVENT_ERROR)) && !c->lingering && !c->closing &&
 	    (c->match != NULL || c->twait != 0 || c->tdraw != 0)) {
-		bufferevent_enable(bev, EV_READ);
+		if (c->tdraw == 0)	/* else its input stays held */
+			bufferevent_enable(bev, EV_READ);
 		return;
 	}
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
