@@ -1143,6 +1143,9 @@ def table(res):
         "none" if sc["nothing_closed"] else "SOME"))
     L.append("")
     L.extend(table_cost(res))
+    if res.get("tournament"):
+        L.append("")
+        L.extend(table_tourney(res["tournament"]))
     L.append("")
     L.append("targets")
     for t in res["targets"]:
@@ -1327,6 +1330,9 @@ def main():
         log("7. system calls and instructions per play")
         res["cost"] = {"syscalls": bench_syscalls(bdir, workdir),
                        "callgrind": bench_callgrind(bdir, workdir)}
+        log("9. tournament")
+        res["tournament"] = tournament_run(bdir, workdir, TOURNEY_MATCHES
+                                           if not a.quick else 60)
         log("2. floor (second half)")
         res["floor"] = bench_floor(bdir, floor0)
     finally:
