@@ -768,6 +768,13 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	limit = m->dbm.limit_ms;
 	match_ask(m);
 	seat_push(m->seat[d->turn]);
+	/*
+	 * The commit that push made due may have lost the group, and the
+	 * match with it, its end logged: this play is one of those lost,
+	 * and logged now it would follow the end.
+	 */
+	if (match_over(m))
+		return;
 	next = m->dbm.limit_ms;
 	m->dbm.limit_ms = limit;
 	if (match_log_play(m, seat, c, trick, ms, fault, &ev) == -1) {
