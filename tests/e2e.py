@@ -19,6 +19,7 @@ import tempfile
 import time
 
 from harness import (EVIL, REFCTL, REFD, SEATS, SRC, Refd, RemoteBot,
+                     refd_with_shim,
                      check_transcript, example_bots, finish, run_against)
 
 
@@ -747,6 +748,124 @@ def test_commit_ms_zero(r):
     assert unlogged[1000] > 0, "no bot was told of the play not logged"
 
 
+LOSTPUSH = r"""
+#define _GNU_SOURCE
+#include <sys/socket.h>
+#include <dlfcn.h>
+#include <string.h>
+#include <time.h>
+#include <sqlite3.h>
+
+/*
+ * Once refd reads an answer marked "#mark": its monotonic clock leaps 2 s,
+ * so that the open group is due for a commit at once, and the next
+ * COMMIT fails as on a full disk.
+ */
+static long long	leap_ns;
+static int		fail_commit;
+
+ssize_t
+recvmsg(int fd, struct msghdr *m, int flags)
+{
+	static ssize_t (*real)(int, struct msghdr *, int);
+	ssize_t	 n;
+	size_t	 i, len;
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, struct msghdr *, int))dlsym(RTLD_NEXT,
+		    "recvmsg");
+	n = real(fd, m, flags);
+	for (i = 0, len = n > 0 ? (size_t)n : 0; i < m->msg_iovlen && len > 0;
+	    i++) {
+		size_t	 k = len < m->msg_iov[i].iov_len ? len :
+			    m->msg_iov[i].iov_len;
+
+		if (k >= 5 && memmem(m->msg_iov[i].iov_base, k, "#mark", 5) &&
+		    leap_ns == 0) {
+			leap_ns = 2000000000LL;
+			fail_commit = 1;
+		}
+		len -= k;
+	}
+	return n;
+}
+
+int
+clock_gettime(clockid_t c, struct timespec *ts)
+{
+	static int (*real)(clockid_t, struct timespec *);
+	long long	 ns;
+	int		 rc;
+
+	if (real == NULL)
+		real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT,
+		    "clock_gettime");
+	rc = real(c, ts);
+	if (rc == 0 && c == CLOCK_MONOTONIC && leap_ns != 0) {
+		ns = ts->tv_nsec + leap_ns;
+		ts->tv_sec += ns / 1000000000LL;
+		ts->tv_nsec = ns % 1000000000LL;
+	}
+	return rc;
+}
+
+int
+sqlite3_step(sqlite3_stmt *st)
+{
+	static int (*real)(sqlite3_stmt *);
+	const char	*sql = sqlite3_sql(st);
+
+	if (real == NULL)
+		real = (int (*)(sqlite3_stmt *))dlsym(RTLD_NEXT, "sqlite3_step");
+	if (fail_commit && sql != NULL && strcmp(sql, "COMMIT") == 0) {
+		fail_commit = 0;
+		return SQLITE_FULL;
+	}
+	return real(st);
+}
+"""
+
+
+def test_lost_group_at_push(r):
+    """The commit a lone match's next genplay makes due, just before it
+    leaves, fails (a shim: refd's clock leaps 2 s as it reads a marked
+    answer, and the COMMIT after it fails as on a full disk), with the
+    deal's own row committed before (a bot answered after the window).
+    The group is lost and the match aborted, its end logged; the marked
+    play, to be logged after that genplay, must not then follow the end
+    in the log, where the audit would find it.  Without the check, it
+    did ("comes after the match's end"), as the storage-fault test had
+    once found under the sanitizers."""
+    del r   # a refd of its own
+    tmp = tempfile.mkdtemp(prefix="refd-push.")
+    with open(os.path.join(tmp, "refd.conf"), "w") as f:
+        f.write("commit_ms 1000\n")
+    own = refd_with_shim(tmp, LOSTPUSH, "lostpush",
+                         extra=("-v", "-f", os.path.join(tmp, "refd.conf"),
+                                "-m", "10000"))
+    try:
+        for i in range(3):
+            own.must("bot_add", "lp%d" % i, "remote", "push-tok-%d" % i)
+        # lp1 answers its first genplay after the window (1 s), so
+        # that the deal's row is committed before the group that is lost
+        bots = [RemoteBot(own.port, "lp%d" % i, "push-tok-%d" % i,
+                          mode=("mark:3", "late:1200", "good")[i])
+                for i in range(3)]
+        for b in bots:
+            b.start()
+        mid = own.start("joker3", ["lp0", "lp1", "lp2"])
+        result, reason = own.wait(mid)
+        for b in bots:
+            b.join(10)
+    finally:
+        own.stop()
+    assert result == "aborted" and "log failure" in reason, (result, reason)
+    p = subprocess.run([REFCTL, "audit", "--db", own.db, str(mid)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout[-2000:]
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_keep_matches(r):
     """Finished matches stay listed until keep_matches more have ended,
     then refd forgets them (its memory stays flat); the log keeps them
@@ -815,7 +934,7 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
          test_idle_lines, test_commit_window, test_commit_ms_zero,
-         test_keep_matches]
+         test_lost_group_at_push, test_keep_matches]
 
 
 def main():
