@@ -22,13 +22,17 @@
  * woken), so the three tell apart what the placement costs.
  *
  * Prints the settings, then one line per repetition:
- *	rep R TRANSPORT PAIRS ROUNDTRIPS SECONDS RT/S US/RT
- * where ROUNDTRIPS counts every pair's and US/RT is the wall time of one
- * round trip of one pair.  A benchmark, not a test: make check never
+ *	rep R TRANSPORT PAIRS ROUNDTRIPS SECONDS RT/S US/RT REFCPU BOTCPU
+ * where ROUNDTRIPS counts every pair's, US/RT is the wall time of one
+ * round trip of one pair, and REFCPU and BOTCPU the CPU time (user and
+ * system) the referees and the bots spent per round trip, in us: what a
+ * referee that does nothing else cannot spend less than.  A benchmark, not a test: make check never
  * runs it.
  */
 #define _GNU_SOURCE		/* sched_setaffinity(2) */
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -83,7 +87,7 @@ static void	 ref_loop(int, int, long);
 static void	 bot_loop(int, int);
 static void	 ends_close(int, int);
 static void	 pin(int);
-static double	 run(enum transport, int, long);
+static double	 run(enum transport, int, long, double *);
 
 /* Print usage, to stdout for -h and to stderr otherwise, and exit. */
 static void
@@ -249,12 +253,25 @@ pin(int bot)
 		die("sched_setaffinity");
 }
 
-/* Run pairs pairs of n round trips each; returns the wall seconds. */
+/* A child's CPU time, user and system, in seconds. */
 static double
-run(enum transport t, int pairs, long n)
+cpu_of(const struct rusage *ru)
+{
+	return (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
+	    (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
+}
+
+/*
+ * Run pairs pairs of n round trips each; returns the wall seconds, and
+ * in cpu[0] and cpu[1] the CPU seconds of the referees and of the bots.
+ */
+static double
+run(enum transport t, int pairs, long n, double *cpu)
 {
 	static struct chan	 ch[MAXPAIRS];
+	static pid_t		 pids[2 * MAXPAIRS];
 	struct sockaddr_in	 sin;
+	struct rusage		 ru;
 	double			 t0;
 	char			 c;
 	int			 go[2], i, j, l = -1, status, bad = 0;
@@ -279,7 +296,7 @@ run(enum transport t, int pairs, long n)
 	for (i = 0; i < 2 * pairs; i++) {
 		if ((pid = fork()) == -1)
 			die("fork");
-		if (pid != 0)
+		if ((pids[i] = pid) != 0)
 			continue;
 		close(go[1]);
 		/* keep only this process's ends, so EOF reaches the bot */
@@ -306,10 +323,17 @@ run(enum transport t, int pairs, long n)
 	close(go[0]);
 	t0 = bench_now();
 	close(go[1]);		/* every process starts now */
-	while ((pid = wait(&status)) != -1 || errno == EINTR)
-		if (pid != -1 && (!WIFEXITED(status) ||
-		    WEXITSTATUS(status) != 0))
+	cpu[0] = cpu[1] = 0;
+	while ((pid = wait4(-1, &status, 0, &ru)) != -1 || errno == EINTR) {
+		if (pid == -1)
+			continue;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 			bad = 1;
+		for (i = 0; i < 2 * pairs && pids[i] != pid; i++)
+			;
+		if (i < 2 * pairs)
+			cpu[i % 2] += cpu_of(&ru);
+	}
 	if (bad) {
 		fprintf(stderr, "floor: a pair failed\n");
 		exit(1);
@@ -324,7 +348,7 @@ main(int argc, char *argv[])
 	static const char *const names[] = { "pipe", "unix", "tcp" };
 	static const char *const cpunames[] = { "any", "same", "split" };
 	enum transport	 t = T_UNIX;
-	double		 s;
+	double		 s, cpu[2], rt;
 	long		 n = DEFAULT_RT;
 	int		 ch, pairs = DEFAULT_PAIRS, reps = DEFAULT_REPS, r;
 
@@ -380,10 +404,11 @@ main(int argc, char *argv[])
 	printf("cores     %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
 	fflush(stdout);
 	for (r = 0; r < reps; r++) {
-		s = run(t, pairs, n);
-		printf("rep %d %s %d %ld %.6f %.0f %.3f\n", r + 1, names[t],
-		    pairs, n * pairs, s, (double)(n * pairs) / s,
-		    s / (double)n * 1e6);
+		s = run(t, pairs, n, cpu);
+		rt = (double)(n * pairs);
+		printf("rep %d %s %d %ld %.6f %.0f %.3f %.3f %.3f\n", r + 1,
+		    names[t], pairs, n * pairs, s, rt / s,
+		    s / (double)n * 1e6, cpu[0] / rt * 1e6, cpu[1] / rt * 1e6);
 		fflush(stdout);
 	}
 	return 0;
