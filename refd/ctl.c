@@ -50,6 +50,7 @@ struct ctl_conn {
 	int		 lingering;	/* write side shut: waiting for EOF */
 	int		 watching;	/* following as a watcher, not a waiter */
 	int64_t		 twait;		/* tournament awaited, or 0 */
+	struct event	*twait_ev;	/* ends a timed wait, or NULL */
 	int64_t		 tdraw;		/* tournament whose standings its
 					   status awaits, or 0: its input
 					   is held till then */
@@ -151,7 +152,7 @@ static const struct ctl_command ctl_commands[] = {
 	{ "tournament_start", 1, 1, "FILE (an absolute path)", ctl_t_start },
 	{ "tournament_status", 1, 2, "ID [progress]", ctl_t_status },
 	{ "tournament_stop", 1, 1, "ID", ctl_t_stop },
-	{ "tournament_wait", 1, 1, "ID", ctl_t_wait },
+	{ "tournament_wait", 1, 2, "ID [MS]", ctl_t_wait },
 	{ "version", 0, 0, "", ctl_version },
 };
 #define NCOMMANDS (sizeof(ctl_commands) / sizeof(ctl_commands[0]))
@@ -688,16 +689,52 @@ ctl_tourney_drawn(int64_t id)
 	}
 }
 
-/* tournament_wait ID: answered when the tournament is done or stopped. */
+/* A timed wait ran out: the tournament still runs. */
+static void
+ctl_t_waited(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl_conn	*c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->twait == 0)
+		return;
+	c->twait = 0;
+	ctl_reply(c, c->id, "running");
+}
+
+/* The end of a connection's tournament wait: its timer too. */
+static void
+ctl_t_unwait(struct ctl_conn *c)
+{
+	c->twait = 0;
+	if (c->twait_ev != NULL)
+		evtimer_del(c->twait_ev);
+}
+
+/*
+ * tournament_wait ID [MS]: answered when the tournament is done or
+ * stopped, or with "running" once MS milliseconds have passed: a client
+ * that shows progress waits so, and hears of the end at once.
+ */
 static int
 ctl_t_wait(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
-	const char	*state, *reason;
+	const char	*state, *reason, *errstr;
+	struct timeval	 tv;
+	long long	 ms = 0;
 	int64_t		 id;
 	int		 over;
 
 	if ((id = ctl_tid(cmd, r, len)) == -1)
 		return -1;
+	if (cmd->argc == 2) {
+		ms = util_num(cmd->argv[1], 1, 3600000, &errstr);
+		if (errstr != NULL) {
+			snprintf(r, len, "milliseconds: %s", errstr);
+			return -1;
+		}
+	}
 	if ((over = tourney_over(id, &state, &reason)) == -1) {
 		snprintf(r, len, "no tournament %lld in this refd",
 		    (long long)id);
@@ -706,6 +743,16 @@ ctl_t_wait(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	if (over) {
 		snprintf(r, len, "%s %s", state, reason);
 		return 0;
+	}
+	if (ms > 0) {
+		if (c->twait_ev == NULL && (c->twait_ev = evtimer_new(
+		    bufferevent_get_base(c->bev), ctl_t_waited, c)) == NULL) {
+			snprintf(r, len, "out of memory");
+			return -1;
+		}
+		tv.tv_sec = (time_t)(ms / 1000);
+		tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+		evtimer_add(c->twait_ev, &tv);
 	}
 	c->twait = id;
 	c->id = cmd->id;
@@ -748,7 +795,7 @@ ctl_tourney_done(int64_t id, const char *state, const char *reason)
 
 	TAILQ_FOREACH(c, &conns, entry)
 		if (c->twait == id) {
-			c->twait = 0;
+			ctl_t_unwait(c);
 			snprintf(r, sizeof(r), "%s %s", state, reason);
 			ctl_reply(c, c->id, r);
 		}
@@ -781,7 +828,7 @@ ctl_command(struct ctl_conn *c, char *line)
 	if (c->match != NULL)
 		ctl_unfollow(c);
 	if (c->twait != 0) {
-		c->twait = 0;
+		ctl_t_unwait(c);
 		ctl_error(c, c->id, "wait interrupted by a new command");
 	}
 	r[0] = '\0';
@@ -804,6 +851,8 @@ ctl_drop(struct ctl_conn *c)
 	}
 	TAILQ_REMOVE(&conns, c, entry);
 	nconns--;
+	if (c->twait_ev != NULL)
+		event_free(c->twait_ev);
 	bufferevent_free(c->bev);
 	free(c);
 }

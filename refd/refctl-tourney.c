@@ -57,6 +57,7 @@ status_field(const char *text, const char *key, char *buf, size_t len)
 }
 
 #define PROGRESS_COLS	79	/* a progress line never wraps at 80 */
+#define FOLLOW_MS	"500"	/* between two progress lines, at most */
 
 /*
  * The progress line of a status answer into buf: bar, done of total,
@@ -158,6 +159,7 @@ follow(char *id, int quiet, int watch)
 	char		 state[32], line[PROGRESS_COLS + 1], why[512];
 	int		 tty = isatty(2), last = -1, pct;
 	char		*words[3] = { "tournament_status", id, "progress" };
+	char		*wait[3] = { "tournament_wait", id, FOLLOW_MS };
 
 	watch = watch && tty && isatty(1);
 	for (;;) {
@@ -201,7 +203,10 @@ follow(char *id, int quiet, int watch)
 			}
 			return strcmp(state, "done") == 0 ? 0 : 1;
 		}
-		usleep(500000);
+		/* until the next progress line, or the end if sooner */
+		a.len = 0;
+		if (refctl_command(3, wait, collect, &a) != 0)
+			return 2;
 	}
 }
 

@@ -782,11 +782,76 @@ def test_drawing_fails(tmp):
         r.stop()
 
 
+def test_timed_wait(tmp):
+    """tournament_wait ID MS: "running" once MS have passed, the end as
+    soon as it comes (never a stray "running" after it), "?" for a bad
+    MS; and refctl run --wait, which waits so between progress lines."""
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    text = ("variant classic2\nbot r1 spawn %s\nbot r2 spawn %s\n"
+            "bots r1 r2\nconcurrency 2\nmatches %%d\n" % (rand, rand))
+    try:
+        for bad in ("0", "x", "3600001", "-5"):
+            ok, why = r.ctl("tournament_wait", "1", bad)
+            assert not ok and "milliseconds" in why, (bad, why)
+        ok, tid = r.ctl("tournament_start",
+                        write(tmp, "timed.tour", text % 5000))
+        assert ok, tid
+        t0 = time.monotonic()
+        assert r.must("tournament_wait", tid, "300") == "running"
+        assert time.monotonic() - t0 >= 0.29
+        # a wait of an hour, on a connection kept open, ended by the stop
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(60)
+        c.connect(r.sock)
+        c.sendall(("1 tournament_wait %s 3600000\n" % tid).encode())
+        time.sleep(0.3)
+        r.must("tournament_stop", tid)
+        data = b""
+        while not data.endswith(b"\n\n"):
+            chunk = c.recv(4096)
+            assert chunk, data
+            data += chunk
+        assert data.startswith(b"=1 stopped"), data
+        # the timer is gone with the wait: the next answer is the next
+        c.sendall(("2 tournament_wait %s 400\n" % tid).encode())
+        data = b""
+        while not data.endswith(b"\n\n"):
+            data += c.recv(4096)
+        assert data.startswith(b"=2 stopped"), data
+        ok, tid2 = r.ctl("tournament_start",
+                         write(tmp, "timed2.tour", text % 5000))
+        c.sendall(("3 tournament_wait %s 400\n" % tid2).encode())
+        time.sleep(0.1)
+        c.sendall(b"4 version\n")
+        data = b""
+        while data.count(b"\n\n") < 2:
+            data += c.recv(4096)
+        assert data.startswith(b"?3 wait interrupted") and \
+            b"\n\n=4 " in data, data
+        time.sleep(0.6)
+        c.sendall(b"5 version\n")
+        data = b""
+        while not data.endswith(b"\n\n"):
+            data += c.recv(4096)
+        assert data.startswith(b"=5 "), data
+        c.close()
+        r.must("tournament_stop", tid2)
+        # refctl run --wait, which now waits so, still sees it through
+        p = subprocess.run([REFCTL, "-c", r.sock, "tournament", "run",
+                            write(tmp, "short.tour", text % 2), "--wait"],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0 and "2/2 matches" in p.stderr, p.stderr
+    finally:
+        r.stop()
+
+
 TESTS = [test_refctl_table, test_schedules, test_five_six_seats,
          test_bad_definitions,
          test_bot_lines, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
          test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
-         test_status_cost, test_drawing_off_loop, test_drawing_fails]
+         test_status_cost, test_drawing_off_loop, test_drawing_fails,
+         test_timed_wait]
 
 
 def main():
