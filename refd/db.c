@@ -690,6 +690,11 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 		return -1;
 	}
 	if (db_step(db, st, "") == -1) {
+		/* SQLite may have rolled back the whole group (a full disk):
+		   db_rollback() notes it inside db_begin(), this alone */
+		if (GROUPED(db) && db->group_open && !db->tx_open &&
+		    sqlite3_get_autocommit(db->h) != 0)
+			db->group_gone = 1;
 		/* the row's name only now: a write that works needs none */
 		snprintf(what, sizeof(what), "%s", db->err);
 		return db_failx(db, "match %lld: %.32s%s", (long long)m->id,
@@ -1561,17 +1566,18 @@ db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
     int deal_no)
 {
 	struct chain_text l;
-	char		 deck[BRI_NCARDS * BRI_CARD_STRLEN], c[BRI_CARD_STRLEN];
+	char		 deck[BRI_NCARDS * BRI_CARD_STRLEN];
 	char		 trump[BRI_CARD_STRLEN], removed[BRI_CARD_STRLEN];
 	size_t		 n = 0;
 	int		 i;
 
 	if (deal_no < 1 || d->ncards < 36 || d->ncards > BRI_NCARDS)
 		return db_failx(db, "deal %d: bad deal", deal_no);
+	/* BRI_CARD_STRLEN holds a card and its NUL: room for the space */
 	for (i = 0; i < d->ncards; i++) {
-		bri_card_format(d->deck[i], c);
-		n += (size_t)snprintf(deck + n, sizeof(deck) - n, "%s%s",
-		    i ? " " : "", c);
+		if (i > 0)
+			deck[n++] = ' ';
+		n += strlen(bri_card_format(d->deck[i], deck + n));
 	}
 	/* no turned card (briscolone, chiamata5): NULL, "-" in the text */
 	snprintf(trump, sizeof(trump), "-");

@@ -675,13 +675,17 @@ match_fault(void *arg, struct seat *s, const char *kind,
 /*
  * Log seat's play of c and what follows from it (a Joker, a trick, the
  * deal's end), all standing or falling together: one savepoint in the
- * loop pass's transaction, which is synced if it ends the deal.
+ * loop pass's transaction, which is synced if it ends the deal.  A play
+ * that leads to nothing more is one row, which stands or falls alone.
  * Returns 0, or -1 with nothing of it logged.
  */
 static int
 match_log_play(struct match *m, int seat, bri_card c, int trick,
     int64_t ms, int fault, const struct bri_event *ev)
 {
+	if (ev->joker == BRI_NOSEAT && !ev->trick_done && !ev->deal_over)
+		return db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++,
+		    trick, seat, c, (int)ms, fault);
 	if (db_begin(logdb, &m->dbm, ev->deal_over) == -1 ||
 	    db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++, trick, seat, c,
 	    (int)ms, fault) == -1 ||
