@@ -176,23 +176,14 @@ util_dec(char *num, long long v)
 int
 util_vformat(char *buf, size_t len, const char *fmt, va_list ap)
 {
+	va_list		 ap0;
 	const char	*f, *s;
 	char		 num[24], c;
 	size_t		 at = 0, n;
+	int		 r;
 
-	for (f = fmt; *f != '\0'; f++) {
-		if (*f != '%')
-			continue;
-		f++;
-		if (*f == 's' || *f == 'd' || *f == 'c' || *f == '%')
-			continue;
-		if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd')
-			f += 2;
-		else if (f[0] == 'z' && f[1] == 'u')
-			f++;
-		else
-			return vsnprintf(buf, len, fmt, ap);
-	}
+	/* one pass: a conversion of another kind starts again, whole */
+	va_copy(ap0, ap);
 	for (f = fmt; *f != '\0'; f++) {
 		for (n = 0; f[n] != '\0' && f[n] != '%'; n++)
 			;
@@ -206,32 +197,40 @@ util_vformat(char *buf, size_t len, const char *fmt, va_list ap)
 			if ((s = va_arg(ap, const char *)) == NULL)
 				s = "(null)";
 			util_put(buf, len, &at, s, strlen(s));
-			break;
+			continue;
 		case 'd':
 			util_put(buf, len, &at, num,
 			    util_dec(num, va_arg(ap, int)));
-			break;
+			continue;
 		case 'l':
+			if (f[1] != 'l' || f[2] != 'd')
+				break;
 			f += 2;
 			util_put(buf, len, &at, num,
 			    util_dec(num, va_arg(ap, long long)));
-			break;
+			continue;
 		case 'z':
+			if (f[1] != 'u')
+				break;
 			f++;
 			n = va_arg(ap, size_t);
 			util_put(buf, len, &at, num, n > LLONG_MAX ?
 			    (size_t)snprintf(num, sizeof(num), "%zu", n) :
 			    util_dec(num, (long long)n));
-			break;
+			continue;
 		case 'c':
 			c = (char)va_arg(ap, int);
 			util_put(buf, len, &at, &c, 1);
-			break;
-		default:	/* "%%" */
+			continue;
+		case '%':
 			util_put(buf, len, &at, "%", 1);
-			break;
+			continue;
 		}
+		r = vsnprintf(buf, len, fmt, ap0);
+		va_end(ap0);
+		return r;
 	}
+	va_end(ap0);
 	if (len > 0)
 		buf[at < len ? at : len - 1] = '\0';
 	return at > INT_MAX ? -1 : (int)at;

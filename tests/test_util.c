@@ -55,6 +55,9 @@ test_format(void **state)
 	SAME("100%% and %d%%", 50);
 	SAME("%s%s%s", "seat", "", "2");
 	SAME("%.5s|%03d|%x", "abcdefgh", 7, 255);	/* vsnprintf's */
+	/* vsnprintf's after conversions of its own, their values taken */
+	SAME("%s %d then %x", "ab", 5, 255);
+	SAME("seat %lld %zu %lu %c", 3LL, (size_t)4, 5UL, 'x');
 }
 
 int
