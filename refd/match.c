@@ -721,8 +721,9 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	struct bri_event ev;
 	struct bri_view	 v;
 	struct bri_deal	*d = &m->bm.deal;
-	char		 cs[BRI_CARD_STRLEN];
-	int		 i, later, limit, next, trick = d->trick;
+	char		 cs[BRI_CARD_STRLEN], pl[BOTPROTO_MAXLINE];
+	char		 jk[BOTPROTO_MAXLINE], tr[BOTPROTO_MAXLINE];
+	int		 i, later, limit, next, own, trick = d->trick;
 	int		 showpartner =
 			    bri_variant_info(m->conf.opt.variant)->showpartner;
 
@@ -745,18 +746,32 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 		match_emit(m, "partner %d", ev.partner);
 	if (ev.trick_done)
 		match_emit(m, "trick %d %d", ev.trick_winner, ev.trick_points);
+	/*
+	 * The play, the Joker and the trick are the same line to every
+	 * seat: made once, from any seat's view.  A seat's own view is
+	 * built only for what differs from seat to seat.
+	 */
+	own = ev.partner != BRI_NOSEAT || ev.ndraws > 0 ||
+	    (ev.stock_empty && showpartner) || ev.deal_over;
+	bri_view_build(&m->bm, 0, &v);
+	botproto_format(BOTMSG_PLAY, &v, 0, pl, sizeof(pl));
+	if (ev.joker != BRI_NOSEAT)
+		botproto_format(BOTMSG_JOKER, &v, 0, jk, sizeof(jk));
+	if (ev.trick_done)
+		botproto_format(BOTMSG_TRICK, &v, 0, tr, sizeof(tr));
 	for (i = 0; i < m->nseats; i++) {
 		struct seat *s = m->seat[i];
 
-		bri_view_build(&m->bm, i, &v);
-		match_tell(m, s, BOTMSG_PLAY, &v);
+		if (own)
+			bri_view_build(&m->bm, i, &v);
+		seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", pl);
 		/* the same line to all, the holder too, in the same place */
 		if (ev.partner != BRI_NOSEAT)
 			match_tell(m, s, BOTMSG_PARTNER_IS, &v);
 		if (ev.joker != BRI_NOSEAT)
-			match_tell(m, s, BOTMSG_JOKER, &v);
+			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", jk);
 		if (ev.trick_done)
-			match_tell(m, s, BOTMSG_TRICK, &v);
+			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", tr);
 		if (ev.ndraws > 0)
 			match_tell(m, s, BOTMSG_DRAW, &v);
 		if (ev.stock_empty && showpartner)
