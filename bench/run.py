@@ -442,6 +442,11 @@ def bench_playout(build):
             for v, r in runs.items()}
 
 
+# the figures of one floor run, in the order its "rep" line gives them
+FLOOR_FIELDS = ("rt_per_s", "us_per_rt", "ref_cpu_us_per_rt",
+                "bot_cpu_us_per_rt")
+
+
 def floor_runs(build, t, p, cpus="any"):
     """REPS runs of bench/floor: lists of round trips/s, us per round
     trip, and the referees' and the bots' CPU us per round trip."""
@@ -458,10 +463,6 @@ def floor_runs(build, t, p, cpus="any"):
                 runs[k].append(float(v))
     return runs, n
 
-
-# the figures of one floor run, in the order its "rep" line gives them
-FLOOR_FIELDS = ("rt_per_s", "us_per_rt", "ref_cpu_us_per_rt",
-                "bot_cpu_us_per_rt")
 
 
 def bench_floor(build, before=None):
@@ -950,8 +951,9 @@ def tournament_run(build, workdir, n, k=TOURNEY_K, poll=("progress",)):
     """A gauntlet of n one-deal joker3 matches, k at a time, with an SPRT
     that cannot decide, followed as refctl tournament run --wait does:
     a tournament_status (with the words poll), then a wait for the end
-    of at most TOURNEY_POLL_S, and the standings at the end.  Returns its pace, refd's CPU, and what the
-    standings and the progress cost to ask for at the end."""
+    of at most TOURNEY_POLL_S, and the standings at the end.  Returns its
+    pace, refd's CPU, and what the standings and the progress cost to
+    ask for at the end."""
     r = Refd(build, workdir, listen=True)
     lg = None
     try:
