@@ -1042,8 +1042,9 @@ tourney_draw_start(struct tourney *t, char *err, size_t errlen)
  * ended since, or when the tournament runs and STANDINGS_SHARE times
  * the last drawing's time has not passed; once it is over they are
  * drawn one last time, whatever the pace.  Else a drawing is started,
- * or one under way awaited.  Returns 0 (t->st_text stands), 1 (ask
- * again when drawn_cb hears of t), or -1 with the reason in err.
+ * or one under way awaited; the table shows t's SPRT as the caller
+ * last read it.  Returns 0 (t->st_text stands), 1 (ask again when
+ * drawn_cb hears of t), or -1 with the reason in err.
  */
 static int
 tourney_standings(struct tourney *t, char *err, size_t errlen)
@@ -1064,7 +1065,6 @@ tourney_standings(struct tourney *t, char *err, size_t errlen)
 		return 0;
 	if (t->draw != NULL)
 		return 1;
-	tourney_sprt_read(t);		/* the table shows the SPRT too */
 	fn = sqlite3_db_filename(db_handle(logdb), "main");
 	if (fn != NULL && fn[0] != '\0')
 		return tourney_draw_start(t, err, errlen) == 0 ? 1 : -1;
@@ -1099,6 +1099,8 @@ tourney_status(int64_t id, int brief, FILE *f, char *err, size_t errlen)
 		    (long long)id);
 		return -1;
 	}
+	/* once, before a drawing copies it: the table shows it too */
+	tourney_sprt_read(t);
 	if (!brief && (rc = tourney_standings(t, err, errlen)) != 0)
 		return rc;
 	/* elapsed stops with the tournament */
@@ -1119,7 +1121,6 @@ tourney_status(int64_t id, int brief, FILE *f, char *err, size_t errlen)
 	if (t->over)
 		fprintf(f, "seed %s\n", bri_seed_format(&t->def.seed, seed));
 	if (t->def.sprt) {
-		tourney_sprt_read(t);
 		sp = &t->sprt;
 		fprintf(f, "sprt llr %.4f lower %.4f upper %.4f units %d "
 		    "games %d-%d-%d state %s\n", sp->llr, sp->lower, sp->upper,
