@@ -17,6 +17,7 @@
 
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -25,7 +26,9 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +39,6 @@
 #include "sandbox.h"
 #include "spawn.h"
 
-extern char	**environ;
 
 static int	lim_cpu;	/* RLIMIT_CPU of bots in seconds, 0: none */
 static int	lim_mem;	/* RLIMIT_AS of bots in MiB, 0: none */
@@ -117,85 +119,171 @@ spawn_hide(const char *path, int isdir, char *err, size_t errlen)
 	return 0;
 }
 
-/* Become the bot user, if refd is root; 0, or -1 with errno. */
-static int
+/*
+ * What the child of spawn_bot() needs, and where it says what failed.
+ * The child runs in refd's memory until it executes the bot (clone(2)
+ * with CLONE_VM and CLONE_VFORK, as posix_spawn(3) does): a fork would
+ * copy refd's page tables, which costs more the more matches run, and
+ * make every page refd then writes fault once.  So the child makes
+ * system calls only, straight through syscall(2), never through
+ * wrappers that keep state (glibc's setuid() would ask refd's threads
+ * to change their ids; a sanitizer's sigaction() records handlers in
+ * refd's memory), and writes nothing but its own stack and err.
+ */
+struct spawn_child_args {
+	char		**argv;
+	char		**envp;
+	int		  sock;		/* its stdin and stdout */
+	int		  errw;		/* its stderr */
+	int		  err;		/* errno of what failed, 0 if none */
+	int		  when;		/* 1: becoming the bot user, 2: exec */
+};
+
+/*
+ * ThreadSanitizer takes every clone(2) for a fork and marks the process
+ * forked from inside the child, which in refd's memory would mark refd:
+ * under it the child gets a copy of refd, as with fork(2), and says
+ * itself what failed.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SPAWN_SHARED	0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SPAWN_SHARED	0
+#endif
+#endif
+#ifndef SPAWN_SHARED
+#define SPAWN_SHARED	1
+#define SPAWN_CLONE	(CLONE_VM | CLONE_VFORK | SIGCHLD)
+#else
+#define SPAWN_CLONE	SIGCHLD
+#endif
+
+/* The child's stack: one child at a time, refd waits while it runs. */
+static unsigned char	spawn_stack[64 * 1024]
+			    __attribute__((__aligned__(16)));
+
+/* Say on fd what the child could not do, if anything. */
+static void
+spawn_say(const struct spawn_child_args *a, int fd)
+{
+	if (a->when == 1)
+		dprintf(fd, "refd: cannot become the bot user: %s\n",
+		    strerror(a->err));
+	else if (a->when == 2)
+		dprintf(fd, "refd: cannot run %s: %s\n", a->argv[0],
+		    strerror(a->err));
+}
+
+/* Make from descriptor to, without close-on-exec; -1 on failure. */
+static long
+spawn_fd(int from, int to)
+{
+	if (from == to)
+		return syscall(SYS_fcntl, to, F_SETFD, 0);
+	return syscall(SYS_dup3, from, to, 0);
+}
+
+/* One resource limit, cur and max; -1 on failure. */
+static long
+spawn_rlimit(int resource, rlim_t cur, rlim_t max)
+{
+	struct rlimit	 rl;
+
+	rl.rlim_cur = cur;
+	rl.rlim_max = max;
+	return syscall(SYS_prlimit64, 0, resource, &rl, NULL);
+}
+
+/*
+ * The child failed, when (1: becoming the bot user, 2: exec): record
+ * errno for spawn_bot(), or with a copy of refd say it on the bot's
+ * stderr, and exit 127.
+ */
+static void
+spawn_child_fail(struct spawn_child_args *a, int when)
+{
+	a->err = errno;
+	a->when = when;
+	if (!SPAWN_SHARED)
+		spawn_say(a, 2);
+	syscall(SYS_exit_group, 127);
+}
+
+/* Become the bot user, if refd is root; 0, or -1. */
+static long
 spawn_identity(void)
 {
 	if (!drop)
 		return 0;
-	if (setgroups(0, NULL) == -1 || setgid(bot_gid) == -1 ||
-	    setuid(bot_uid) == -1)
+	if (syscall(SYS_setgroups, 0, NULL) == -1 ||
+	    syscall(SYS_setgid, bot_gid) == -1 ||
+	    syscall(SYS_setuid, bot_uid) == -1)
 		return -1;
 	/* no way back */
-	if (setuid(0) == 0) {
+	if (syscall(SYS_setuid, 0) == 0) {
 		errno = EPERM;
 		return -1;
 	}
 	return 0;
 }
 
-static void
-spawn_child(char **argv, char **envp, int sock, int errw)
+__attribute__((__no_sanitize_address__))
+static int
+spawn_child(void *arg)
 {
-	struct rlimit	 rl;
-	sigset_t	 set;
-	long		 max, fd;
+	/* zeros: SIG_DFL with no flags, or an empty mask, in any layout */
+	static const unsigned char none[64];
+	struct spawn_child_args	*a = arg;
+	long			 n;
 
-	setpgid(0, 0);
-	sigemptyset(&set);
-	sigprocmask(SIG_SETMASK, &set, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-	if (dup2(sock, 0) == -1 || dup2(sock, 1) == -1 || dup2(errw, 2) == -1)
-		_exit(127);
+	syscall(SYS_setpgid, 0, 0);
+	/* every signal to its default (ignored ones survive exec) while all
+	 * stay blocked, as spawn_bot() blocked them: no handler of refd's
+	 * may run here; then none blocked, for the bot */
+	for (n = 1; n < 65; n++)
+		if (n != SIGKILL && n != SIGSTOP)
+			syscall(SYS_rt_sigaction, n, none, NULL, 8);
+	if (spawn_fd(a->sock, 0) == -1 || spawn_fd(a->sock, 1) == -1 ||
+	    spawn_fd(a->errw, 2) == -1)
+		syscall(SYS_exit_group, 127);
 	/* close_range: one call, where thousands of close() would do */
-	if (close_range(3, ~0U, 0) == -1) {
-		max = sysconf(_SC_OPEN_MAX);
-		if (max < 0 || max > 65536)
-			max = 65536;
-		for (fd = 3; fd < max; fd++)
-			close((int)fd);
-	}
-	if (lim_cpu > 0) {
-		rl.rlim_cur = (rlim_t)lim_cpu;
-		rl.rlim_max = (rlim_t)lim_cpu + 1;	/* SIGXCPU, then KILL */
-		setrlimit(RLIMIT_CPU, &rl);
-	}
-	if (lim_mem > 0) {
-		rl.rlim_cur = rl.rlim_max = (rlim_t)lim_mem << 20;
-		setrlimit(RLIMIT_AS, &rl);
-	}
-	if (spawn_identity() == -1) {
-		dprintf(2, "refd: cannot become the bot user: %s\n",
-		    strerror(errno));
-		_exit(127);
-	}
-	if (sb.mode == SANDBOX_NONE && sb.nproc > 0) {
+	if (syscall(SYS_close_range, 3, ~0U, 0) == -1)
+		for (n = 3; n < 65536; n++)
+			syscall(SYS_close, n);
+	if (lim_cpu > 0)	/* SIGXCPU, then KILL */
+		spawn_rlimit(RLIMIT_CPU, (rlim_t)lim_cpu, (rlim_t)lim_cpu + 1);
+	if (lim_mem > 0)
+		spawn_rlimit(RLIMIT_AS, (rlim_t)lim_mem << 20,
+		    (rlim_t)lim_mem << 20);
+	if (spawn_identity() == -1)
+		spawn_child_fail(a, 1);
+	if (sb.mode == SANDBOX_NONE && sb.nproc > 0)
 		/* per user, not per bot: the sandbox does better */
-		rl.rlim_cur = rl.rlim_max = (rlim_t)sb.nproc;
-		setrlimit(RLIMIT_NPROC, &rl);
-	}
-	environ = envp;
-	execvp(argv[0], argv);
-	dprintf(2, "refd: cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
+		spawn_rlimit(RLIMIT_NPROC, (rlim_t)sb.nproc, (rlim_t)sb.nproc);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, none, NULL, 8);
+	execvpe(a->argv[0], a->argv, a->envp);
+	spawn_child_fail(a, 2);
+	return 127;
 }
 
 /*
  * Start argv as a bot.  On success returns its pid (also its process
  * group) and sets *sock to refd's end of its stdin/stdout and *errfd to
  * the read end of its stderr, both non-blocking and close-on-exec.
- * Returns -1 with a message in err on failure.
+ * Returns -1 with a message in err on failure.  A command that cannot
+ * be executed is still a bot that starts: its stderr says why, and it
+ * exits 127 at once.
  */
 pid_t
 spawn_bot(char **argv, int *sock, int *errfd, char *err, size_t errlen)
 {
 	static struct sandbox_cmd sc;	/* 32 KiB: not on the stack */
+	struct spawn_child_args a;
 	struct sandbox_opts o;
-	int	 sv[2], ep[2];
-	pid_t	 pid;
+	sigset_t	 all, old;
+	int		 sv[2], ep[2], e;
+	pid_t		 pid;
 
 	if (refusal[0] != '\0') {
 		snprintf(err, errlen, "%s", refusal);
@@ -216,20 +304,28 @@ spawn_bot(char **argv, int *sock, int *errfd, char *err, size_t errlen)
 		close(sv[1]);
 		return -1;
 	}
-	switch (pid = fork()) {
-	case -1:
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.argv = sc.argv;
+	a.envp = sc.envp;
+	a.sock = sv[1];
+	a.errw = ep[1];
+	/* back here once the child has executed the bot, or exited */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = clone(spawn_child, spawn_stack + sizeof(spawn_stack),
+	    SPAWN_CLONE, &a);
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid == -1) {
+		snprintf(err, errlen, "clone: %s", strerror(e));
 		close(sv[0]);
 		close(sv[1]);
 		close(ep[0]);
 		close(ep[1]);
 		return -1;
-	case 0:
-		close(sv[0]);
-		close(ep[0]);
-		spawn_child(sc.argv, sc.envp, sv[1], ep[1]);
-		/* NOTREACHED */
 	}
+	/* said on its stderr, as a bot that cannot start would say it */
+	spawn_say(&a, ep[1]);
 	/* both sides set the group, so no signal can beat it */
 	setpgid(pid, pid);
 	close(sv[1]);

@@ -250,4 +250,18 @@ if run 2 "missing bot" -- "$tmp/no-such-bot"; then
 		status=1
 	fi
 fi
+# without the sandbox refd's own child reports what it could not run
+: >"$tmp/not-exec"
+for c in "no-such-bot:No such file" "not-exec:Permission denied"; do
+	if run 2 "missing bot, no sandbox" -S none -- "$tmp/${c%%:*}"; then
+		if grep -q "cannot run $tmp/${c%%:*}: ${c#*:}" "$tmp/err"; then
+			echo "ok: ${c%%:*}, no sandbox: exit 2, the reason said"
+		else
+			echo "FAIL: ${c%%:*}, no sandbox: no 'cannot run ...:" \
+			    "${c#*:}' on stderr"
+			cat "$tmp/err"
+			status=1
+		fi
+	fi
+done
 exit $status

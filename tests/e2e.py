@@ -531,6 +531,31 @@ def test_bot_hygiene(r):
         "refd holds more descriptors than before"
 
 
+def test_bot_signals(r):
+    """A spawned bot starts with no signal blocked and none ignored,
+    whatever refd blocks or ignores itself (SIGHUP, SIGPIPE)."""
+    # where the bot user, not only refd's, may read it
+    d = tempfile.mkdtemp(prefix="refd-sig.")
+    try:
+        os.chmod(d, 0o755)
+        show = os.path.join(d, "show.sh")
+        with open(show, "w") as f:
+            f.write('#!/bin/sh\ngrep "^Sig[BI]" /proc/self/status >&2\n'
+                    'exec "$@"\n')
+        os.chmod(show, 0o755)
+        r.add("sig-show", [show] + EVIL + ["good"])
+        r.add("sig-good", EVIL + ["good"])
+        mid = r.start("classic2", ["sig-show", "sig-good"])
+        r.wait(mid)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    with open(os.path.join(r.tmp, "match%d-seat0-sig-show.log" % mid)) as f:
+        got = dict(l.split(":", 1) for l in f if l.startswith("Sig"))
+    assert set(got) == {"SigBlk", "SigIgn"}, got
+    for k, v in got.items():
+        assert int(v, 16) == 0, "%s %s" % (k, v.strip())
+
+
 def test_ragged_answers(r):
     """Answers with CR LF line ends, cut inside a line across reads, and
     lines that arrive together: each is framed as the bot meant it."""
@@ -930,7 +955,8 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_no_forged_output, test_watch_then_command, test_auth_garbage,
          test_clocks, test_log_unwritable, test_log_unwritable_tournament,
          test_bridge_example_bots,
-         test_bot_transcript, test_bot_hygiene, test_ragged_answers,
+         test_bot_transcript, test_bot_hygiene, test_bot_signals,
+         test_ragged_answers,
          test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
          test_idle_lines, test_commit_window, test_commit_ms_zero,
