@@ -2077,6 +2077,13 @@ db_handle(struct db *db)
 	return db->h;
 }
 
+/* Is the log a file, which other connections may open: not ":memory:"? */
+int
+db_has_file(struct db *db)
+{
+	return db->path[0] != '\0';
+}
+
 /*
  * A connection of its own, read-only, to the log db opened, for long
  * reads that another thread makes while refd writes (WAL: they never
@@ -2088,7 +2095,7 @@ db_reader(struct db *db, char *err, size_t errlen)
 {
 	sqlite3		*h = NULL;
 
-	if (db->path[0] == '\0') {
+	if (!db_has_file(db)) {
 		snprintf(err, errlen, "the log has no file");
 		return NULL;
 	}

@@ -158,6 +158,7 @@ int		 db_tourney_state(struct db *, int64_t, const char *,
 int		 db_set_key(struct db *, const uint8_t *);
 int		 db_public_key(struct db *, char *, size_t);
 struct sqlite3	*db_handle(struct db *);
+int		 db_has_file(struct db *);
 struct sqlite3	*db_reader(struct db *, char *, size_t);
 int		 db_schema_version(void);
 

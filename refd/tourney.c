@@ -1050,7 +1050,6 @@ static int
 tourney_standings(struct tourney *t, char *err, size_t errlen)
 {
 	int64_t		 now = util_now_us();
-	const char	*fn;
 	char		*text;
 	size_t		 len;
 
@@ -1065,8 +1064,7 @@ tourney_standings(struct tourney *t, char *err, size_t errlen)
 		return 0;
 	if (t->draw != NULL)
 		return 1;
-	fn = sqlite3_db_filename(db_handle(logdb), "main");
-	if (fn != NULL && fn[0] != '\0')
+	if (db_has_file(logdb))
 		return tourney_draw_start(t, err, errlen) == 0 ? 1 : -1;
 	/* a log in memory: drawn here, the loop waiting */
 	text = tourney_draw_text(db_handle(logdb), t->id, &t->def, t->slots,
