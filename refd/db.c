@@ -40,8 +40,6 @@ enum db_stmt {
 	S_SAVEPOINT,
 	S_RELEASE,
 	S_ROLLBACK_TO,
-	S_SYNC_FULL,
-	S_SYNC_NORMAL,
 	S_ABORT_RUNNING,
 	S_RUNNING,
 	S_LAST_LINK,
@@ -80,8 +78,6 @@ static const char *const db_sql[S_COUNT] = {
 	[S_SAVEPOINT] = "SAVEPOINT refd",
 	[S_RELEASE] = "RELEASE refd",
 	[S_ROLLBACK_TO] = "ROLLBACK TO refd",
-	[S_SYNC_FULL] = "PRAGMA synchronous = FULL",
-	[S_SYNC_NORMAL] = "PRAGMA synchronous = NORMAL",
 	[S_ABORT_RUNNING] =
 	    "UPDATE matches SET state = 'aborted', result = 'aborted',"
 	    " reason = ?3, ended = ?2"
@@ -173,6 +169,7 @@ struct db {
 	ino_t		 ino;
 	int		 tx_open;	/* db_begin() opened a transaction */
 	int		 tx_durable;	/* its commit syncs the log */
+	int		 commit_sync;	/* the next COMMIT syncs the log */
 	struct db_match	*tx_m;		/* the match writing in it */
 	uint8_t		 tx_chain[DB_HASHLEN]; /* that match's chain before */
 	int		 tx_links;	/* and its links before */
@@ -188,6 +185,15 @@ struct db {
 	unsigned	 group_gen;	/* which group is open */
 	struct db_gsave	*saves;		/* chains of the matches in it */
 	int		 nsaves, savecap;
+	uint64_t	(*sync_ask)(void *, struct db_match **, int);
+	void		*sync_arg;	/* sync_ask syncs a commit elsewhere */
+	struct db_match	**durables;	/* matches with durable rows in the */
+	int		 ndurables;	/* open group, for sync_ask */
+	int		 durcap;
+	int		 durables_lost;	/* one could not be listed */
+	uint64_t	 sync_asked;	/* the last request's number */
+	uint64_t	 sync_done;	/* every request up to it is synced */
+	char		 broken[256];	/* why nothing may be written, or "" */
 	int		 have_key;	/* heads are signed with sk */
 	uint8_t		 sk[crypto_sign_SECRETKEYBYTES];
 	uint8_t		 pk[crypto_sign_PUBLICKEYBYTES];
@@ -215,9 +221,11 @@ static int	 db_run(struct db *, enum db_stmt, const char *,
 static int	 db_chained(struct db *, struct db_match *, enum db_stmt,
 		    const struct chain_text *, const char *, ...);
 static int	 db_durable(struct db *, int);
+static int	 db_commit_step(struct db *, const char *);
 static int	 db_group_enter(struct db *, struct db_match *);
 static int	 db_group_barrier(struct db *);
 static int	 db_sync_log(struct db *);
+static int	 db_intact(struct db *);
 static int	 db_pragma_int(struct db *, const char *, int *);
 static int	 db_migrate(struct db *);
 static int	 db_first(struct db *, enum db_stmt, const char *,
@@ -771,6 +779,7 @@ db_sync_log(struct db *db)
 		return 0;	/* no log file: ":memory:" */
 	if (f->pMethods->xSync(f, SQLITE_SYNC_NORMAL) != SQLITE_OK)
 		return db_failx(db, "sync: the log could not be synced");
+	db->sync_done = db->sync_asked;
 	return 0;
 }
 
@@ -789,6 +798,66 @@ db_group_mode(struct db *db, void (*hook)(void),
 {
 	db->group_hook = hook;
 	db->group_lost = lost;
+}
+
+/*
+ * Have ask(arg, ms, n) sync the log after a group's commit that must be
+ * synced, instead of syncing it here; NULL syncs here again.  ms are the
+ * n matches whose durable rows the sync is for: what they say from now
+ * on waits for it.  ask returns the number of its request, which
+ * db_sync_asked() then returns, and its owner says when it is done
+ * (db_sync_heard()).
+ */
+void
+db_group_async(struct db *db, uint64_t (*ask)(void *, struct db_match **,
+    int), void *arg)
+{
+	db->sync_ask = ask;
+	db->sync_arg = arg;
+}
+
+/* The number of the last sync asked of db_group_async()'s ask, or 0. */
+uint64_t
+db_sync_asked(struct db *db)
+{
+	return db->sync_asked;
+}
+
+/*
+ * The syncs asked for are done up to request n: ask's owner heard so.
+ * Nothing of what was written before is lost with the power any more.
+ */
+void
+db_sync_heard(struct db *db, uint64_t n)
+{
+	if (n > db->sync_done)
+		db->sync_done = n;
+}
+
+/* Every request up to the one returned is synced, here or elsewhere. */
+uint64_t
+db_sync_done(struct db *db)
+{
+	return db->sync_done;
+}
+
+/* Sync the log here and now, as a commit of a durable row would. */
+int
+db_sync_now(struct db *db)
+{
+	if (!db_intact(db))
+		return -1;
+	return db_sync_log(db);
+}
+
+/*
+ * The log can no longer be trusted to keep what it was given (a sync
+ * failed): every write from now on fails, with why.
+ */
+void
+db_break(struct db *db, const char *why)
+{
+	snprintf(db->broken, sizeof(db->broken), "%s", why);
 }
 
 /* Is a group open, with rows not yet committed? */
@@ -853,10 +922,41 @@ db_samefile(struct db *db)
 static int
 db_intact(struct db *db)
 {
+	if (db->broken[0] != '\0') {
+		db_failx(db, "%s", db->broken);
+		return 0;
+	}
 	if (db->path[0] == '\0' || db_samefile(db))
 		return 1;
 	db_failx(db, "the log file %.200s was deleted or replaced", db->path);
 	return 0;
+}
+
+/*
+ * A durable row of m's (a deal's end, a fault) is in the open group: the
+ * group is synced when committed, and m's lines wait for that sync.
+ */
+static void
+db_group_durable(struct db *db, struct db_match *m)
+{
+	struct db_match	**nd;
+	int		 i, cap;
+
+	db->group_sync = 1;
+	for (i = 0; i < db->ndurables; i++)
+		if (db->durables[i] == m)
+			return;
+	if (db->ndurables == db->durcap) {
+		cap = db->durcap > 0 ? db->durcap * 2 : 8;
+		if ((nd = reallocarray(db->durables, (size_t)cap,
+		    sizeof(*nd))) == NULL) {
+			db->durables_lost = 1;	/* synced in the loop */
+			return;
+		}
+		db->durables = nd;
+		db->durcap = cap;
+	}
+	db->durables[db->ndurables++] = m;
 }
 
 /*
@@ -872,6 +972,7 @@ db_group_commit(struct db *db)
 	struct db_match	**lost;
 	char		 keep[sizeof(db->err)];
 	int		 i, n, committed = 0, sync = db->group_sync;
+	int		 nd = db->ndurables;
 
 	if (!db->group_open)
 		return 0;
@@ -884,8 +985,16 @@ db_group_commit(struct db *db)
 		memcpy(db->err, keep, sizeof(keep));
 	}
 	db->group_open = db->group_sync = db->group_gone = 0;
+	db->ndurables = 0;
 	n = db->nsaves;
 	db->nsaves = 0;
+	/* the durable rows' matches wait for the sync, not the loop; a
+	   match that could not be listed makes the loop wait */
+	if (committed && sync && db->sync_ask != NULL && !db->durables_lost) {
+		db->sync_asked = db->sync_ask(db->sync_arg, db->durables, nd);
+		return 0;
+	}
+	db->durables_lost = 0;
 	if (committed && (!sync || db_sync_log(db) == 0))
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -930,9 +1039,10 @@ db_group_barrier(struct db *db)
 }
 
 /*
- * Switch a result's commit to synchronous=FULL (on) and back to NORMAL
- * (off): in WAL mode FULL syncs the log at commit, which makes the
- * result and every play before it survive a power loss.
+ * Make the next commit sync the log (on), which makes the result and
+ * every row before it survive a power loss, or not (off).  Not through
+ * PRAGMA synchronous: SQLite applies a pragma when it prepares it, so a
+ * prepared one stepped again changes nothing; db_commit_step() syncs.
  */
 static int
 db_durable(struct db *db, int on)
@@ -943,11 +1053,20 @@ db_durable(struct db *db, int on)
 			db->group_sync = 1;
 		return 0;
 	}
-	/* SQLite fixes the level for a transaction: db_begin() chose it */
+	/* a transaction open: db_begin() chose for its commit */
 	if (db->tx_open)
 		return 0;
-	return db_step(db, db->st[on ? S_SYNC_FULL : S_SYNC_NORMAL],
-	    on ? "synchronous=FULL" : "synchronous=NORMAL");
+	db->commit_sync = on;
+	return 0;
+}
+
+/* COMMIT, then sync the log if db_durable() asked for it. */
+static int
+db_commit_step(struct db *db, const char *what)
+{
+	if (db_step(db, db->st[S_COMMIT], what) == -1)
+		return -1;
+	return db->commit_sync ? db_sync_log(db) : 0;
 }
 
 /* Read an integer pragma, such as user_version. */
@@ -1197,6 +1316,7 @@ db_close(struct db *db)
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
 	free(db->saves);
+	free(db->durables);
 	sqlite3_close(db->h);
 	free(db);
 }
@@ -1306,7 +1426,7 @@ db_abort_unfinished(struct db *db, const char *reason, int *n)
 		    reason) == -1)
 			rc = -1;
 	if (rc == 0)
-		rc = db_step(db, db->st[S_COMMIT], "abort commit");
+		rc = db_commit_step(db, "abort commit");
 	if (rc == -1 && sqlite3_get_autocommit(db->h) == 0) {
 		memcpy(keep, db->err, sizeof(keep));
 		db_step(db, db->st[S_ROLLBACK], "rollback");
@@ -1334,6 +1454,8 @@ db_begin(struct db *db, struct db_match *m, int durable)
 		return db_failx(db, "begin: a transaction is already open");
 	if (durable && db_durable(db, 1) == -1)
 		return -1;
+	if (durable && GROUPED(db))
+		db_group_durable(db, m);
 	/* in group mode, a savepoint inside the group */
 	if (db_group_enter(db, m) == -1 ||
 	    db_step(db, db->st[GROUPED(db) ? S_SAVEPOINT : S_BEGIN],
@@ -1360,8 +1482,8 @@ db_commit(struct db *db)
 {
 	if (!db->tx_open)
 		return db_failx(db, "commit: no transaction open");
-	if (db_step(db, db->st[GROUPED(db) ? S_RELEASE : S_COMMIT],
-	    "commit") == -1)
+	if ((GROUPED(db) ? db_step(db, db->st[S_RELEASE], "commit") :
+	    db_commit_step(db, "commit")) == -1)
 		return -1;
 	db->tx_open = 0;
 	/* committed: a failure to step back to NORMAL is still reported */
@@ -1741,7 +1863,7 @@ db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
 		return -1;
 	/* durable before it is acted on: its group syncs at the flush */
 	if (GROUPED(db))
-		db->group_sync = 1;
+		db_group_durable(db, m);
 	return 0;
 }
 
@@ -1851,7 +1973,7 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 	    "") == -1)
 		rc = -1;
 	if (rc == 0)
-		rc = db_step(db, db->st[S_COMMIT], "match end commit");
+		rc = db_commit_step(db, "match end commit");
 	if (rc == 0) {
 		memcpy(m->head, db->last_link, DB_HASHLEN);
 		m->head_no = db->last_no;
@@ -1923,7 +2045,7 @@ db_tourney_event(struct db *db, enum db_stmt s, const char *what,
 	    tourney, sign, "%s", text) == -1)
 		rc = -1;
 	if (rc == 0)
-		rc = db_step(db, db->st[S_COMMIT], what);
+		rc = db_commit_step(db, what);
 	if (rc == -1 && sqlite3_get_autocommit(db->h) == 0) {
 		memcpy(keep, db->err, sizeof(keep));
 		db_step(db, db->st[S_ROLLBACK], "rollback");

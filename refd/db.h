@@ -40,7 +40,12 @@
  *			db_group_commit; db_group_pending tells if one is
  *			open, db_group_due if it must be committed before
  *			the pass's lines leave (refd(8), DURABILITY),
- *			db_group_spans if a group may outlast its pass
+ *			db_group_spans if a group may outlast its pass;
+ *			db_group_async hands the syncs a commit needs to
+ *			a thread: db_sync_asked numbers the last request,
+ *			db_sync_heard and db_sync_done say how far they
+ *			are done, db_sync_now syncs here
+ *	db_break	after a failed sync: every later write fails
  */
 #ifndef REFD_DB_H
 #define REFD_DB_H
@@ -125,6 +130,13 @@ int		 db_group_due(struct db *, int64_t, int64_t *);
 void		 db_group_window(struct db *, int64_t);
 int		 db_group_spans(struct db *);
 int		 db_group_commit(struct db *);
+void		 db_group_async(struct db *, uint64_t (*)(void *,
+		    struct db_match **, int), void *);
+uint64_t	 db_sync_asked(struct db *);
+void		 db_sync_heard(struct db *, uint64_t);
+uint64_t	 db_sync_done(struct db *);
+int		 db_sync_now(struct db *);
+void		 db_break(struct db *, const char *);
 int		 db_begin(struct db *, struct db_match *, int);
 int		 db_commit(struct db *);
 void		 db_rollback(struct db *);

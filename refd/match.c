@@ -1033,6 +1033,36 @@ match_log_lost(struct db_match *dm)
 	match_logfail(m);
 }
 
+/*
+ * The log syncs this match's durable rows (a deal's end, a fault) on its
+ * thread, in sync n: its seats hold their lines until that is done.
+ */
+void
+match_log_held(struct db_match *dm, uint64_t n)
+{
+	struct match	*m;
+	int		 i;
+
+	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
+	for (i = 0; i < m->nseats; i++)
+		if (m->seat[i] != NULL)
+			seat_hold(m->seat[i], n);
+}
+
+/*
+ * The log failed in a way that touches every match (a sync of it): each
+ * running match loses what its seats have not been sent and stops.
+ */
+void
+match_log_lost_all(void)
+{
+	struct match	*m;
+
+	TAILQ_FOREACH(m, &matches, entry)
+		if (!match_over(m))
+			match_log_lost(&m->dbm);
+}
+
 /* The operator stops a match: it ends aborted, with the reason given. */
 void
 match_stop(struct match *m, const char *why)

@@ -82,5 +82,7 @@ const char	*match_state_name(enum match_state);
 int		 match_running(void);
 void		 match_free(struct match *);
 void		 match_log_lost(struct db_match *);
+void		 match_log_lost_all(void);
+void		 match_log_held(struct db_match *, uint64_t);
 
 #endif /* REFD_MATCH_H */

@@ -35,6 +35,7 @@
 #include "guard.h"
 #include "harden.h"
 #include "log.h"
+#include "logsync.h"
 #include "match.h"
 #include "mset.h"
 #include "seat.h"
@@ -49,6 +50,7 @@ struct db		*logdb;
 static struct evconnlistener *bot_listener;
 static int64_t		 unauth_warned_ms;	/* refusals logged once a second */
 static int		 shutting_down;
+static struct logsync	*syncer;	/* syncs the log off the loop */
 
 /* Usage, on a bad command line. */
 static void __attribute__((noreturn))
@@ -238,6 +240,66 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 /*
+ * The log's thread has synced it up to request n, or failed to with
+ * errno error: then what the log holds can no longer be trusted to the
+ * disk.  Every running match loses the lines it held for the sync and
+ * stops, and refd writes nothing more (db_break()) until restarted.
+ */
+static void
+refd_log_synced(void *arg, uint64_t n, int error)
+{
+	char	 why[256];
+
+	(void)arg;
+	if (error != 0) {
+		snprintf(why, sizeof(why), "the log could not be synced: %s",
+		    strerror(error));
+		log_warnx("%s: %s", conf.db_path, why);
+		db_break(logdb, why);
+		match_log_lost_all();
+	}
+	db_sync_heard(logdb, n);
+	seat_log_synced();
+}
+
+/*
+ * The log committed durable rows of matches ms: the thread syncs them,
+ * and what those matches say from now on waits for it.
+ */
+static uint64_t
+refd_sync_ask(void *arg, struct db_match **ms, int n)
+{
+	uint64_t	 req;
+	int		 i;
+
+	req = logsync_request(arg);
+	for (i = 0; i < n; i++)
+		match_log_held(ms[i], req);
+	return req;
+}
+
+/*
+ * Sync the log's write-ahead log on a thread of its own (logsync.c), so
+ * that a deal's end holds up its own match's lines, not the loop.  A log
+ * in memory has nothing to sync; if no thread can be had, the loop syncs.
+ */
+static void
+refd_syncer(void)
+{
+	char	 wal[sizeof(conf.db_path) + 8], err[256];
+
+	if (!db_has_file(logdb))
+		return;
+	snprintf(wal, sizeof(wal), "%s-wal", conf.db_path);
+	if ((syncer = logsync_new(base, wal, refd_log_synced, NULL, err,
+	    sizeof(err))) == NULL) {
+		log_warnx("log sync thread: %s; syncing in the loop", err);
+		return;
+	}
+	db_group_async(logdb, refd_sync_ask, syncer);
+}
+
+/*
  * Load (or, on the first start, create) the key refd signs the log's
  * heads with: FILE.key beside the log FILE; a log in memory gets a key
  * that lives as long as it does.
@@ -379,6 +441,7 @@ main(int argc, char *argv[])
 	/* the writes of one or more passes: one commit (DURABILITY) */
 	db_group_mode(logdb, seat_flush_soon, match_log_lost);
 	db_group_window(logdb, (int64_t)conf.commit_ms * 1000);
+	refd_syncer();
 	/* news travels up through the callbacks each layer is given */
 	seat_on_ready(match_remote_ready);
 	match_observe(ctl_match_event, ctl_match_done);
@@ -419,6 +482,9 @@ main(int argc, char *argv[])
 	    -1)
 		log_warnx("%s: %s", conf.db_path, db_error(logdb));
 	guard_free();
+	/* what is left is committed and synced here, by db_close() */
+	db_group_async(logdb, NULL, NULL);
+	logsync_free(syncer);
 	db_close(logdb);
 	event_base_free(base);
 	return 0;

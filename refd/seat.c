@@ -105,7 +105,8 @@ struct seat {
 	size_t		 outlen, outcap; /* malloc'd as needed, freed empty */
 	int		 unsent;	/* commands of them in pend */
 	TAILQ_ENTRY(seat) dirty;	/* out changed in this pass */
-	int		 isdirty;	/* on that list */
+	int		 isdirty;	/* on that list, or on syncq */
+	uint64_t	 syncwait;	/* on syncq: out waits for this sync */
 	int		 due;		/* out must be written in this pass */
 	int		 lazy;		/* notes wait for the next command */
 	size_t		 held;		/* bytes of out held from earlier */
@@ -162,6 +163,8 @@ static struct authfail {
 
 static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
 static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
+/* Dirty seats whose lines wait for the log's sync (db_group_async()) */
+static TAILQ_HEAD(, seat) syncq = TAILQ_HEAD_INITIALIZER(syncq);
 static struct event	*flush_ev;	/* runs seat_flush() after the batch */
 /* Seats whose fault awaits delivery, and the event that delivers them:
    one for all seats rather than one each, for the rare fault. */
@@ -806,7 +809,53 @@ seat_undirty(struct seat *s)
 	if (!s->isdirty)
 		return;
 	s->isdirty = 0;
-	TAILQ_REMOVE(&dirty, s, dirty);
+	if (s->syncwait != 0) {
+		s->syncwait = 0;
+		TAILQ_REMOVE(&syncq, s, dirty);
+	} else
+		TAILQ_REMOVE(&dirty, s, dirty);
+}
+
+/*
+ * The lines of s's match tell of a row the log syncs on its thread, in
+ * sync n: what s has queued, and what it queues from now on, waits
+ * until that sync is done (seat_log_synced()).  The loop goes on.
+ */
+void
+seat_hold(struct seat *s, uint64_t n)
+{
+	if (s->syncwait != 0) {		/* on syncq already */
+		if (n > s->syncwait)
+			s->syncwait = n;
+		return;
+	}
+	if (s->isdirty)
+		TAILQ_REMOVE(&dirty, s, dirty);
+	s->isdirty = 1;
+	s->syncwait = n;
+	TAILQ_INSERT_TAIL(&syncq, s, dirty);
+}
+
+/*
+ * The log's syncs have come this far (db_sync_done()): the seats whose
+ * lines waited for them may write.
+ */
+void
+seat_log_synced(void)
+{
+	struct seat	*s, *next;
+	uint64_t	 done = db_sync_done(logdb);
+
+	for (s = TAILQ_FIRST(&syncq); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, dirty);
+		if (s->syncwait > done)
+			continue;
+		TAILQ_REMOVE(&syncq, s, dirty);
+		s->syncwait = 0;
+		TAILQ_INSERT_TAIL(&dirty, s, dirty);
+	}
+	if (!TAILQ_EMPTY(&dirty))
+		seat_flush_soon();
 }
 
 /* The log's open group has waited long enough: commit it now. */
@@ -961,11 +1010,12 @@ seat_write_out(struct seat *s, int64_t began)
 void
 seat_push(struct seat *s)
 {
-	if (!s->isdirty || !s->due)
+	if (!s->isdirty || !s->due || s->syncwait != 0)
 		return;
 	seat_commit_due();
-	/* a lost group drops what this pass queued (seat_drop_unsent()) */
-	if (!s->isdirty || !s->due)
+	/* a lost group drops what this pass queued (seat_drop_unsent());
+	   a sync asked for holds it */
+	if (!s->isdirty || !s->due || s->syncwait != 0)
 		return;
 	seat_undirty(s);
 	seat_write_out(s, util_now_us());
@@ -1341,6 +1391,9 @@ seat_flushed(struct bufferevent *bev, void *arg)
 static void
 seat_close_flushed(struct seat *s)
 {
+	/* lines waiting for a sync: synced now, or never sent */
+	if (s->syncwait > db_sync_done(logdb) && db_sync_now(logdb) == -1)
+		seat_out_cut(s, 0);
 	seat_undirty(s);
 	seat_out_backlog(s, 0);
 	event_del(s->rdev);

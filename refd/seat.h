@@ -68,5 +68,7 @@ int		 seat_count(void);
 int		 seat_unauth(const char *, int *);
 void		 seat_shutdown_all(void);
 void		 seat_flush_soon(void);
+void		 seat_hold(struct seat *, uint64_t);
+void		 seat_log_synced(void);
 
 #endif /* REFD_SEAT_H */

@@ -404,9 +404,279 @@ def test_crash_campaign(r, tmp):
     FIGURES["matches interrupted and replayed"] = aborted
 
 
+# A disk that syncs slowly, or fails to: every fdatasync(2) refd makes
+# sleeps SYNC_SLEEP_MS first; the thread's (not the loop's) N-th and
+# later fail with EIO from SYNC_FAIL_THREAD=N on.  Into SHIM_LOG goes one
+# line per event: "B" a sync begins, "E" it ends, "F" it failed (each
+# with "t" when on a thread other than the loop's), "P" a pwrite (the
+# log's pages), "D" a write to a bot carrying a deal_end, "G" one
+# carrying a genplay, "M" one carrying a match_end.
+SLOWSYNC = r"""
+#define _GNU_SOURCE
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int	logfd = -1;
+static int	thread_syncs;
+
+static void
+note(const char *what)
+{
+	char	 buf[64];
+	int	 n;
+
+	if (logfd == -1 && getenv("SHIM_LOG") != NULL)
+		logfd = open(getenv("SHIM_LOG"), O_WRONLY | O_APPEND |
+		    O_CREAT | O_CLOEXEC, 0600);
+	if (logfd == -1)
+		return;
+	n = snprintf(buf, sizeof(buf), "%s\n", what);
+	syscall(SYS_write, logfd, buf, (size_t)n);
+}
+
+static int
+on_thread(void)
+{
+	return syscall(SYS_gettid) != getpid();
+}
+
+int
+fdatasync(int fd)
+{
+	static int (*real)(int);
+	struct timespec ts;
+	const char *v;
+	int t = on_thread(), n = 0, rc;
+
+	if (real == NULL)
+		real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+	if (t)
+		n = __atomic_add_fetch(&thread_syncs, 1, __ATOMIC_SEQ_CST);
+	note(t ? "Bt" : "B");
+	if ((v = getenv("SYNC_SLEEP_MS")) != NULL) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = atol(v) * 1000000L;
+		nanosleep(&ts, NULL);
+	}
+	if (t && (v = getenv("SYNC_FAIL_THREAD")) != NULL && n >= atoi(v)) {
+		note("Ft");
+		errno = EIO;
+		return -1;
+	}
+	rc = real(fd);
+	note(t ? "Et" : "E");
+	return rc;
+}
+
+ssize_t
+pwrite64(int fd, const void *buf, size_t len, off_t off)
+{
+	static ssize_t (*real)(int, const void *, size_t, off_t);
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const void *, size_t, off_t))
+		    dlsym(RTLD_NEXT, "pwrite64");
+	note("P");
+	return real(fd, buf, len, off);
+}
+
+ssize_t
+recvmsg(int fd, struct msghdr *m, int flags)
+{
+	static ssize_t (*real)(int, struct msghdr *, int);
+	ssize_t n;
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, struct msghdr *, int))dlsym(RTLD_NEXT,
+		    "recvmsg");
+	n = real(fd, m, flags);
+	if (n > 0)
+		note("R");
+	return n;
+}
+
+static void
+seen(const void *buf, size_t len)
+{
+	if (memmem(buf, len, " deal_end ", 10) != NULL)
+		note("D");
+	if (memmem(buf, len, " genplay ", 9) != NULL)
+		note("G");
+	if (memmem(buf, len, " match_end ", 11) != NULL)
+		note("M");
+}
+
+ssize_t
+write(int fd, const void *buf, size_t len)
+{
+	static ssize_t (*real)(int, const void *, size_t);
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT,
+		    "write");
+	seen(buf, len);
+	return real(fd, buf, len);
+}
+
+ssize_t
+writev(int fd, const struct iovec *iov, int n)
+{
+	static ssize_t (*real)(int, const struct iovec *, int);
+	int i;
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const struct iovec *, int))
+		    dlsym(RTLD_NEXT, "writev");
+	for (i = 0; i < n; i++)
+		seen(iov[i].iov_base, iov[i].iov_len);
+	return real(fd, iov, n);
+}
+"""
+
+
+def slowsync_refd(tmp, **env):
+    """A refd whose disk syncs as env says (SLOWSYNC), and its log."""
+    d = tempfile.mkdtemp(dir=tmp)
+    log = os.path.join(d, "shim.log")
+    old = dict(os.environ)
+    os.environ.update({k: str(v) for k, v in env.items()})
+    os.environ["SHIM_LOG"] = log
+    try:
+        r2 = harness.refd_with_shim(d, SLOWSYNC, "slowsync")
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    for i in range(3):
+        r2.add("y%d" % i, EVIL + ["good"])
+    return r2, log
+
+
+def shim_events(log, ends=0):
+    """The events of SLOWSYNC's log, once it holds ends match_end
+    writes: the bots hear of the end after refd's waiters do."""
+    for _ in range(100):
+        ev = open(log).read().split()
+        if ev.count("M") >= ends:
+            break
+        time.sleep(0.05)
+    return ev
+
+
+def test_stalled_sync(r, tmp):
+    """A disk that takes 60 ms a sync: no deal's or match's end reaches
+    a bot before the sync after its rows ends, and a match beside it goes
+    on playing while the deal's sync runs."""
+    r2, log = slowsync_refd(tmp, SYNC_SLEEP_MS=60)
+    try:
+        # alone, every line at once (notify=eager): each deal_end written
+        # has a sync ended since the log's last page
+        mid = r2.start("joker3", ["y0", "y1", "y2"], "notify=eager",
+                       "target=5")
+        result, reason = r2.wait(mid)
+        assert result.startswith(("seat", "allies", "joker", "draw")), \
+            (result, reason)
+        ev = shim_events(log, 3)
+        last, told = None, {"D": 0, "M": 0}
+        for e in ev:
+            if e in ("P", "B", "Bt", "E", "Et"):
+                last = e
+            elif e in told:
+                told[e] += 1
+                assert last in ("E", "Et"), "a %s written after %s, not " \
+                    "after a sync" % ({"D": "deal_end", "M": "match_end"}[e],
+                                      last)
+        assert told["D"] > 0 and told["M"] == 3, told
+        assert "Bt" in ev, "the deals' syncs were not on the thread"
+        # stopped in its first deal, by bots that take 50 ms a move, so
+        # that no deal's sync is under way: the end is synced before
+        # match_end leaves all the same
+        for i in range(3):
+            r2.add("z%d" % i, EVIL + ["slow", "50"])
+        mid = r2.start("joker3", ["z0", "z1", "z2"])
+        time.sleep(0.3)
+        open(log, "w").close()
+        r2.must("match_stop", str(mid))
+        result, reason = r2.wait(mid)
+        assert result == "aborted", (result, reason)
+        last = None
+        for e in shim_events(log, 3):
+            if e in ("P", "B", "Bt", "E", "Et"):
+                last = e
+            elif e == "M":
+                assert last in ("E", "Et"), \
+                    "a match_end written after %s, not after a sync" % last
+        # two at once, of deals of different lengths so that their ends
+        # fall apart: while one's sync runs, the other plays on
+        open(log, "w").close()
+        mids = [r2.start("joker3", ["y0", "y1", "y2"], "target=5"),
+                r2.start("classic2", ["y0", "y1"], "deals_to_win=3")]
+        for m in mids:
+            result, reason = r2.wait(m)
+            assert result.startswith(("seat", "allies", "joker", "draw")), \
+                (result, reason)
+        busy, during = False, 0
+        for e in shim_events(log, 5):
+            if e == "Bt":
+                busy = True
+            elif e == "Et":
+                busy = False
+            elif e == "G" and busy:
+                during += 1
+        assert during > 0, "no genplay left while a sync ran"
+        FIGURES["genplays sent during the other match's syncs"] = during
+        FIGURES["adversarial cases"] += 1
+    finally:
+        r2.stop()
+
+
+def test_sync_failure(r, tmp):
+    """The disk fails a sync (EIO): the deal's end it was to keep never
+    reaches a bot, every running match stops on a log failure, refd
+    starts no more and says why, and its log stays sound."""
+    r2, log = slowsync_refd(tmp, SYNC_FAIL_THREAD=3)
+    try:
+        mids = [r2.start("joker3", ["y0", "y1", "y2"], "notify=eager",
+                         "target=5") for _ in range(2)]
+        for m in mids:
+            result, reason = r2.wait(m)
+            assert result == "aborted" and "log" in reason, (result, reason)
+        ev = shim_events(log, 6)
+        assert "Ft" in ev, ev[-20:]
+        after = ev[ev.index("Ft") + 1:]
+        assert "D" not in after, "a deal_end was written after the failure"
+        ok, text = r2.ctl("match_start", "joker3", "y0", "y1", "y2")
+        assert not ok and "could not be synced" in text, text
+        err = open(os.path.join(os.path.dirname(log), "refd.err")).read()
+        assert "could not be synced" in err, err[-2000:]
+    finally:
+        r2.stop()
+    # the log could not say they ended: the next start does, and then
+    # the audit holds every match, ended or aborted
+    r3 = harness.Refd(os.path.dirname(log))
+    try:
+        assert r3.query("SELECT count(*) FROM matches WHERE state = "
+                        "'running'") == [(0,)]
+    finally:
+        r3.stop()
+    p = subprocess.run([REFCTL, "audit", "--db", r2.db, "--all"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout[-2000:]
+    FIGURES["adversarial cases"] += 1
+
+
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
          test_token_guesser, test_control_abuse, test_storage_faults,
-         test_bot_rlimits, test_crash_campaign]
+         test_bot_rlimits, test_stalled_sync, test_sync_failure,
+         test_crash_campaign]
 
 
 def main():
