@@ -988,9 +988,10 @@ db_group_commit(struct db *db)
 	db->ndurables = 0;
 	n = db->nsaves;
 	db->nsaves = 0;
-	/* the durable rows' matches wait for the sync, not the loop; a
-	   match that could not be listed makes the loop wait */
-	if (committed && sync && db->sync_ask != NULL && !db->durables_lost) {
+	/* the durable rows' matches wait for the sync, not the loop; with
+	   no match listed, or one that could not be, the loop waits */
+	if (committed && sync && db->sync_ask != NULL && nd > 0 &&
+	    !db->durables_lost) {
 		db->sync_asked = db->sync_ask(db->sync_arg, db->durables, nd);
 		return 0;
 	}
@@ -1902,6 +1903,8 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
 
 	if (db_durable(db, 1) == -1)
 		return -1;
+	if (GROUPED(db))
+		db_group_durable(db, m);
 	rc = db_chained(db, m, S_DEAL_END, &l, "Iisiss", m->id, bm->ndeals,
 	    results[d->result], (int)d->winner, pts, mpts);
 	if (rc == 0)
