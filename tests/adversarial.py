@@ -406,7 +406,7 @@ def test_crash_campaign(r, tmp):
 
 # A disk that syncs slowly, or fails to: every fdatasync(2) refd makes
 # sleeps SYNC_SLEEP_MS first; the thread's (not the loop's) N-th and
-# later fail with EIO from SYNC_FAIL_THREAD=N on.  Into SHIM_LOG goes one
+# later take half a second and fail with EIO from SYNC_FAIL_THREAD=N on.  Into SHIM_LOG goes one
 # line per event: "B" a sync begins, "E" it ends, "F" it failed (each
 # with "t" when on a thread other than the loop's), "P" a pwrite (the
 # log's pages), "D" a write to a bot carrying a deal_end, "G" one
@@ -468,6 +468,10 @@ fdatasync(int fd)
 		nanosleep(&ts, NULL);
 	}
 	if (t && (v = getenv("SYNC_FAIL_THREAD")) != NULL && n >= atoi(v)) {
+		/* the lines an earlier sync let go leave meanwhile */
+		ts.tv_sec = 0;
+		ts.tv_nsec = 500 * 1000000L;
+		nanosleep(&ts, NULL);
 		note("Ft");
 		errno = EIO;
 		return -1;
@@ -645,7 +649,7 @@ def test_sync_failure(r, tmp):
     r2, log = slowsync_refd(tmp, SYNC_FAIL_THREAD=3)
     try:
         mids = [r2.start("joker3", ["y0", "y1", "y2"], "notify=eager",
-                         "target=5") for _ in range(2)]
+                         "target=20") for _ in range(2)]
         for m in mids:
             result, reason = r2.wait(m)
             assert result == "aborted" and "log" in reason, (result, reason)
