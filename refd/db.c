@@ -806,7 +806,7 @@ db_group_mode(struct db *db, void (*hook)(void),
  * n matches whose durable rows the sync is for: what they say from now
  * on waits for it.  ask returns the number of its request, which
  * db_sync_asked() then returns, and its owner says when it is done
- * (db_sync_heard()).
+ * (db_sync_heard()); or 0, and the log is synced here.
  */
 void
 db_group_async(struct db *db, uint64_t (*ask)(void *, struct db_match **,
@@ -973,6 +973,7 @@ db_group_commit(struct db *db)
 	char		 keep[sizeof(db->err)];
 	int		 i, n, committed = 0, sync = db->group_sync;
 	int		 nd = db->ndurables;
+	uint64_t	 req;
 
 	if (!db->group_open)
 		return 0;
@@ -991,8 +992,9 @@ db_group_commit(struct db *db)
 	/* the durable rows' matches wait for the sync, not the loop; with
 	   no match listed, or one that could not be, the loop waits */
 	if (committed && sync && db->sync_ask != NULL && nd > 0 &&
-	    !db->durables_lost) {
-		db->sync_asked = db->sync_ask(db->sync_arg, db->durables, nd);
+	    !db->durables_lost && (req = db->sync_ask(db->sync_arg,
+	    db->durables, nd)) != 0) {
+		db->sync_asked = req;
 		return 0;
 	}
 	db->durables_lost = 0;

@@ -52,8 +52,9 @@ struct logsync {
 /*
  * Sync the file: through the descriptor open on it, reopened when the
  * path names another file (SQLite removes its write-ahead log only when
- * the last connection closes, so that is not expected).  Returns 0 or
- * an errno.
+ * the last connection closes, so that is not expected).  No file there:
+ * SQLite has copied it into the database, synced, and removed it, and
+ * there is nothing to sync.  Returns 0 or an errno.
  */
 static int
 logsync_sync(struct logsync *ls)
@@ -68,7 +69,7 @@ logsync_sync(struct logsync *ls)
 	}
 	if (ls->fd == -1 && (ls->fd = open(ls->path, O_RDONLY | O_CLOEXEC)) ==
 	    -1)
-		return errno;
+		return errno == ENOENT ? 0 : errno;
 	return fdatasync(ls->fd) == -1 ? errno : 0;
 }
 
@@ -144,11 +145,20 @@ logsync_new(struct event_base *base, const char *path,
 		free(ls);
 		return NULL;
 	}
-	ls->fd = -1;
 	ls->cb = done;
 	ls->arg = arg;
+	/* opened now, created empty if SQLite has not yet (it takes an empty
+	   write-ahead log for none): refd holds its descriptors from the
+	   start */
+	if ((ls->fd = open(ls->path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600)) ==
+	    -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(ls);
+		return NULL;
+	}
 	if (pipe2(ls->pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		close(ls->fd);
 		free(ls);
 		return NULL;
 	}
@@ -176,6 +186,7 @@ fail:
 		event_free(ls->ev);
 	close(ls->pipe[0]);
 	close(ls->pipe[1]);
+	close(ls->fd);
 	free(ls);
 	return NULL;
 }

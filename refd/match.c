@@ -114,6 +114,13 @@ match_over(const struct match *m)
 	return m->state == MATCH_DONE || m->state == MATCH_ABORTED;
 }
 
+/* Matches playing now (not starting, not over). */
+int
+match_playing(void)
+{
+	return nplaying;
+}
+
 /* Matches not yet over. */
 int
 match_running(void)

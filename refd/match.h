@@ -80,6 +80,7 @@ int		 match_observe(void (*)(struct match *, const char *),
 void		 match_remote_ready(struct bot *);
 const char	*match_state_name(enum match_state);
 int		 match_running(void);
+int		 match_playing(void);
 void		 match_free(struct match *);
 void		 match_log_lost(struct db_match *);
 void		 match_log_lost_all(void);
