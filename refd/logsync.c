@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <event2/event.h>
 
 #include "logsync.h"
+#include "util.h"
 
 struct logsync {
 	pthread_mutex_t	 mu;
@@ -132,7 +132,6 @@ logsync_new(struct event_base *base, const char *path,
     void (*done)(void *, uint64_t, int), void *arg, char *err, size_t errlen)
 {
 	struct logsync	*ls;
-	sigset_t	 all, old;
 	int		 e;
 
 	if ((ls = calloc(1, sizeof(*ls))) == NULL) {
@@ -169,12 +168,7 @@ logsync_new(struct event_base *base, const char *path,
 	}
 	pthread_mutex_init(&ls->mu, NULL);
 	pthread_cond_init(&ls->cv, NULL);
-	/* signals stay the loop's: the thread starts with them all blocked */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&ls->thread, NULL, logsync_run, ls);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0) {
+	if ((e = util_thread(&ls->thread, logsync_run, ls)) != 0) {
 		snprintf(err, errlen, "thread: %s", strerror(e));
 		pthread_cond_destroy(&ls->cv);
 		pthread_mutex_destroy(&ls->mu);

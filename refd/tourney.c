@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -982,7 +981,6 @@ static int
 tourney_draw_start(struct tourney *t, char *err, size_t errlen)
 {
 	struct tdraw	*j;
-	sigset_t	 all, old;
 	int		 i;
 
 	if (draw_ev == NULL) {
@@ -1021,12 +1019,7 @@ tourney_draw_start(struct tourney *t, char *err, size_t errlen)
 	j->sprt = t->sprt;
 	j->done = t->ndone;
 	j->began = util_now_us();
-	/* signals stay the loop's: the thread starts with them all blocked */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	i = pthread_create(&j->thread, NULL, tourney_draw_run, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (i != 0) {
+	if ((i = util_thread(&j->thread, tourney_draw_run, j)) != 0) {
 		snprintf(err, errlen, "thread: %s", strerror(i));
 		sqlite3_close(j->h);
 		free(j);

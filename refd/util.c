@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,23 @@ util_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * Start fn(arg) on a thread of its own, with every signal blocked: the
+ * signals stay the event loop's.  Returns 0, or pthread_create()'s error.
+ */
+int
+util_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t	 all, old;
+	int		 e;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
 }
 
 /* Is s a valid bot name: 1 to 32 of [A-Za-z0-9_.-]? */

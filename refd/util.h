@@ -4,6 +4,7 @@
 
 #include <sys/queue.h>
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 long long	 util_num(const char *, long long, long long, const char **);
 int64_t		 util_now_ms(void);
 int64_t		 util_now_us(void);
+int		 util_thread(pthread_t *, void *(*)(void *), void *);
 int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
 void		 util_printable(char *, size_t, const char *, size_t);

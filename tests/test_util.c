@@ -6,7 +6,9 @@
  * texts of the log are made with it.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,11 +62,42 @@ test_format(void **state)
 	SAME("seat %lld %zu %lu %c", 3LL, (size_t)4, 5UL, 'x');
 }
 
+/* The mask the thread of test_thread() started with. */
+static void *
+thread_mask(void *arg)
+{
+	pthread_sigmask(SIG_SETMASK, NULL, arg);
+	return NULL;
+}
+
+/* util_thread(): the thread starts with every signal blocked, and the
+   caller's mask is left as it was. */
+static void
+test_thread(void **state)
+{
+	sigset_t	 none, before, after, seen;
+	pthread_t	 t;
+
+	(void)state;
+	sigemptyset(&none);
+	pthread_sigmask(SIG_SETMASK, &none, &before);
+	sigemptyset(&seen);
+	assert_int_equal(util_thread(&t, thread_mask, &seen), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(sigismember(&seen, SIGTERM));
+	assert_true(sigismember(&seen, SIGCHLD));
+	assert_true(sigismember(&seen, SIGINT));
+	pthread_sigmask(SIG_SETMASK, &before, &after);
+	assert_false(sigismember(&after, SIGTERM));
+	assert_false(sigismember(&after, SIGCHLD));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
