@@ -870,8 +870,10 @@ def test_wal_live(log):
                          str(len(name))])
         tdef = os.path.join(tmp, "t.tour")
         with open(tdef, "w") as f:
+            # more than it can play while the audits below run, however
+            # fast: it must be cut short
             f.write("name live\nvariant classic2\nbots crand crand9 heur\n"
-                    "option deal_cap=3\nmatches 600\nconcurrency 3\n")
+                    "option deal_cap=3\nmatches 60000\nconcurrency 3\n")
         tid = int(r.must("tournament_start", tdef))
         deadline = time.time() + 60
         while time.time() < deadline:
