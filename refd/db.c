@@ -804,9 +804,9 @@ db_group_mode(struct db *db, void (*hook)(void),
  * Have ask(arg, ms, n) sync the log after a group's commit that must be
  * synced, instead of syncing it here; NULL syncs here again.  ms are the
  * n matches whose durable rows the sync is for: what they say from now
- * on waits for it.  ask returns the number of its request, which
- * db_sync_asked() then returns, and its owner says when it is done
- * (db_sync_heard()); or 0, and the log is synced here.
+ * on waits for it.  ask returns the number of its request, and its
+ * owner says when it is done (db_sync_heard()); or 0, and the log is
+ * synced here.
  */
 void
 db_group_async(struct db *db, uint64_t (*ask)(void *, struct db_match **,
@@ -814,13 +814,6 @@ db_group_async(struct db *db, uint64_t (*ask)(void *, struct db_match **,
 {
 	db->sync_ask = ask;
 	db->sync_arg = arg;
-}
-
-/* The number of the last sync asked of db_group_async()'s ask, or 0. */
-uint64_t
-db_sync_asked(struct db *db)
-{
-	return db->sync_asked;
 }
 
 /*

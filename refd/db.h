@@ -42,9 +42,8 @@
  *			the pass's lines leave (refd(8), DURABILITY),
  *			db_group_spans if a group may outlast its pass;
  *			db_group_async hands the syncs a commit needs to
- *			a thread: db_sync_asked numbers the last request,
- *			db_sync_heard and db_sync_done say how far they
- *			are done, db_sync_now syncs here
+ *			a thread: db_sync_heard and db_sync_done say how
+ *			far its syncs are done, db_sync_now syncs here
  *	db_break	after a failed sync: every later write fails
  */
 #ifndef REFD_DB_H
@@ -132,7 +131,6 @@ int		 db_group_spans(struct db *);
 int		 db_group_commit(struct db *);
 void		 db_group_async(struct db *, uint64_t (*)(void *,
 		    struct db_match **, int), void *);
-uint64_t	 db_sync_asked(struct db *);
 void		 db_sync_heard(struct db *, uint64_t);
 uint64_t	 db_sync_done(struct db *);
 int		 db_sync_now(struct db *);
