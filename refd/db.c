@@ -834,6 +834,17 @@ db_sync_done(struct db *db)
 	return db->sync_done;
 }
 
+/*
+ * Are durable rows of m's (a deal's end, a fault) not yet known to be on
+ * the disk: still in the open group, or committed with their sync not
+ * yet done?  What m tells of them waits until they are.
+ */
+int
+db_match_unsynced(struct db *db, const struct db_match *m)
+{
+	return m->syncwait > db->sync_done;
+}
+
 /* Sync the log here and now, as a commit of a durable row would. */
 int
 db_sync_now(struct db *db)
@@ -950,6 +961,7 @@ db_group_durable(struct db *db, struct db_match *m)
 		db->durcap = cap;
 	}
 	db->durables[db->ndurables++] = m;
+	m->syncwait = UINT64_MAX;	/* until committed */
 }
 
 /*
@@ -984,9 +996,15 @@ db_group_commit(struct db *db)
 	db->nsaves = 0;
 	/* the durable rows' matches wait for the sync, not the loop; with
 	   no match listed, or one that could not be, the loop waits */
+	req = 0;
 	if (committed && sync && db->sync_ask != NULL && nd > 0 &&
-	    !db->durables_lost && (req = db->sync_ask(db->sync_arg,
-	    db->durables, nd)) != 0) {
+	    !db->durables_lost)
+		req = db->sync_ask(db->sync_arg, db->durables, nd);
+	/* 0: synced below, before the loop goes on, or lost (lost() hears
+	   of it); the array is the next group's once lost() writes */
+	for (i = 0; i < nd; i++)
+		db->durables[i]->syncwait = req;
+	if (req != 0) {
 		db->sync_asked = req;
 		return 0;
 	}

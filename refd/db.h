@@ -105,6 +105,8 @@ struct db_match {
 	char		 sig[129];	/* that head signed, hex, or "" */
 	const char	*transcripts;	/* the seats' transcript hashes
 					   at the end, or NULL */
+	uint64_t	 syncwait;	/* by db.c: its durable rows wait
+					   for this sync (db_match_unsynced) */
 };
 
 /* One seat as recorded when a match starts. */
@@ -133,6 +135,7 @@ void		 db_group_async(struct db *, uint64_t (*)(void *,
 		    struct db_match **, int), void *);
 void		 db_sync_heard(struct db *, uint64_t);
 uint64_t	 db_sync_done(struct db *);
+int		 db_match_unsynced(struct db *, const struct db_match *);
 int		 db_sync_now(struct db *);
 void		 db_break(struct db *, const char *);
 int		 db_begin(struct db *, struct db_match *, int);

@@ -146,6 +146,111 @@ match_find(int64_t id)
 	return NULL;
 }
 
+/*
+ * A watcher, like a bot, hears of a deal's end or a fault only once the
+ * log has it on the disk: a match's event lines wait here while a
+ * durable row of it does (db_match_unsynced()), in order, and leave
+ * when the sync is done (match_log_synced(), match_held_soon()).
+ */
+struct match_held {
+	size_t	 len, cap;
+	char	 buf[];		/* lines, each ending in '\n' */
+};
+static struct event	*held_ev;	/* match_held_go(): syncs done */
+
+/* Give the operator's watchers one event line, now. */
+static void
+match_event(struct match *m, const char *line)
+{
+	int	 i;
+
+	for (i = 0; i < nobservers; i++)
+		if (observers[i].event != NULL)
+			observers[i].event(m, line);
+}
+
+/* The lines m's watchers wait for are lost with their rows. */
+static void
+match_held_drop(struct match *m)
+{
+	free(m->held);
+	m->held = NULL;
+}
+
+/* Give m's watchers the lines they wait for, if their rows are synced. */
+static void
+match_held_flush(struct match *m)
+{
+	struct match_held	*h = m->held;
+	char			*p, *nl;
+
+	if (h == NULL || db_match_unsynced(logdb, &m->dbm))
+		return;
+	m->held = NULL;
+	for (p = h->buf; p < h->buf + h->len; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(h->buf + h->len - p));
+		*nl = '\0';
+		match_event(m, p);
+	}
+	free(h);
+}
+
+/* Queue a line for m's watchers behind the sync its rows wait for. */
+static void
+match_held_add(struct match *m, const char *line)
+{
+	struct match_held	*h = m->held;
+	size_t			 n = strlen(line), cap;
+
+	if (h == NULL || h->len + n + 1 > h->cap) {
+		cap = h != NULL ? 2 * h->cap : 1024;
+		while (cap < (h != NULL ? h->len : 0) + n + 1)
+			cap *= 2;
+		if ((h = realloc(h, sizeof(*h) + cap)) == NULL) {
+			log_warnx("match %lld: a watcher's line dropped: out "
+			    "of memory", (long long)m->id);
+			return;
+		}
+		if (m->held == NULL)
+			h->len = 0;
+		h->cap = cap;
+		m->held = h;
+	}
+	memcpy(h->buf + h->len, line, n);
+	h->buf[h->len + n] = '\n';
+	h->len += n + 1;
+}
+
+/* Every match whose watchers' lines wait for a sync now done: go. */
+static void
+match_held_go(evutil_socket_t fd, short what, void *arg)
+{
+	struct match	*m;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	TAILQ_FOREACH(m, &matches, entry)
+		if (m->held != NULL)
+			match_held_flush(m);
+}
+
+/*
+ * The log syncs in the loop as soon as the callback now running is done
+ * (a commit that refd_sync_ask() kept in the loop): m's watchers hear
+ * once it is.
+ */
+static void
+match_held_soon(struct match *m)
+{
+	if (m->held == NULL)
+		return;
+	if (held_ev == NULL && (held_ev = event_new(base, -1, 0,
+	    match_held_go, NULL)) == NULL)
+		fatalx("watchers' event: out of memory");
+	event_active(held_ev, EV_TIMEOUT, 0);
+}
+
 /* Tell the operator's watchers one event line. */
 static void
 match_emit(struct match *m, const char *fmt, ...)
@@ -155,16 +260,17 @@ match_emit(struct match *m, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	 line[512];
-	int	 i;
 
-	if (TAILQ_EMPTY(&m->watchers))
+	if (TAILQ_EMPTY(&m->watchers) && m->held == NULL)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	for (i = 0; i < nobservers; i++)
-		if (observers[i].event != NULL)
-			observers[i].event(m, line);
+	match_held_flush(m);
+	if (m->held != NULL || db_match_unsynced(logdb, &m->dbm))
+		match_held_add(m, line);
+	else
+		match_event(m, line);
 }
 
 /* The log refused a write: the match cannot go on unlogged. */
@@ -939,7 +1045,7 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	char	 chain[2 * DB_HASHLEN + 1], head[2 * DB_HASHLEN + 1];
 	char	 key[2 * DB_HASHLEN + 1], receipt[400], rs[600];
 	char	 tx[BRI_MAXSEATS][CHAIN_TXMAX];
-	char	 txs[BRI_MAXSEATS * (CHAIN_TXMAX + 1)];
+	char	 txs[BRI_MAXSEATS * (CHAIN_TXMAX + 1)], line[512];
 	int	 i;
 
 	if (match_over(m))
@@ -980,6 +1086,7 @@ match_finish(struct match *m, enum match_state st, const char *result,
 		snprintf(m->result, sizeof(m->result), "aborted");
 		m->end_unlogged = 1;	/* match_log_ends() tries again */
 		st = MATCH_ABORTED;
+		match_held_drop(m);	/* their rows may not be kept */
 	}
 	match_enter(m, st);
 	log_info("match %lld: %s (%s)", (long long)m->id, m->result,
@@ -1015,7 +1122,15 @@ match_finish(struct match *m, enum match_state st, const char *result,
 			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", end);
 		seat_release(s);
 	}
-	match_emit(m, "end %s %s", m->result, m->reason);
+	/* the end's sync kept every row before it: what waited for one
+	   goes first; if the log failed, it is never told */
+	match_held_flush(m);
+	match_held_drop(m);
+	if (!TAILQ_EMPTY(&m->watchers)) {
+		snprintf(line, sizeof(line), "end %s %s", m->result,
+		    m->reason);
+		match_event(m, line);
+	}
 	for (i = 0; i < nobservers; i++)
 		if (observers[i].end != NULL)
 			observers[i].end(m);
@@ -1037,12 +1152,16 @@ match_log_lost(struct db_match *dm)
 	for (i = 0; i < m->nseats; i++)
 		if (m->seat[i] != NULL)
 			seat_drop_unsent(m->seat[i]);
+	match_held_drop(m);
 	match_logfail(m);
 }
 
 /*
  * The log syncs this match's durable rows (a deal's end, a fault) on its
- * thread, in sync n: its seats hold their lines until that is done.
+ * thread, in sync n: its seats and its watchers hold their lines until
+ * that is done (match_log_synced()).  n is 0 when the loop syncs them
+ * once the callback now running returns: only the watchers wait, as the
+ * seats write after the commit.
  */
 void
 match_log_held(struct db_match *dm, uint64_t n)
@@ -1051,9 +1170,20 @@ match_log_held(struct db_match *dm, uint64_t n)
 	int		 i;
 
 	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
+	if (n == 0) {
+		match_held_soon(m);
+		return;
+	}
 	for (i = 0; i < m->nseats; i++)
 		if (m->seat[i] != NULL)
 			seat_hold(m->seat[i], n);
+}
+
+/* The log's syncs have come further: the watchers waiting may hear. */
+void
+match_log_synced(void)
+{
+	match_held_go(-1, 0, NULL);
 }
 
 /*
@@ -1087,5 +1217,6 @@ match_free(struct match *m)
 	TAILQ_REMOVE(&matches, m, entry);
 	if (m->wait_timer != NULL)
 		event_free(m->wait_timer);
+	free(m->held);
 	free(m);
 }

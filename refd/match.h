@@ -67,6 +67,7 @@ struct match {
 	char		 reason[256];
 	TAILQ_HEAD(, ctl_conn) watchers;
 	TAILQ_HEAD(, ctl_conn) waiters;
+	struct match_held *held;	/* watchers' lines waiting for a sync */
 };
 TAILQ_HEAD(matchlist, match);
 extern struct matchlist	 matches;
@@ -85,5 +86,6 @@ void		 match_free(struct match *);
 void		 match_log_lost(struct db_match *);
 void		 match_log_lost_all(void);
 void		 match_log_held(struct db_match *, uint64_t);
+void		 match_log_synced(void);
 
 #endif /* REFD_MATCH_H */

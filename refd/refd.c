@@ -260,6 +260,7 @@ refd_log_synced(void *arg, uint64_t n, int error)
 	}
 	db_sync_heard(logdb, n);
 	seat_log_synced();
+	match_log_synced();
 }
 
 /*
@@ -267,17 +268,17 @@ refd_log_synced(void *arg, uint64_t n, int error)
  * and what those matches say from now on waits for it.  With one match
  * playing there is nothing for the loop to do meanwhile, and the hand
  * over to the thread and back costs that match a hundred microseconds
- * a deal: 0, the log syncs in the loop.
+ * a deal: 0, the log syncs in the loop, as it does with no thread (arg
+ * NULL), and the matches' watchers hear once it has.
  */
 static uint64_t
 refd_sync_ask(void *arg, struct db_match **ms, int n)
 {
-	uint64_t	 req;
+	uint64_t	 req = 0;
 	int		 i;
 
-	if (match_playing() <= 1)
-		return 0;
-	req = logsync_request(arg);
+	if (arg != NULL && match_playing() > 1)
+		req = logsync_request(arg);
 	for (i = 0; i < n; i++)
 		match_log_held(ms[i], req);
 	return req;
@@ -293,6 +294,7 @@ refd_syncer(void)
 {
 	char	 wal[sizeof(conf.db_path) + 8], err[256];
 
+	db_group_async(logdb, refd_sync_ask, NULL);
 	if (!db_has_file(logdb))
 		return;
 	snprintf(wal, sizeof(wal), "%s-wal", conf.db_path);

@@ -517,6 +517,10 @@ seen(const void *buf, size_t len)
 		note("G");
 	if (memmem(buf, len, " match_end ", 11) != NULL)
 		note("M");
+	/* a watcher's stream (match_watch) */
+	if ((len >= 8 && memcmp(buf, "dealend ", 8) == 0) ||
+	    memmem(buf, len, "\ndealend ", 9) != NULL)
+		note("W");
 }
 
 ssize_t
@@ -644,6 +648,59 @@ def test_stalled_sync(r, tmp):
         r2.stop()
 
 
+def test_watched_sync(r, tmp):
+    """A control connection watching a match hears of a deal's end only
+    after the sync that keeps it, as the bots do, also while the sync
+    runs on refd's thread and another match plays beside."""
+    r2, log = slowsync_refd(tmp, SYNC_SLEEP_MS=60)
+    try:
+        # beside it, a match that plays but writes nothing meanwhile, so
+        # that every page written is the watched match's, and the deals'
+        # syncs go to the thread
+        for i in range(3):
+            r2.add("w%d" % i, EVIL + ["slow", "5000"])
+        idle = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
+        time.sleep(0.5)
+        open(log, "w").close()
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(30)
+        c.connect(r2.sock)
+        f = c.makefile("rwb")
+        mid = r2.start("joker3", ["y0", "y1", "y2"], "target=5")
+        f.write(b"match_watch %d\n" % mid)
+        f.flush()
+        lines = []
+        while True:
+            line = f.readline()
+            assert line, "the watch stream was cut: %r" % lines[-5:]
+            if line == b"\n":
+                break
+            lines.append(line.decode().rstrip("\n"))
+        c.close()
+        result, reason = r2.wait(mid)
+        assert result.startswith(("seat", "allies", "joker", "draw")), \
+            (result, reason)
+        ends = [l for l in lines if l.startswith("dealend ")]
+        assert ends, lines[:10]
+        ev = shim_events(log, 3)
+        assert "Bt" in ev, "the deals' syncs were not on the thread"
+        last, heard = None, 0
+        for e in ev:
+            if e in ("P", "B", "Bt", "E", "Et"):
+                last = e
+            elif e == "W":
+                heard += 1
+                assert last in ("E", "Et"), \
+                    "a watcher heard of a deal's end after %s, not after " \
+                    "a sync (%d heard before)" % (last, heard - 1)
+        assert heard > 0, ev[-30:]
+        r2.must("match_stop", str(idle))
+        FIGURES["deal ends a watcher heard after their sync"] = heard
+        FIGURES["adversarial cases"] += 1
+    finally:
+        r2.stop()
+
+
 def test_sync_failure(r, tmp):
     """The disk fails a sync (EIO): the deal's end it was to keep never
     reaches a bot, every running match stops on a log failure, refd
@@ -681,7 +738,8 @@ def test_sync_failure(r, tmp):
 
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
          test_token_guesser, test_control_abuse, test_storage_faults,
-         test_bot_rlimits, test_stalled_sync, test_sync_failure,
+         test_bot_rlimits, test_stalled_sync, test_watched_sync,
+         test_sync_failure,
          test_crash_campaign]
 
 

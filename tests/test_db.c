@@ -955,6 +955,87 @@ test_group_lost(void **state)
 	db_close(db);
 }
 
+static uint64_t		 ask_ret;	/* what sync_ask() answers */
+static struct db_match	*ask_seen;	/* the one match it was asked for */
+static int		 ask_n;
+
+static uint64_t
+sync_ask(void *arg, struct db_match **ms, int n)
+{
+	(void)arg;
+	ask_n = n;
+	ask_seen = n > 0 ? ms[0] : NULL;
+	return ask_ret;
+}
+
+/*
+ * A durable row (a fault) makes its match wait for the log's sync, and
+ * only that match: while its group is open, and after the commit until
+ * the sync it was handed to is heard of.  A sync kept in the loop frees
+ * it at once, and so does any sync in the loop after the request (the
+ * end's).  Watchers wait on this as the seats do (match.c).
+ */
+static void
+test_group_unsynced(void **state)
+{
+	struct db		*db;
+	struct db_match		 m1, m2;
+	struct bri_match	 b1, b2;
+	char			 err[256];
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	hook_calls = nlost = 0;
+	db_group_mode(db, group_hook, group_lost);
+	db_group_async(db, sync_ask, NULL);
+	begin_deal(db, &m1, &b1);
+	begin_deal(db, &m2, &b2);
+	play_one(db, &m1, &b1, 0);
+	assert_int_equal(db_group_commit(db), 0);
+	assert_int_equal(ask_n, 0);		/* nothing durable */
+	assert_false(db_match_unsynced(db, &m1));
+
+	/* handed to a thread as request 7: m1 waits, m2 does not */
+	assert_int_equal(db_fault(db, &m1, 1, 0, "illegal", "x", 3,
+	    "forfeit"), 0);
+	assert_true(db_match_unsynced(db, &m1));	/* uncommitted */
+	assert_false(db_match_unsynced(db, &m2));
+	ask_ret = 7;
+	assert_int_equal(db_group_commit(db), 0);
+	assert_int_equal(ask_n, 1);
+	assert_ptr_equal(ask_seen, &m1);
+	assert_true(db_match_unsynced(db, &m1));	/* not yet synced */
+	assert_false(db_match_unsynced(db, &m2));
+	db_sync_heard(db, 6);
+	assert_true(db_match_unsynced(db, &m1));
+	db_sync_heard(db, 7);
+	assert_false(db_match_unsynced(db, &m1));
+
+	/* kept in the loop (0): synced by the commit itself */
+	assert_int_equal(db_fault(db, &m2, 1, 1, "illegal", "y", 3,
+	    "forfeit"), 0);
+	assert_true(db_match_unsynced(db, &m2));
+	ask_ret = 0;
+	assert_int_equal(db_group_commit(db), 0);
+	assert_ptr_equal(ask_seen, &m2);
+	assert_false(db_match_unsynced(db, &m2));
+
+	/* request 9 never heard of, but a match's end syncs in the loop */
+	assert_int_equal(db_fault(db, &m1, 1, 0, "illegal", "z", 3,
+	    "forfeit"), 0);
+	ask_ret = 9;
+	assert_int_equal(db_group_commit(db), 0);
+	assert_true(db_match_unsynced(db, &m1));
+	assert_int_equal(db_match_end(db, &m2, "aborted", "test", NULL, 0),
+	    0);
+	assert_false(db_match_unsynced(db, &m1));
+	assert_int_equal(db_sync_done(db), 9);
+	assert_int_equal(nlost, 0);
+	db_group_async(db, NULL, NULL);
+	db_close(db);
+}
+
 /*
  * chain.c's texts and links against vectors computed elsewhere (Python's
  * hashlib.blake2b), a NUL in a bot's evidence kept, and a text too long
@@ -1030,6 +1111,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_group_mode, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_group_lost, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_group_unsynced, setup,
 		    teardown),
 	};
 
