@@ -141,9 +141,9 @@ struct seat {
 	/* the match's transcript hashes, from seat_transcript_begin() on */
 	int		 tx_on;		/* hashing this match's lines */
 	unsigned	 tx_first;	/* its first command's id */
-	struct chain_tx	 tx_sent;	/* lines queued for the bot */
-	struct chain_tx	 tx_flushed;	/* of those, the ones of earlier
-					   passes: written, or held */
+	struct chain_tx	 tx_sent;	/* lines written to the bot */
+	size_t		 tx_from;	/* out's bytes before it: hashed or
+					   not the match's (seat_tx_out()) */
 	struct chain_tx	 tx_ans;	/* answers read to its commands */
 };
 
@@ -199,6 +199,7 @@ static void	seat_touch(struct seat *);
 static size_t	seat_unwritten(struct seat *);
 static void	seat_fault_run(evutil_socket_t, short, void *);
 static void	seat_tx_answer(struct seat *);
+static void	seat_tx_out(struct seat *);
 static void	seat_drain(struct seat *, int64_t);
 static void	seat_lines(struct seat *);
 static void	seat_write_out(struct seat *, int64_t);
@@ -792,14 +793,29 @@ seat_flush_soon(void)
 void
 seat_drop_unsent(struct seat *s)
 {
-	seat_out_cut(s, s->held);
-	if (s->tx_on)		/* the bot never gets them */
-		s->tx_sent = s->tx_flushed;
+	seat_out_cut(s, s->held);	/* never hashed: never sent */
 	s->npend -= s->unsent - s->nheld < s->npend ? s->unsent - s->nheld :
 	    s->npend;
 	s->unsent = s->nheld;
 	s->due = 0;
 	seat_arm(s);
+}
+
+/*
+ * The lines queued for s leave for the bot (or are sealed into the
+ * transcript at the match's end): hash them, all at once, unless they
+ * were hashed already or are not the match's.  Hashing as lines leave,
+ * not as they are queued, leaves out by itself the lines a lost group
+ * drops (seat_drop_unsent()), with no copy of the hash kept to go back
+ * to.
+ */
+static void
+seat_tx_out(struct seat *s)
+{
+	if (s->tx_on && s->outlen > s->tx_from)
+		chain_tx_sent(&s->tx_sent, s->out + s->tx_from,
+		    s->outlen - s->tx_from);
+	s->tx_from = s->outlen;
 }
 
 /* Take s off the list of seats with output to write. */
@@ -924,8 +940,6 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 			 * from now on of an earlier pass */
 			s->held = s->outlen;
 			s->nheld = s->unsent;
-			if (s->tx_on)
-				s->tx_flushed = s->tx_sent;
 			continue;
 		}
 		seat_write_out(s, began);
@@ -966,6 +980,7 @@ seat_write_out(struct seat *s, int64_t began)
 	s->due = 0;
 	s->held = 0;
 	s->nheld = 0;
+	seat_tx_out(s);
 	if (s->bev != NULL) {
 		bout = bufferevent_get_output(s->bev);
 		/* on an error the rest goes to the bufferevent, which meets
@@ -994,8 +1009,6 @@ seat_write_out(struct seat *s, int64_t began)
 		p->deadline_us = now + p->limit_us;
 	}
 	s->unsent = 0;
-	if (s->tx_on)
-		s->tx_flushed = s->tx_sent;
 	if (s->bev != NULL)
 		seat_arm(s);
 }
@@ -1201,6 +1214,8 @@ seat_out_cut(struct seat *s, size_t len)
 {
 	if (len < s->outlen)
 		s->outlen = len;
+	if (s->tx_from > s->outlen)
+		s->tx_from = s->outlen;
 	if (s->outlen == 0) {
 		free(s->out);
 		s->out = NULL;
@@ -1282,8 +1297,6 @@ seat_send(struct seat *s, enum pend_kind kind, int limit_ms,
 		seat_fault(s, "unresponsive", "out of memory");
 		return -1;
 	}
-	if (s->tx_on)
-		chain_tx_line(&s->tx_sent, text, (size_t)k);
 	free(big);
 	p = &s->pend[(s->phead + s->npend++) % s->npcap];
 	p->id = ++s->next_id;
@@ -1395,6 +1408,7 @@ seat_close_flushed(struct seat *s)
 	if (s->syncwait > db_sync_done(logdb) && db_sync_now(logdb) == -1)
 		seat_out_cut(s, 0);
 	seat_undirty(s);
+	seat_tx_out(s);
 	seat_out_backlog(s, 0);
 	event_del(s->rdev);
 	if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0) {
@@ -1514,11 +1528,12 @@ seat_answer(struct seat *s)
 static void
 seat_tx_answer(struct seat *s)
 {
-	char	 buf[GTP_MAXLINE + 1];
+	char	 buf[GTP_MAXLINE + 2];
 
 	buf[0] = s->fr.ok ? '=' : '?';
 	memcpy(buf + 1, s->fr.text, s->fr.len);
-	chain_tx_line(&s->tx_ans, buf, s->fr.len + 1);
+	buf[s->fr.len + 1] = '\n';
+	chain_tx_bytes(&s->tx_ans, buf, s->fr.len + 2);
 }
 
 /*
@@ -1530,22 +1545,25 @@ seat_transcript_begin(struct seat *s)
 {
 	s->tx_on = 1;
 	s->tx_first = s->next_id + 1;
+	s->tx_from = s->outlen;		/* queued before: not the match's */
 	chain_tx_init(&s->tx_sent);
 	chain_tx_init(&s->tx_ans);
-	s->tx_flushed = s->tx_sent;
 }
 
 /*
  * The seat's transcript hashes now, "N:SENT:K:ANSWERED", into buf
- * (CHAIN_TXMAX bytes); "-" if they were never begun.
+ * (CHAIN_TXMAX bytes); "-" if they were never begun.  The lines queued
+ * so far count as sent: they leave before anything queued later.
  */
 void
-seat_transcript(const struct seat *s, char *buf, size_t len)
+seat_transcript(struct seat *s, char *buf, size_t len)
 {
-	if (!s->tx_on)
+	if (!s->tx_on) {
 		snprintf(buf, len, "-");
-	else
-		chain_tx_text(&s->tx_sent, &s->tx_ans, buf, len);
+		return;
+	}
+	seat_tx_out(s);
+	chain_tx_text(&s->tx_sent, &s->tx_ans, buf, len);
 }
 
 /* One line from a bot in play: part of an answer, or noise. */

@@ -53,7 +53,7 @@ void		 seat_drop_unsent(struct seat *);
 void		 seat_push(struct seat *);
 void		 seat_lazy(struct seat *, int);
 void		 seat_transcript_begin(struct seat *);
-void		 seat_transcript(const struct seat *, char *, size_t);
+void		 seat_transcript(struct seat *, char *, size_t);
 
 void		*seat_owner(const struct seat *);
 int		 seat_index(const struct seat *);

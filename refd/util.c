@@ -165,7 +165,7 @@ util_put(char *buf, size_t len, size_t *at, const char *s, size_t n)
 }
 
 /* The decimal digits of v into num (at least 21 bytes); its length. */
-static size_t
+size_t
 util_dec(char *num, long long v)
 {
 	unsigned long long	 mag;

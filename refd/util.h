@@ -24,6 +24,7 @@ int64_t		 util_now_us(void);
 int		 util_thread(pthread_t *, void *(*)(void *), void *);
 int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
+size_t		 util_dec(char *, long long);
 void		 util_printable(char *, size_t, const char *, size_t);
 int		 util_variant(const char *, enum bri_variant *, char *, size_t);
 int		 util_vformat(char *, size_t, const char *, va_list)

@@ -1037,6 +1037,57 @@ test_group_unsynced(void **state)
 }
 
 /*
+ * A transcript hashed as a seat's writes leave (chain_tx_sent(): "ID
+ * TEXT\n" lines, ids left out) or as answers are read (chain_tx_bytes())
+ * is the one chain_tx_line() gives line by line, which refctl checks
+ * receipts by.
+ */
+static void
+test_chain_tx(void **state)
+{
+	static const char sent[] = "7 match_start a b\n8 genplay\n"
+	    "123 deal_end x y\n";
+	static const char ans[] = "=\n=7C\n? no\n";
+	struct chain_tx	 a, b;
+	char		 ha[CHAIN_HEXLEN + 1], hb[CHAIN_HEXLEN + 1];
+
+	(void)state;
+	chain_tx_init(&a);
+	chain_tx_init(&b);
+	chain_tx_line(&a, "match_start a b", 15);
+	chain_tx_line(&a, "genplay", 7);
+	chain_tx_line(&a, "deal_end x y", 12);
+	chain_tx_sent(&b, sent, 18);		/* in two writes */
+	chain_tx_sent(&b, sent + 18, sizeof(sent) - 1 - 18);
+	chain_tx_hex(&a, ha);
+	chain_tx_hex(&b, hb);
+	assert_string_equal(ha, hb);
+	assert_int_equal(a.n, 3);
+	assert_int_equal(b.n, 3);
+	chain_tx_init(&a);
+	chain_tx_init(&b);
+	chain_tx_line(&a, "=", 1);
+	chain_tx_line(&a, "=7C", 3);
+	chain_tx_line(&a, "? no", 4);
+	chain_tx_bytes(&b, ans, sizeof(ans) - 1);
+	chain_tx_hex(&a, ha);
+	chain_tx_hex(&b, hb);
+	assert_string_equal(ha, hb);
+	assert_int_equal(b.n, 3);
+	/* an id is not the text: another id, the same hash */
+	chain_tx_init(&b);
+	chain_tx_sent(&b, "9 match_start a b\n1 genplay\n5 deal_end x y\n",
+	    43);
+	chain_tx_init(&a);
+	chain_tx_line(&a, "match_start a b", 15);
+	chain_tx_line(&a, "genplay", 7);
+	chain_tx_line(&a, "deal_end x y", 12);
+	chain_tx_hex(&a, ha);
+	chain_tx_hex(&b, hb);
+	assert_string_equal(ha, hb);
+}
+
+/*
  * chain.c's texts and links against vectors computed elsewhere (Python's
  * hashlib.blake2b), a NUL in a bot's evidence kept, and a text too long
  * for a link refused rather than cut.
@@ -1114,6 +1165,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_group_unsynced, setup,
 		    teardown),
+		cmocka_unit_test(test_chain_tx),
 	};
 
 	if (bri_init() != BRI_OK)
