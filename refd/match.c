@@ -261,8 +261,10 @@ match_emit(struct match *m, const char *fmt, ...)
 	va_list	 ap;
 	char	 line[512];
 
-	if (TAILQ_EMPTY(&m->watchers) && m->held == NULL)
+	if (TAILQ_EMPTY(&m->watchers)) {
+		match_held_drop(m);	/* for nobody now */
 		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);

@@ -648,12 +648,60 @@ def test_stalled_sync(r, tmp):
         r2.stop()
 
 
+def watch_events(r2, log, variant, bots, *opts):
+    """Start a match, follow it with match_watch to its end, and return
+    its event lines and SLOWSYNC's events since the start."""
+    open(log, "w").close()
+    c = socket.socket(socket.AF_UNIX)
+    c.settimeout(30)
+    c.connect(r2.sock)
+    f = c.makefile("rwb")
+    mid = r2.start(variant, bots, *opts)
+    f.write(b"match_watch %d\n" % mid)
+    f.flush()
+    lines = []
+    while True:
+        line = f.readline()
+        assert line, "the watch stream was cut: %r" % lines[-5:]
+        if line == b"\n":
+            break
+        lines.append(line.decode().rstrip("\n"))
+    c.close()
+    result, reason = r2.wait(mid)
+    assert result.startswith(("seat", "allies", "joker", "draw")), \
+        (result, reason)
+    assert [l for l in lines if l.startswith("dealend ")], lines[:10]
+    return lines, shim_events(log, len(bots))
+
+
+def heard_after_syncs(ev, how):
+    """How many deal ends a watcher heard (W), each after a sync ended
+    since the log's last page (P) was written."""
+    last, heard = None, 0
+    for e in ev:
+        if e in ("P", "B", "Bt", "E", "Et"):
+            last = e
+        elif e == "W":
+            heard += 1
+            assert last in ("E", "Et"), \
+                "%s: a watcher heard of a deal's end after %s, not " \
+                "after a sync (%d heard before)" % (how, last, heard - 1)
+    assert heard > 0, ev[-30:]
+    return heard
+
+
 def test_watched_sync(r, tmp):
     """A control connection watching a match hears of a deal's end only
-    after the sync that keeps it, as the bots do, also while the sync
-    runs on refd's thread and another match plays beside."""
+    after the sync that keeps it, as the bots do: when the loop syncs a
+    match alone, and when the sync runs on refd's thread while another
+    match plays beside."""
     r2, log = slowsync_refd(tmp, SYNC_SLEEP_MS=60)
     try:
+        _, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
+                             "target=5")
+        assert "Bt" not in ev and "B" in ev, "a match alone synced off " \
+            "the loop"
+        alone = heard_after_syncs(ev, "alone")
         # beside it, a match that plays but writes nothing meanwhile, so
         # that every page written is the watched match's, and the deals'
         # syncs go to the thread
@@ -661,41 +709,13 @@ def test_watched_sync(r, tmp):
             r2.add("w%d" % i, EVIL + ["slow", "5000"])
         idle = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
         time.sleep(0.5)
-        open(log, "w").close()
-        c = socket.socket(socket.AF_UNIX)
-        c.settimeout(30)
-        c.connect(r2.sock)
-        f = c.makefile("rwb")
-        mid = r2.start("joker3", ["y0", "y1", "y2"], "target=5")
-        f.write(b"match_watch %d\n" % mid)
-        f.flush()
-        lines = []
-        while True:
-            line = f.readline()
-            assert line, "the watch stream was cut: %r" % lines[-5:]
-            if line == b"\n":
-                break
-            lines.append(line.decode().rstrip("\n"))
-        c.close()
-        result, reason = r2.wait(mid)
-        assert result.startswith(("seat", "allies", "joker", "draw")), \
-            (result, reason)
-        ends = [l for l in lines if l.startswith("dealend ")]
-        assert ends, lines[:10]
-        ev = shim_events(log, 3)
+        _, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
+                             "target=5")
         assert "Bt" in ev, "the deals' syncs were not on the thread"
-        last, heard = None, 0
-        for e in ev:
-            if e in ("P", "B", "Bt", "E", "Et"):
-                last = e
-            elif e == "W":
-                heard += 1
-                assert last in ("E", "Et"), \
-                    "a watcher heard of a deal's end after %s, not after " \
-                    "a sync (%d heard before)" % (last, heard - 1)
-        assert heard > 0, ev[-30:]
+        beside = heard_after_syncs(ev, "beside another")
         r2.must("match_stop", str(idle))
-        FIGURES["deal ends a watcher heard after their sync"] = heard
+        FIGURES["deal ends a watcher heard after their sync, alone / " \
+                "beside another"] = "%d / %d" % (alone, beside)
         FIGURES["adversarial cases"] += 1
     finally:
         r2.stop()
