@@ -163,6 +163,21 @@ static struct authfail {
 
 static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
 static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
+/*
+ * The answers read but not yet hashed into their seat's transcript, as
+ * the transcript holds them ("=TEXT\n" or "?TEXT\n"): one seat's at a
+ * time, hashed in one update when another seat's answer comes, when
+ * the buffer is full, or when the transcript is read
+ * (seat_transcript()).  A bot acknowledges every note: most answers
+ * come several to a read, and each of them hashed alone cost two copies
+ * of the hash's state.
+ */
+static struct {
+	struct seat	*s;
+	size_t		 len;
+	char		 buf[GTP_MAXLINE + 2];
+} txa;
+
 /* Dirty seats whose lines wait for the log's sync (db_group_async()) */
 static TAILQ_HEAD(, seat) syncq = TAILQ_HEAD_INITIALIZER(syncq);
 static struct event	*flush_ev;	/* runs seat_flush() after the batch */
@@ -200,6 +215,8 @@ static size_t	seat_unwritten(struct seat *);
 static void	seat_fault_run(evutil_socket_t, short, void *);
 static void	seat_tx_answer(struct seat *);
 static void	seat_tx_out(struct seat *);
+static void	seat_txa_flush(void);
+static void	seat_txa_drop(struct seat *);
 static void	seat_drain(struct seat *, int64_t);
 static void	seat_lines(struct seat *);
 static void	seat_write_out(struct seat *, int64_t);
@@ -1528,12 +1545,35 @@ seat_answer(struct seat *s)
 static void
 seat_tx_answer(struct seat *s)
 {
-	char	 buf[GTP_MAXLINE + 2];
+	size_t	 n = s->fr.len + 2;	/* fr.len <= GTP_MAXLINE */
 
-	buf[0] = s->fr.ok ? '=' : '?';
-	memcpy(buf + 1, s->fr.text, s->fr.len);
-	buf[s->fr.len + 1] = '\n';
-	chain_tx_bytes(&s->tx_ans, buf, s->fr.len + 2);
+	if (txa.s != s || txa.len + n > sizeof(txa.buf))
+		seat_txa_flush();
+	txa.s = s;
+	txa.buf[txa.len] = s->fr.ok ? '=' : '?';
+	memcpy(txa.buf + txa.len + 1, s->fr.text, s->fr.len);
+	txa.buf[txa.len + n - 1] = '\n';
+	txa.len += n;
+}
+
+/* Hash the answers waiting in txa into their seat's transcript. */
+static void
+seat_txa_flush(void)
+{
+	if (txa.s != NULL && txa.len > 0)
+		chain_tx_bytes(&txa.s->tx_ans, txa.buf, txa.len);
+	txa.s = NULL;
+	txa.len = 0;
+}
+
+/* s's answers waiting in txa are of no transcript any more. */
+static void
+seat_txa_drop(struct seat *s)
+{
+	if (txa.s == s) {
+		txa.s = NULL;
+		txa.len = 0;
+	}
 }
 
 /*
@@ -1543,6 +1583,7 @@ seat_tx_answer(struct seat *s)
 void
 seat_transcript_begin(struct seat *s)
 {
+	seat_txa_drop(s);
 	s->tx_on = 1;
 	s->tx_first = s->next_id + 1;
 	s->tx_from = s->outlen;		/* queued before: not the match's */
@@ -1563,6 +1604,8 @@ seat_transcript(struct seat *s, char *buf, size_t len)
 		return;
 	}
 	seat_tx_out(s);
+	if (txa.s == s)
+		seat_txa_flush();
 	chain_tx_text(&s->tx_sent, &s->tx_ans, buf, len);
 }
 
@@ -1937,6 +1980,7 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	TAILQ_REMOVE(&seats, s, entry);
 	nseats_alive--;
+	seat_txa_drop(s);
 	/*
 	 * What the bot wrote to stderr before it went belongs in its log,
 	 * though the loop has not read it yet: a bounded last look.

@@ -1473,6 +1473,23 @@ def test_receipts(log):
         assert rc == 0 and out.startswith("receipt verified: match %d, "
                                           % mid), out + err
     print("#   honest: " + out.strip())
+    # the answers a receipt counts run at least through the bot's last
+    # move: the one that ended the match is read before the end is
+    for seat in (0, 1):
+        k = int(ends[seat].rsplit(":", 2)[1])
+        lines = open(log.rcpt[seat]).read().split("\n")
+        start = next(i for i, l in enumerate(lines)
+                     if re.match(r"\d+ match_start ", l))
+        end = next(i for i, l in enumerate(lines)
+                   if re.match(r"\d+ match_end ", l))
+        last = max(i for i in range(start, end)
+                   if re.match(r"\d+ genplay ", lines[i]))
+        moved = next(i for i in range(last, end)
+                     if lines[i].startswith("> "))
+        through = sum(1 for l in lines[start:moved + 1]
+                      if l.startswith("> "))
+        assert k >= through, "seat %d: the receipt counts %d answers, " \
+            "the bot gave %d through its last move" % (seat, k, through)
 
     def forged(name, edit):
         path = log.copy("receipt-" + name)
