@@ -400,6 +400,7 @@ static int
 ctl_match_show(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
 	struct match	*m;
+	const int	*mpoints, *faults;
 	size_t		 at;
 	int		 i;
 
@@ -409,10 +410,11 @@ ctl_match_show(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	at = ctl_match_line(m, r, len);
 	at += snprintf(r + at, len - at, "\noptions %s\ncommit %s",
 	    m->options, m->commit);
+	/* as the log has them on the disk, not a sync ahead */
+	match_shown(m, &mpoints, &faults);
 	for (i = 0; i < m->nseats && at < len; i++)
 		at += snprintf(r + at, len - at, "\nseat %d %s mpoints=%d "
-		    "faults=%d", i, m->conf.bots[i], m->bm.mpoints[i],
-		    m->faults[i]);
+		    "faults=%d", i, m->conf.bots[i], mpoints[i], faults[i]);
 	if (m->reason[0] && at < len)
 		snprintf(r + at, len - at, "\nreason %s", m->reason);
 	return 0;

@@ -275,6 +275,35 @@ match_emit(struct match *m, const char *fmt, ...)
 		match_event(m, line);
 }
 
+/*
+ * Before m changes its match points or faults (a move, a fault): if the
+ * log has everything of m on the disk, what m shows (match_shown()) is
+ * what it has now.  While a deal's end or a fault waits for its sync,
+ * m changes nothing more: its seats hold their lines, so no move comes.
+ */
+static void
+match_shown_keep(struct match *m)
+{
+	if (db_match_unsynced(logdb, &m->dbm))
+		return;
+	/* the log's: a lost deal's end is not in them */
+	memcpy(m->shown_mpoints, m->dbm.mpoints, sizeof(m->shown_mpoints));
+	memcpy(m->shown_faults, m->faults, sizeof(m->shown_faults));
+}
+
+/*
+ * m's match points and faults as the log has them on the disk, for the
+ * operator (match_show): a deal's end or a fault shows once its sync is
+ * done, as the bots and the watchers hear of it.
+ */
+void
+match_shown(struct match *m, const int **mpoints, const int **faults)
+{
+	match_shown_keep(m);
+	*mpoints = m->shown_mpoints;
+	*faults = m->shown_faults;
+}
+
 /* The log refused a write: the match cannot go on unlogged. */
 static void
 match_logfail(struct match *m)
@@ -747,6 +776,7 @@ match_fault(void *arg, struct seat *s, const char *kind,
 	int		 i = seat_index(s), ms, fallback, phase, suit = 0;
 
 	ms = (int)((us >= 0 ? us : util_now_us() - m->ask_us) / 1000);
+	match_shown_keep(m);
 	m->faults[i]++;
 	fallback = m->conf.policy == POLICY_FALLBACK && !seat_broken(s) &&
 	    m->state == MATCH_PLAYING && i == m->bm.deal.turn &&
@@ -842,6 +872,7 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	int		 showpartner =
 			    bri_variant_info(m->conf.opt.variant)->showpartner;
 
+	match_shown_keep(m);
 	if (bri_match_play(&m->bm, seat, c, &ev) != BRI_OK) {
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
 		return;
@@ -973,6 +1004,7 @@ match_bid(struct match *m, int seat, int rank, int64_t ms, int fault)
 	struct bri_view	 v;
 	int		 i, seq = m->bm.deal.ncalls;
 
+	match_shown_keep(m);
 	if (bri_match_bid(&m->bm, seat, rank, &ev) != BRI_OK) {
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
 		return;

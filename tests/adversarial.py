@@ -517,6 +517,9 @@ seen(const void *buf, size_t len)
 		note("G");
 	if (memmem(buf, len, " match_end ", 11) != NULL)
 		note("M");
+	/* match_show's answer, the one with a "commit" line */
+	if (memmem(buf, len, "\ncommit ", 8) != NULL)
+		note("S");
 	/* a watcher's stream (match_watch) */
 	if ((len >= 8 && memcmp(buf, "dealend ", 8) == 0) ||
 	    memmem(buf, len, "\ndealend ", 9) != NULL)
@@ -649,8 +652,10 @@ def test_stalled_sync(r, tmp):
 
 
 def watch_events(r2, log, variant, bots, *opts):
-    """Start a match, follow it with match_watch to its end, and return
-    its event lines and SLOWSYNC's events since the start."""
+    """Start a match, follow it with match_watch to its end while another
+    connection asks match_show without pause, and return its event
+    lines, the match points each match_show gave, and SLOWSYNC's events
+    since the start."""
     open(log, "w").close()
     c = socket.socket(socket.AF_UNIX)
     c.settimeout(30)
@@ -659,19 +664,66 @@ def watch_events(r2, log, variant, bots, *opts):
     mid = r2.start(variant, bots, *opts)
     f.write(b"match_watch %d\n" % mid)
     f.flush()
+    shown, done = [], threading.Event()
+
+    def show():
+        c2 = socket.socket(socket.AF_UNIX)
+        c2.settimeout(30)
+        c2.connect(r2.sock)
+        f2 = c2.makefile("rwb")
+        while not done.is_set():
+            f2.write(b"match_show %d\n" % mid)
+            f2.flush()
+            mp = []
+            while True:
+                line = f2.readline().decode()
+                assert line, "match_show cut"
+                if line == "\n":
+                    break
+                m = re.search(r" mpoints=(\d+)", line)
+                if m:
+                    mp.append(int(m.group(1)))
+            shown.append(tuple(mp))
+        c2.close()
+    poller = threading.Thread(target=show)
+    poller.start()
     lines = []
-    while True:
-        line = f.readline()
-        assert line, "the watch stream was cut: %r" % lines[-5:]
-        if line == b"\n":
-            break
-        lines.append(line.decode().rstrip("\n"))
+    try:
+        while True:
+            line = f.readline()
+            assert line, "the watch stream was cut: %r" % lines[-5:]
+            if line == b"\n":
+                break
+            lines.append(line.decode().rstrip("\n"))
+    finally:
+        done.set()
+        poller.join()
     c.close()
     result, reason = r2.wait(mid)
     assert result.startswith(("seat", "allies", "joker", "draw")), \
         (result, reason)
     assert [l for l in lines if l.startswith("dealend ")], lines[:10]
-    return lines, shim_events(log, len(bots))
+    return lines, shown, shim_events(log, len(bots))
+
+
+def shown_after_syncs(ev, shown, how):
+    """How many of match_show's answers (S) gave new match points, each
+    while no sync was under way: a result shows once it is on the disk.
+    The i-th S is the i-th answer: one connection asks, one at a time."""
+    assert ev.count("S") == len(shown), (ev.count("S"), len(shown))
+    sync, k, new = None, 0, 0
+    for e in ev:
+        if e in ("B", "Bt", "E", "Et"):
+            sync = e
+        elif e == "S":
+            if k > 0 and shown[k] != shown[k - 1]:
+                new += 1
+                assert sync in (None, "E", "Et"), \
+                    "%s: match_show gave the points %s during a sync " \
+                    "(%s)" % (how, shown[k], sync)
+            k += 1
+    assert new > 0, shown[-5:]
+    return new
 
 
 def heard_after_syncs(ev, how):
@@ -697,8 +749,8 @@ def test_watched_sync(r, tmp):
     match plays beside."""
     r2, log = slowsync_refd(tmp, SYNC_SLEEP_MS=60)
     try:
-        _, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
-                             "target=5")
+        _, _, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
+                                "target=5")
         assert "Bt" not in ev and "B" in ev, "a match alone synced off " \
             "the loop"
         alone = heard_after_syncs(ev, "alone")
@@ -709,13 +761,16 @@ def test_watched_sync(r, tmp):
             r2.add("w%d" % i, EVIL + ["slow", "5000"])
         idle = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
         time.sleep(0.5)
-        _, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
-                             "target=5")
+        _, shown, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
+                                    "target=5")
         assert "Bt" in ev, "the deals' syncs were not on the thread"
         beside = heard_after_syncs(ev, "beside another")
+        changed = shown_after_syncs(ev, shown, "beside another")
         r2.must("match_stop", str(idle))
         FIGURES["deal ends a watcher heard after their sync, alone / " \
                 "beside another"] = "%d / %d" % (alone, beside)
+        FIGURES["new match points match_show gave, none during a sync"] = \
+            "%d of %d answers" % (changed, len(shown))
         FIGURES["adversarial cases"] += 1
     finally:
         r2.stop()
