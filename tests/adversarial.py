@@ -674,27 +674,13 @@ def watch_events(r2, log, variant, bots, *opts):
         while not done.is_set():
             f2.write(b"match_show %d\n" % mid)
             f2.flush()
-            mp = []
-            while True:
-                line = f2.readline().decode()
-                assert line, "match_show cut"
-                if line == "\n":
-                    break
-                m = re.search(r" mpoints=(\d+)", line)
-                if m:
-                    mp.append(int(m.group(1)))
-            shown.append(tuple(mp))
+            shown.append(tuple(int(m) for m in re.findall(
+                r" mpoints=(\d+)", "\n".join(harness.answer_lines(f2)))))
         c2.close()
     poller = threading.Thread(target=show)
     poller.start()
-    lines = []
     try:
-        while True:
-            line = f.readline()
-            assert line, "the watch stream was cut: %r" % lines[-5:]
-            if line == b"\n":
-                break
-            lines.append(line.decode().rstrip("\n"))
+        lines = harness.answer_lines(f, "the watch stream")
     finally:
         done.set()
         poller.join()

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from harness import (EVIL, REFCTL, REFD, SEATS, SRC, Refd, RemoteBot,
-                     refd_with_shim,
+                     refd_with_shim, answer_lines,
                      check_transcript, example_bots, finish, run_against)
 
 
@@ -279,13 +279,7 @@ def test_no_forged_output(r):
                   "move_ms=3000")
     f.write(b"match_watch %d\n" % mid)
     f.flush()
-    lines = []
-    while True:
-        line = f.readline().decode()
-        assert line, "watch stream cut"
-        if line == "\n":
-            break
-        lines.append(line.rstrip("\n"))
+    lines = answer_lines(f, "the watch stream")
     c.close()
     ends = [l for l in lines if l.startswith("end ")]
     assert len(ends) == 1 and not any(l.startswith("end seat0 forged")

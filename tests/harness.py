@@ -139,6 +139,18 @@ class Refd:
         return self.proc.returncode
 
 
+def answer_lines(f, what="the answer"):
+    """The lines of one control answer read from f (a binary file of a
+    control connection), up to the empty line that ends it."""
+    lines = []
+    while True:
+        line = f.readline().decode()
+        assert line, "%s was cut: %r" % (what, lines[-5:])
+        if line == "\n":
+            return lines
+        lines.append(line.rstrip("\n"))
+
+
 def refd_with_shim(tmp, source, name, extra=("-v",)):
     """A Refd in tmp with the C source built as a shared object and
     preloaded (LD_PRELOAD): a shim that wraps calls refd makes."""
