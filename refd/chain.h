@@ -113,7 +113,7 @@ struct chain_tx {
 
 void	chain_tx_init(struct chain_tx *);
 void	chain_tx_line(struct chain_tx *, const char *, size_t);
-void	chain_tx_bytes(struct chain_tx *, const char *, size_t);
+void	chain_tx_bytes(struct chain_tx *, const char *, size_t, long long);
 void	chain_tx_sent(struct chain_tx *, const char *, size_t);
 void	chain_tx_hex(const struct chain_tx *, char *);
 void	chain_tx_text(const struct chain_tx *, const struct chain_tx *,

@@ -175,6 +175,7 @@ static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
 static struct {
 	struct seat	*s;
 	size_t		 len;
+	int		 n;		/* answers in buf */
 	char		 buf[GTP_MAXLINE + 2];
 } txa;
 
@@ -1554,6 +1555,7 @@ seat_tx_answer(struct seat *s)
 	memcpy(txa.buf + txa.len + 1, s->fr.text, s->fr.len);
 	txa.buf[txa.len + n - 1] = '\n';
 	txa.len += n;
+	txa.n++;
 }
 
 /* Hash the answers waiting in txa into their seat's transcript. */
@@ -1561,9 +1563,10 @@ static void
 seat_txa_flush(void)
 {
 	if (txa.s != NULL && txa.len > 0)
-		chain_tx_bytes(&txa.s->tx_ans, txa.buf, txa.len);
+		chain_tx_bytes(&txa.s->tx_ans, txa.buf, txa.len, txa.n);
 	txa.s = NULL;
 	txa.len = 0;
+	txa.n = 0;
 }
 
 /* s's answers waiting in txa are of no transcript any more. */
@@ -1573,6 +1576,7 @@ seat_txa_drop(struct seat *s)
 	if (txa.s == s) {
 		txa.s = NULL;
 		txa.len = 0;
+		txa.n = 0;
 	}
 }
 

@@ -288,6 +288,14 @@ def test_no_forged_output(r):
     assert result == "forfeit1" and "\n" not in reason, (result, reason)
     (ev,), = r.query("SELECT evidence FROM faults WHERE match_id = ?", mid)
     assert "\n" not in ev and "\x1b" not in ev and "\\x0a" in ev, ev
+    # the receipts' counts: an answer of several lines is one answer, and
+    # the injector answered every command it was sent before it refused
+    (end,), = r.query("SELECT text FROM log_chain WHERE kind = 'end' AND "
+                      "match_id = ?", mid)
+    tx = end.split(" transcripts=")[1].split(",")
+    counts = [(int(t.split(":")[0]), int(t.split(":")[2])) for t in tx]
+    assert all(k <= n for n, k in counts), counts
+    assert counts[1][0] == counts[1][1], counts
 
 
 def test_watch_then_command(r):

@@ -1069,11 +1069,19 @@ test_chain_tx(void **state)
 	chain_tx_line(&a, "=", 1);
 	chain_tx_line(&a, "=7C", 3);
 	chain_tx_line(&a, "? no", 4);
-	chain_tx_bytes(&b, ans, sizeof(ans) - 1);
+	chain_tx_bytes(&b, ans, sizeof(ans) - 1, 3);
 	chain_tx_hex(&a, ha);
 	chain_tx_hex(&b, hb);
 	assert_string_equal(ha, hb);
 	assert_int_equal(b.n, 3);
+	/* an answer of two lines is one answer, its lines joined */
+	chain_tx_line(&a, "=a\nb", 4);
+	chain_tx_bytes(&b, "=a\nb\n", 5, 1);
+	chain_tx_hex(&a, ha);
+	chain_tx_hex(&b, hb);
+	assert_string_equal(ha, hb);
+	assert_int_equal(a.n, 4);
+	assert_int_equal(b.n, 4);
 	/* an id is not the text: another id, the same hash */
 	chain_tx_init(&b);
 	chain_tx_sent(&b, "9 match_start a b\n1 genplay\n5 deal_end x y\n",
