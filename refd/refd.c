@@ -288,6 +288,8 @@ refd_sync_ask(void *arg, struct db_match **ms, int n)
  * Sync the log's write-ahead log on a thread of its own (logsync.c), so
  * that a deal's end holds up its own match's lines, not the loop.  A log
  * in memory has nothing to sync; if no thread can be had, the loop syncs.
+ * Either way refd_sync_ask() hears of every durable commit, so that the
+ * matches' watchers wait for its sync (match_log_held()).
  */
 static void
 refd_syncer(void)
