@@ -220,7 +220,7 @@ static int	 db_run(struct db *, enum db_stmt, const char *,
 		    const char *, ...);
 static int	 db_chained(struct db *, struct db_match *, enum db_stmt,
 		    const struct chain_text *, const char *, ...);
-static int	 db_durable(struct db *, int);
+static void	 db_durable(struct db *, int);
 static int	 db_commit_step(struct db *, const char *);
 static int	 db_group_enter(struct db *, struct db_match *);
 static int	 db_group_barrier(struct db *);
@@ -1058,20 +1058,18 @@ db_group_barrier(struct db *db)
  * PRAGMA synchronous: SQLite applies a pragma when it prepares it, so a
  * prepared one stepped again changes nothing; db_commit_step() syncs.
  */
-static int
+static void
 db_durable(struct db *db, int on)
 {
 	/* a group is synced when committed, by db_group_commit() */
 	if (GROUPED(db)) {
 		if (on)
 			db->group_sync = 1;
-		return 0;
+		return;
 	}
 	/* a transaction open: db_begin() chose for its commit */
-	if (db->tx_open)
-		return 0;
-	db->commit_sync = on;
-	return 0;
+	if (!db->tx_open)
+		db->commit_sync = on;
 }
 
 /* COMMIT, then sync the log if db_durable() asked for it. */
@@ -1424,11 +1422,7 @@ db_abort_unfinished(struct db *db, const char *reason, int *n)
 		return 0;
 	}
 	db->solo++;
-	if (db_durable(db, 1) == -1) {
-		db->solo--;
-		free(ids);
-		return -1;
-	}
+	db_durable(db, 1);
 	db_now(ended, sizeof(ended));
 	rc = db_step(db, db->st[S_BEGIN], "abort unfinished matches");
 	for (i = 0; rc == 0 && i < count; i++)
@@ -1447,8 +1441,7 @@ db_abort_unfinished(struct db *db, const char *reason, int *n)
 		memcpy(db->err, keep, sizeof(keep));
 	}
 	free(ids);
-	if (db_durable(db, 0) == -1)
-		rc = -1;
+	db_durable(db, 0);
 	db->solo--;
 	return rc;
 }
@@ -1466,8 +1459,8 @@ db_begin(struct db *db, struct db_match *m, int durable)
 {
 	if (db->tx_open)
 		return db_failx(db, "begin: a transaction is already open");
-	if (durable && db_durable(db, 1) == -1)
-		return -1;
+	if (durable)
+		db_durable(db, 1);
 	if (durable && GROUPED(db))
 		db_group_durable(db, m);
 	/* in group mode, a savepoint inside the group */
@@ -1500,9 +1493,8 @@ db_commit(struct db *db)
 	    db_commit_step(db, "commit")) == -1)
 		return -1;
 	db->tx_open = 0;
-	/* committed: a failure to step back to NORMAL is still reported */
-	if (db->tx_durable && db_durable(db, 0) == -1)
-		return -1;
+	if (db->tx_durable)
+		db_durable(db, 0);
 	return 0;
 }
 
@@ -1914,16 +1906,14 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
 	    strlen(results[d->result]), d->winner, pts, strlen(pts), mpts,
 	    strlen(mpts));
 
-	if (db_durable(db, 1) == -1)
-		return -1;
+	db_durable(db, 1);
 	if (GROUPED(db))
 		db_group_durable(db, m);
 	rc = db_chained(db, m, S_DEAL_END, &l, "Iisiss", m->id, bm->ndeals,
 	    results[d->result], (int)d->winner, pts, mpts);
 	if (rc == 0)
 		memcpy(m->mpoints, bm->mpoints, bm->nseats * sizeof(int));
-	if (db_durable(db, 0) == -1)
-		rc = -1;
+	db_durable(db, 0);
 	return rc;
 }
 
@@ -1965,10 +1955,7 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 	if (db_group_barrier(db) == -1)
 		return -1;
 	db->solo++;
-	if (db_durable(db, 1) == -1) {
-		db->solo--;
-		return -1;
-	}
+	db_durable(db, 1);
 	memcpy(chain, m->chain, DB_HASHLEN);
 	/* the match's end and the log's signed head, in one commit */
 	rc = db_step(db, db->st[S_BEGIN], "match end");
@@ -2002,8 +1989,7 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		memcpy(m->chain, chain, DB_HASHLEN);
 		m->links = links;
 	}
-	if (db_durable(db, 0) == -1)
-		rc = -1;
+	db_durable(db, 0);
 	db->solo--;
 	return rc;
 }
@@ -2042,10 +2028,7 @@ db_tourney_event(struct db *db, enum db_stmt s, const char *what,
 	if (db_group_barrier(db) == -1)
 		return -1;
 	db->solo++;
-	if (db_durable(db, 1) == -1) {
-		db->solo--;
-		return -1;
-	}
+	db_durable(db, 1);
 	rc = db_step(db, db->st[S_BEGIN], what);
 	if (rc == 0) {
 		va_start(ap, fmt);
@@ -2067,8 +2050,7 @@ db_tourney_event(struct db *db, enum db_stmt s, const char *what,
 		db_step(db, db->st[S_ROLLBACK], "rollback");
 		memcpy(db->err, keep, sizeof(keep));
 	}
-	if (db_durable(db, 0) == -1)
-		rc = -1;
+	db_durable(db, 0);
 	db->solo--;
 	return rc;
 }

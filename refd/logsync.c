@@ -10,9 +10,9 @@
  * Requests are numbered.  The thread syncs after taking the highest
  * number asked so far, so one sync answers every request made before it
  * began, however many; then the loop hears, through a pipe, how far the
- * syncs have come.  The thread opens the file itself and touches nothing
- * of SQLite's: fdatasync(2) of any descriptor of a file writes what was
- * written through all of them.
+ * syncs have come.  It syncs through a descriptor of its own and touches
+ * nothing of SQLite's: fdatasync(2) of any descriptor of a file writes
+ * what was written through all of them.
  */
 #include "config.h"
 
