@@ -525,33 +525,7 @@ seen(const void *buf, size_t len)
 	    memmem(buf, len, "\ndealend ", 9) != NULL)
 		note("W");
 }
-
-ssize_t
-write(int fd, const void *buf, size_t len)
-{
-	static ssize_t (*real)(int, const void *, size_t);
-
-	if (real == NULL)
-		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT,
-		    "write");
-	seen(buf, len);
-	return real(fd, buf, len);
-}
-
-ssize_t
-writev(int fd, const struct iovec *iov, int n)
-{
-	static ssize_t (*real)(int, const struct iovec *, int);
-	int i;
-
-	if (real == NULL)
-		real = (ssize_t (*)(int, const struct iovec *, int))
-		    dlsym(RTLD_NEXT, "writev");
-	for (i = 0; i < n; i++)
-		seen(iov[i].iov_base, iov[i].iov_len);
-	return real(fd, iov, n);
-}
-"""
+""" + harness.SHIM_WRITES
 
 
 def slowsync_refd(tmp, **env):
@@ -582,6 +556,26 @@ def shim_events(log, ends=0):
     return ev
 
 
+# what SLOWSYNC's letters for the lines refd writes stand for
+WRITTEN = {"D": "a deal_end to a bot", "M": "a match_end to a bot",
+           "W": "a deal's end to a watcher"}
+
+
+def after_syncs(ev, how, kinds):
+    """How many lines of each kind SLOWSYNC saw written, each after a
+    sync ended since the log's last page (P) was written."""
+    last, told = None, dict.fromkeys(kinds, 0)
+    for e in ev:
+        if e in ("P", "B", "Bt", "E", "Et"):
+            last = e
+        elif e in told:
+            told[e] += 1
+            assert last in ("E", "Et"), "%s: %s written after %s, not " \
+                "after a sync (%d before)" % (how, WRITTEN[e], last,
+                                               told[e] - 1)
+    return told
+
+
 def test_stalled_sync(r, tmp):
     """A disk that takes 60 ms a sync: no deal's or match's end reaches
     a bot before the sync after its rows ends, and a match beside it goes
@@ -596,16 +590,7 @@ def test_stalled_sync(r, tmp):
         result, reason = r2.wait(mid)
         assert result.startswith(("seat", "allies", "joker", "draw")), \
             (result, reason)
-        ev = shim_events(log, 3)
-        last, told = None, {"D": 0, "M": 0}
-        for e in ev:
-            if e in ("P", "B", "Bt", "E", "Et"):
-                last = e
-            elif e in told:
-                told[e] += 1
-                assert last in ("E", "Et"), "a %s written after %s, not " \
-                    "after a sync" % ({"D": "deal_end", "M": "match_end"}[e],
-                                      last)
+        told = after_syncs(shim_events(log, 3), "alone", "DM")
         assert told["D"] > 0 and told["M"] == 3, told
         # stopped in its first deal, by bots that take 50 ms a move, so
         # that no deal's sync is under way: the end is synced before
@@ -618,13 +603,7 @@ def test_stalled_sync(r, tmp):
         r2.must("match_stop", str(mid))
         result, reason = r2.wait(mid)
         assert result == "aborted", (result, reason)
-        last = None
-        for e in shim_events(log, 3):
-            if e in ("P", "B", "Bt", "E", "Et"):
-                last = e
-            elif e == "M":
-                assert last in ("E", "Et"), \
-                    "a match_end written after %s, not after a sync" % last
+        after_syncs(shim_events(log, 3), "stopped", "M")
         # two at once, of deals of different lengths so that their ends
         # fall apart: while one's sync runs, the other plays on
         open(log, "w").close()
@@ -712,22 +691,6 @@ def shown_after_syncs(ev, shown, how):
     return new
 
 
-def heard_after_syncs(ev, how):
-    """How many deal ends a watcher heard (W), each after a sync ended
-    since the log's last page (P) was written."""
-    last, heard = None, 0
-    for e in ev:
-        if e in ("P", "B", "Bt", "E", "Et"):
-            last = e
-        elif e == "W":
-            heard += 1
-            assert last in ("E", "Et"), \
-                "%s: a watcher heard of a deal's end after %s, not " \
-                "after a sync (%d heard before)" % (how, last, heard - 1)
-    assert heard > 0, ev[-30:]
-    return heard
-
-
 def test_watched_sync(r, tmp):
     """A control connection watching a match hears of a deal's end only
     after the sync that keeps it, as the bots do: when the loop syncs a
@@ -739,7 +702,8 @@ def test_watched_sync(r, tmp):
                                 "target=5")
         assert "Bt" not in ev and "B" in ev, "a match alone synced off " \
             "the loop"
-        alone = heard_after_syncs(ev, "alone")
+        alone = after_syncs(ev, "alone", "W")["W"]
+        assert alone > 0, ev[-30:]
         # beside it, a match that plays but writes nothing meanwhile, so
         # that every page written is the watched match's, and the deals'
         # syncs go to the thread
@@ -750,7 +714,8 @@ def test_watched_sync(r, tmp):
         _, shown, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
                                     "target=5")
         assert "Bt" in ev, "the deals' syncs were not on the thread"
-        beside = heard_after_syncs(ev, "beside another")
+        beside = after_syncs(ev, "beside another", "W")["W"]
+        assert beside > 0, ev[-30:]
         changed = shown_after_syncs(ev, shown, "beside another")
         r2.must("match_stop", str(idle))
         FIGURES["deal ends a watcher heard after their sync, alone / " \

@@ -415,33 +415,13 @@ SLOWWRITE = r"""
 #include <unistd.h>
 /* every write that carries a genplay to a bot takes 150 ms first */
 static void
-maybe_stall(const void *buf, size_t len)
+seen(const void *buf, size_t len)
 {
 	struct timespec ts = { 0, 150 * 1000 * 1000 };
 	if (memmem(buf, len, " genplay ", 9) != NULL)
 		nanosleep(&ts, NULL);
 }
-ssize_t
-write(int fd, const void *buf, size_t len)
-{
-	static ssize_t (*real)(int, const void *, size_t);
-	if (!real) real = (ssize_t (*)(int, const void *, size_t))
-	    dlsym(RTLD_NEXT, "write");
-	maybe_stall(buf, len);
-	return real(fd, buf, len);
-}
-ssize_t
-writev(int fd, const struct iovec *iov, int n)
-{
-	static ssize_t (*real)(int, const struct iovec *, int);
-	int i;
-	if (!real) real = (ssize_t (*)(int, const struct iovec *, int))
-	    dlsym(RTLD_NEXT, "writev");
-	for (i = 0; i < n; i++)
-		maybe_stall(iov[i].iov_base, iov[i].iov_len);
-	return real(fd, iov, n);
-}
-"""
+""" + harness.SHIM_WRITES
 CLOCKLINE = re.compile(r"clock: answer (\S+) \(.*\) command (\d+) genplay: "
                        r".* written (\d+) ")
 

@@ -151,6 +151,38 @@ def answer_lines(f, what="the answer"):
         lines.append(line.rstrip("\n"))
 
 
+# C for a shim (refd_with_shim()) that sees every byte refd writes: its
+# write(2) and writev(2) hand each buffer to the shim's own
+# "static void seen(const void *buf, size_t len)", defined before this.
+SHIM_WRITES = r"""
+ssize_t
+write(int fd, const void *buf, size_t len)
+{
+	static ssize_t (*real)(int, const void *, size_t);
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT,
+		    "write");
+	seen(buf, len);
+	return real(fd, buf, len);
+}
+
+ssize_t
+writev(int fd, const struct iovec *iov, int n)
+{
+	static ssize_t (*real)(int, const struct iovec *, int);
+	int i;
+
+	if (real == NULL)
+		real = (ssize_t (*)(int, const struct iovec *, int))
+		    dlsym(RTLD_NEXT, "writev");
+	for (i = 0; i < n; i++)
+		seen(iov[i].iov_base, iov[i].iov_len);
+	return real(fd, iov, n);
+}
+"""
+
+
 def refd_with_shim(tmp, source, name, extra=("-v",)):
     """A Refd in tmp with the C source built as a shared object and
     preloaded (LD_PRELOAD): a shim that wraps calls refd makes."""

@@ -1042,6 +1042,19 @@ test_group_unsynced(void **state)
  * is the one chain_tx_line() gives line by line, which refctl checks
  * receipts by.
  */
+/* Two transcripts hash alike, and count n lines each. */
+static void
+tx_alike(const struct chain_tx *a, const struct chain_tx *b, long long n)
+{
+	char	 ha[CHAIN_HEXLEN + 1], hb[CHAIN_HEXLEN + 1];
+
+	chain_tx_hex(a, ha);
+	chain_tx_hex(b, hb);
+	assert_string_equal(ha, hb);
+	assert_int_equal(a->n, n);
+	assert_int_equal(b->n, n);
+}
+
 static void
 test_chain_tx(void **state)
 {
@@ -1049,7 +1062,6 @@ test_chain_tx(void **state)
 	    "123 deal_end x y\n";
 	static const char ans[] = "=\n=7C\n? no\n";
 	struct chain_tx	 a, b;
-	char		 ha[CHAIN_HEXLEN + 1], hb[CHAIN_HEXLEN + 1];
 
 	(void)state;
 	chain_tx_init(&a);
@@ -1059,29 +1071,18 @@ test_chain_tx(void **state)
 	chain_tx_line(&a, "deal_end x y", 12);
 	chain_tx_sent(&b, sent, 18);		/* in two writes */
 	chain_tx_sent(&b, sent + 18, sizeof(sent) - 1 - 18);
-	chain_tx_hex(&a, ha);
-	chain_tx_hex(&b, hb);
-	assert_string_equal(ha, hb);
-	assert_int_equal(a.n, 3);
-	assert_int_equal(b.n, 3);
+	tx_alike(&a, &b, 3);
 	chain_tx_init(&a);
 	chain_tx_init(&b);
 	chain_tx_line(&a, "=", 1);
 	chain_tx_line(&a, "=7C", 3);
 	chain_tx_line(&a, "? no", 4);
 	chain_tx_bytes(&b, ans, sizeof(ans) - 1, 3);
-	chain_tx_hex(&a, ha);
-	chain_tx_hex(&b, hb);
-	assert_string_equal(ha, hb);
-	assert_int_equal(b.n, 3);
+	tx_alike(&a, &b, 3);
 	/* an answer of two lines is one answer, its lines joined */
 	chain_tx_line(&a, "=a\nb", 4);
 	chain_tx_bytes(&b, "=a\nb\n", 5, 1);
-	chain_tx_hex(&a, ha);
-	chain_tx_hex(&b, hb);
-	assert_string_equal(ha, hb);
-	assert_int_equal(a.n, 4);
-	assert_int_equal(b.n, 4);
+	tx_alike(&a, &b, 4);
 	/* an id is not the text: another id, the same hash */
 	chain_tx_init(&b);
 	chain_tx_sent(&b, "9 match_start a b\n1 genplay\n5 deal_end x y\n",
@@ -1090,9 +1091,7 @@ test_chain_tx(void **state)
 	chain_tx_line(&a, "match_start a b", 15);
 	chain_tx_line(&a, "genplay", 7);
 	chain_tx_line(&a, "deal_end x y", 12);
-	chain_tx_hex(&a, ha);
-	chain_tx_hex(&b, hb);
-	assert_string_equal(ha, hb);
+	tx_alike(&a, &b, 3);
 }
 
 /*
