@@ -44,7 +44,9 @@ static void	match_fault(void *, struct seat *, const char *, const char *,
 		    int64_t);
 
 /* What a seat of a match reports through. */
-static const struct seat_cb match_seat_cb = { match_answer, match_fault };
+static void	match_seat_started(void *, struct seat *);
+static const struct seat_cb match_seat_cb = { match_answer, match_fault,
+    match_seat_started };
 
 /* Who hears of matches' events and ends (match_observe()). */
 #define MATCH_MAXOBS	4
@@ -344,7 +346,6 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 		if ((s = seat_spawn(b, conf.botlog_dir[0] ? path : NULL, err,
 		    errlen)) == NULL)
 			return -1;
-		db_bot_event(logdb, m->id, i, b->name, "spawn", seat_peer(s));
 	} else if ((s = seat_take_idle(b)) == NULL)
 		return 0;	/* wait for it to connect */
 	seat_attach(s, i, &match_seat_cb, m);
@@ -357,6 +358,16 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 		seat_send(s, PEND_KNOWN, m->conf.startup_ms, "known_command %s",
 		    match_known[k]);
 	return 0;
+}
+
+/* A spawned bot's process exists: the log says which it is. */
+static void
+match_seat_started(void *arg, struct seat *s)
+{
+	struct match	*m = arg;
+	int		 i = seat_index(s);
+
+	db_bot_event(logdb, m->id, i, m->conf.bots[i], "spawn", seat_peer(s));
 }
 
 /* A remote bot of b connected or came free: seat it where awaited. */

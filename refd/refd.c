@@ -39,6 +39,7 @@
 #include "match.h"
 #include "mset.h"
 #include "seat.h"
+#include "spawnq.h"
 #include "spawn.h"
 #include "tourney.h"
 #include "util.h"
@@ -451,6 +452,8 @@ main(int argc, char *argv[])
 	db_group_mode(logdb, seat_flush_soon, match_log_lost);
 	db_group_window(logdb, (int64_t)conf.commit_ms * 1000);
 	refd_syncer();
+	if (spawnq_start(base, err, sizeof(err)) == -1)
+		fatalx("bot spawner: %s", err);
 	/* news travels up through the callbacks each layer is given */
 	seat_on_ready(match_remote_ready);
 	match_observe(ctl_match_event, ctl_match_done);
@@ -474,6 +477,7 @@ main(int argc, char *argv[])
 	event_base_dispatch(base);
 
 	ctl_close();
+	spawnq_stop();		/* the seats of bots starting hear their pids */
 	seat_shutdown_all();
 	while ((m = TAILQ_FIRST(&matches)) != NULL)
 		match_free(m);

@@ -59,6 +59,7 @@
 #include "log.h"
 #include "seat.h"
 #include "spawn.h"
+#include "spawnq.h"
 #include "util.h"
 
 #define SEAT_MAXPEND		256	/* unanswered commands to one bot */
@@ -112,6 +113,7 @@ struct seat {
 	size_t		 held;		/* bytes of out held from earlier */
 	int		 nheld;		/* passes, and the commands in them */
 	pid_t		 pid;		/* spawn: the bot's process group */
+	int		 starting;	/* spawn: its pid is still to come */
 	int		 errfd;		/* spawn: stderr pipe */
 	struct event	*errev;
 	int		 logfd;		/* spawn: stderr log file */
@@ -192,6 +194,18 @@ static struct event	*commit_ev;	/* commits the log's group in time */
 static int		 commit_due;	/* commit_ev is added */
 static int	nseats_alive;
 
+/*
+ * Children reaped before their seats heard their pids from the
+ * spawner's thread, kept for them: no more than there are such seats.
+ */
+#define SEAT_EARLY	256
+static struct seat_early {
+	pid_t		 pid;
+	int		 status;
+} early[SEAT_EARLY];
+static int	nearly;
+static int	nstarting;	/* seats whose pids are still to come */
+
 static void	seat_readable(evutil_socket_t, short, void *);
 static int	seat_recv(struct seat *, char *, size_t, int64_t *, int *);
 static int	seat_recv_in(struct seat *, struct evbuffer *, int64_t *, int *);
@@ -203,6 +217,7 @@ static void	seat_killstep(evutil_socket_t, short, void *);
 static void	seat_fault(struct seat *, const char *, const char *);
 static void	seat_close(struct seat *);
 static void	seat_maybe_free(struct seat *);
+static void	seat_started(void *, pid_t);
 static void	seat_flush(evutil_socket_t, short, void *);
 static void	seat_commit_later(int64_t);
 static void	seat_arm(struct seat *);
@@ -665,23 +680,23 @@ seat_stderr(evutil_socket_t fd, short what, void *arg)
 struct seat *
 seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 {
+	struct spawnq_job *j;
 	struct seat	*s;
-	pid_t		 pid;
 	int		 sock, errfd;
 
-	pid = spawn_bot(b->argv, &sock, &errfd, err, errlen);
-	if (pid == -1)
+	if ((j = spawnq_prepare(b->argv, &sock, &errfd, err, errlen)) == NULL)
 		return NULL;
 	if ((s = seat_new(sock, 1)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		close(errfd);
-		spawn_signal(pid, SIGKILL);
+		spawnq_cancel(j);
 		return NULL;
 	}
 	s->bot = b;
-	s->pid = pid;
+	s->starting = 1;
+	nstarting++;
 	s->errfd = errfd;
-	snprintf(s->peer, sizeof(s->peer), "pid %ld", (long)pid);
+	snprintf(s->peer, sizeof(s->peer), "pid unknown");
 	if (logpath != NULL && (s->logfd = harden_botlog_open(logpath)) == -1)
 		log_warn("bot log %s", logpath);
 	s->errev = event_new(base, errfd, EV_READ | EV_PERSIST, seat_stderr,
@@ -689,6 +704,7 @@ seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 	if (s->errev != NULL)
 		event_add(s->errev, NULL);
 	seat_enter(s, SEAT_PLAYING);
+	spawnq_go(j, seat_started, s);
 	return s;
 }
 
@@ -1923,7 +1939,7 @@ seat_release(struct seat *s)
 			ready_cb(s->bot);
 		return;
 	}
-	if (s->bot->kind == BOT_REMOTE || s->pid == 0) {
+	if (s->bot->kind == BOT_REMOTE || (s->pid == 0 && !s->starting)) {
 		seat_close(s);
 		return;
 	}
@@ -2016,10 +2032,46 @@ seat_maybe_free(struct seat *s)
 {
 	struct timeval	 tv = { 0, 0 };
 
-	if (s->state != SEAT_DEAD || s->pid > 0 || s->freeing)
+	if (s->state != SEAT_DEAD || s->pid > 0 || s->starting || s->freeing)
 		return;
 	s->freeing = 1;
 	event_base_once(base, -1, EV_TIMEOUT, seat_free, s, &tv);
+}
+
+/*
+ * The spawner's thread has started s's bot as pid (spawnq.c), or could
+ * not (-1: its stderr says why and its socket is at its end).  It may
+ * have been reaped already, and its seat closed meanwhile.
+ */
+static void
+seat_started(void *arg, pid_t pid)
+{
+	struct seat	*s = arg;
+	struct timeval	 tv = { 0, 0 };
+	int		 i, status;
+
+	s->starting = 0;
+	nstarting--;
+	if (pid == -1) {
+		snprintf(s->peer, sizeof(s->peer), "no process");
+		seat_maybe_free(s);
+		return;
+	}
+	s->pid = pid;
+	snprintf(s->peer, sizeof(s->peer), "pid %ld", (long)pid);
+	if (s->cb != NULL && s->cb->started != NULL)
+		s->cb->started(s->cbarg, s);
+	for (i = 0; i < nearly; i++)
+		if (early[i].pid == pid) {
+			status = early[i].status;
+			early[i] = early[--nearly];
+			seat_reap(pid, status);
+			return;
+		}
+	/* closed while it started: its closing goes on now */
+	if ((s->state == SEAT_DEAD || s->state == SEAT_CLOSING) &&
+	    !evtimer_pending(s->killtimer, NULL))
+		evtimer_add(s->killtimer, &tv);
 }
 
 /* A child exited: find its seat and let it go. */
@@ -2031,8 +2083,14 @@ seat_reap(pid_t pid, int status)
 	TAILQ_FOREACH(s, &seats, entry)
 		if (s->pid == pid)
 			break;
-	if (s == NULL)
+	if (s == NULL) {
+		/* one whose seat has yet to hear its pid: kept for it */
+		if (nearly < nstarting && nearly < SEAT_EARLY)
+			early[nearly++] = (struct seat_early){ pid, status };
+		else if (nstarting > 0)
+			log_warnx("pid %ld exited unclaimed", (long)pid);
 		return;
+	}
 	log_debug("bot %s (%s) exited with status %d", s->bot->name,
 	    s->peer, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	/* whatever the group left behind goes too */

@@ -37,6 +37,7 @@ struct seat_cb {
 		    const char *, int64_t);
 	void	(*fault)(void *, struct seat *, const char *, const char *,
 		    int64_t);
+	void	(*started)(void *, struct seat *); /* a spawned bot's pid */
 };
 
 struct seat	*seat_spawn(struct bot *, const char *, char *, size_t);

@@ -159,7 +159,7 @@ struct spawn_child_args {
 #define SPAWN_CLONE	SIGCHLD
 #endif
 
-/* The child's stack: one child at a time, refd waits while it runs. */
+/* spawn_bot()'s child's stack: one child at a time, while it waits. */
 static unsigned char	spawn_stack[64 * 1024]
 			    __attribute__((__aligned__(16)));
 
@@ -268,72 +268,138 @@ spawn_child(void *arg)
 }
 
 /*
- * Start argv as a bot.  On success returns its pid (also its process
- * group) and sets *sock to refd's end of its stdin/stdout and *errfd to
- * the read end of its stderr, both non-blocking and close-on-exec.
- * Returns -1 with a message in err on failure.  A command that cannot
- * be executed is still a bot that starts: its stderr says why, and it
- * exits 127 at once.
+ * A bot about to start: its command, and the ends of its descriptors
+ * that are the child's until it runs.
  */
-pid_t
-spawn_bot(char **argv, int *sock, int *errfd, char *err, size_t errlen)
+struct spawn_job {
+	struct sandbox_cmd	 sc;	/* 32 KiB: never on a stack */
+	struct spawn_child_args	 a;
+};
+
+/*
+ * Make what argv needs to start as a bot: its command line (under the
+ * sandbox), a socketpair for its stdin and stdout and a pipe for its
+ * stderr.  Sets *sock to refd's end of the socketpair and *errfd to the
+ * pipe's read end, both non-blocking and close-on-exec, and returns the
+ * job for spawn_run(); NULL with a message in err on failure.
+ */
+struct spawn_job *
+spawn_prepare(char **argv, int *sock, int *errfd, char *err, size_t errlen)
 {
-	static struct sandbox_cmd sc;	/* 32 KiB: not on the stack */
-	struct spawn_child_args a;
-	struct sandbox_opts o;
-	sigset_t	 all, old;
-	int		 sv[2], ep[2], e;
-	pid_t		 pid;
+	struct spawn_job	*j;
+	struct sandbox_opts	 o;
+	int			 sv[2], ep[2];
 
 	if (refusal[0] != '\0') {
 		snprintf(err, errlen, "%s", refusal);
-		return -1;
+		return NULL;
+	}
+	if ((j = calloc(1, sizeof(*j))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
 	}
 	if (sandbox_opts_parse(argv, &o, err, errlen) == -1 ||
-	    sandbox_build(&sb, &o, spawn_resolve, spawn_getenv, NULL, &sc, err,
-	    errlen) == -1)
-		return -1;
-
+	    sandbox_build(&sb, &o, spawn_resolve, spawn_getenv, NULL, &j->sc,
+	    err, errlen) == -1) {
+		free(j);
+		return NULL;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		return -1;
+		free(j);
+		return NULL;
 	}
 	if (pipe2(ep, O_CLOEXEC) == -1) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
-		return -1;
+		free(j);
+		return NULL;
 	}
-	memset(&a, 0, sizeof(a));
-	a.argv = sc.argv;
-	a.envp = sc.envp;
-	a.sock = sv[1];
-	a.errw = ep[1];
-	/* back here once the child has executed the bot, or exited */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = clone(spawn_child, spawn_stack + sizeof(spawn_stack),
-	    SPAWN_CLONE, &a);
-	e = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid == -1) {
-		snprintf(err, errlen, "clone: %s", strerror(e));
-		close(sv[0]);
-		close(sv[1]);
-		close(ep[0]);
-		close(ep[1]);
-		return -1;
-	}
-	/* said on its stderr, as a bot that cannot start would say it */
-	spawn_say(&a, ep[1]);
-	/* both sides set the group, so no signal can beat it */
-	setpgid(pid, pid);
-	close(sv[1]);
-	close(ep[1]);
+	j->a.argv = j->sc.argv;
+	j->a.envp = j->sc.envp;
+	j->a.sock = sv[1];
+	j->a.errw = ep[1];
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	fcntl(ep[0], F_SETFL, fcntl(ep[0], F_GETFL) | O_NONBLOCK);
 	*sock = sv[0];
 	*errfd = ep[0];
+	return j;
+}
+
+/*
+ * Start job's bot, its child running on stack (len bytes) until it has
+ * executed the command; the calling thread waits until then.  Returns
+ * its pid, also its process group, or -1 with the reason in err and on
+ * the bot's stderr, as "refd: cannot run": its socket is then at its
+ * end.  A command that cannot be executed is still a bot that starts:
+ * its stderr says why, and it exits 127 at once.  Either way the
+ * child's ends of the descriptors are closed.
+ */
+pid_t
+spawn_run(struct spawn_job *j, void *stack, size_t len, char *err,
+    size_t errlen)
+{
+	struct spawn_child_args	*a = &j->a;
+	sigset_t		 all, old;
+	pid_t			 pid;
+	int			 e;
+
+	/* back here once the child has executed the bot, or exited */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = clone(spawn_child, (unsigned char *)stack + len, SPAWN_CLONE,
+	    a);
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid == -1) {
+		snprintf(err, errlen, "clone: %s", strerror(e));
+		dprintf(a->errw, "refd: cannot run %s: clone: %s\n",
+		    a->argv[0], strerror(e));
+	} else {
+		/* said on its stderr, as a bot that cannot start would */
+		spawn_say(a, a->errw);
+		/* both sides set the group, so no signal can beat it */
+		setpgid(pid, pid);
+	}
+	close(a->sock);
+	close(a->errw);
+	a->sock = a->errw = -1;
+	return pid;
+}
+
+/* Free a job, run or not: a child's end not handed over is closed. */
+void
+spawn_job_free(struct spawn_job *j)
+{
+	if (j == NULL)
+		return;
+	if (j->a.sock != -1)
+		close(j->a.sock);
+	if (j->a.errw != -1)
+		close(j->a.errw);
+	free(j);
+}
+
+/*
+ * Start argv as a bot, now: spawn_prepare() and spawn_run() in one.
+ * Returns its pid, or -1 with a message in err and no descriptor left
+ * open.
+ */
+pid_t
+spawn_bot(char **argv, int *sock, int *errfd, char *err, size_t errlen)
+{
+	struct spawn_job	*j;
+	pid_t			 pid;
+
+	if ((j = spawn_prepare(argv, sock, errfd, err, errlen)) == NULL)
+		return -1;
+	pid = spawn_run(j, spawn_stack, sizeof(spawn_stack), err, errlen);
+	spawn_job_free(j);
+	if (pid == -1) {
+		close(*sock);
+		close(*errfd);
+	}
 	return pid;
 }
 

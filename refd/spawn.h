@@ -9,7 +9,12 @@
 
 #include "sandbox.h"
 
+struct spawn_job;
+
 pid_t	spawn_bot(char **, int *, int *, char *, size_t);
+struct spawn_job *spawn_prepare(char **, int *, int *, char *, size_t);
+pid_t	spawn_run(struct spawn_job *, void *, size_t, char *, size_t);
+void	spawn_job_free(struct spawn_job *);
 void	spawn_signal(pid_t, int);
 void	spawn_limits(int, int);
 int	spawn_hide(const char *, int, char *, size_t);

@@ -762,10 +762,102 @@ def test_sync_failure(r, tmp):
     FIGURES["adversarial cases"] += 1
 
 
+# clone(2) that returns SLOW_CLONE_MS late to whoever starts a bot, as
+# on a machine whose cores are all taken when the child needs one
+SLOWCLONE = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <time.h>
+
+int
+clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	static int (*real)(int (*)(void *), void *, int, void *, ...);
+	const char *ms = getenv("SLOW_CLONE_MS");
+	struct timespec ts;
+	int pid;
+
+	if (real == NULL)
+		real = (int (*)(int (*)(void *), void *, int, void *, ...))
+		    dlsym(RTLD_NEXT, "clone");
+	pid = real(fn, stack, flags, arg);
+	if (ms != NULL) {
+		ts.tv_sec = atoi(ms) / 1000;
+		ts.tv_nsec = (atoi(ms) % 1000) * 1000000L;
+		nanosleep(&ts, NULL);
+	}
+	return pid;
+}
+"""
+
+
+def test_slow_spawns(r, tmp):
+    """Every bot's start takes 400 ms longer (clone(2) returns late):
+    the loop never waits for one, so a match beside plays on, and a bot
+    that exits before refd hears its pid is still reaped, its seat freed
+    and its match ended."""
+    d = tempfile.mkdtemp(dir=tmp)
+    old = dict(os.environ)
+    os.environ["SLOW_CLONE_MS"] = "400"
+    try:
+        r2 = harness.refd_with_shim(d, SLOWCLONE, "slowclone")
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    try:
+        for i in range(3):
+            r2.add("y%d" % i, EVIL + ["good"])
+        r2.add("gone", EVIL + ["early"])
+        # one match first, so that one plays while the others start
+        # (12 bots, started one after another: time enough for them)
+        first = r2.start("joker3", ["y0", "y1", "y2"], "target=5",
+                         "startup_ms=30000")
+        mids = [r2.start("joker3", ["y0", "gone", "y1"], "startup_ms=30000")
+                for _ in range(2)]
+        mids.append(r2.start("joker3", ["y0", "y1", "y2"],
+                             "startup_ms=30000"))
+        result, reason = r2.wait(first)
+        assert result.startswith(("seat", "allies", "joker", "draw")), \
+            (result, reason)
+        for m in mids[:2]:
+            result, reason = r2.wait(m)
+            assert result == "forfeit1", (result, reason)
+            kinds = [k for (k,) in r2.query(
+                "SELECT kind FROM faults WHERE match_id = ?", m)]
+            assert kinds[:1] == ["eof"], kinds
+        for m in mids[2:]:
+            result, reason = r2.wait(m)
+            assert result.startswith(("seat", "allies", "joker", "draw")), \
+                (result, reason)
+        st = r2.must("status")
+        lag = int(re.search(r"loop_lag_max_us (\d+)", st).group(1))
+        # a loop that waited for them would have stalled 400 ms a bot
+        assert lag < 200000, "the loop stalled %.1f ms" % (lag / 1000)
+        FIGURES["worst loop delay while 12 bots took 400 ms more each to "
+                "start (ms)"] = "%.1f" % (lag / 1000)
+        # the early bots were reaped before their pids came: still freed
+        for _ in range(100):
+            st = r2.must("status")
+            if re.search(r"connections 0\b", st) and \
+                    not children(r2.proc.pid):
+                break
+            time.sleep(0.05)
+        assert re.search(r"connections 0\b", st), st
+        assert not children(r2.proc.pid), children(r2.proc.pid)
+        pids = r2.query("SELECT detail FROM bot_events WHERE kind = "
+                        "'spawn' AND bot = 'gone'")
+        assert len(pids) == 2 and all(re.fullmatch(r"pid \d+", p)
+                                      for (p,) in pids), pids
+        FIGURES["adversarial cases"] += 1
+    finally:
+        r2.stop()
+
+
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
          test_token_guesser, test_control_abuse, test_storage_faults,
          test_bot_rlimits, test_stalled_sync, test_watched_sync,
-         test_sync_failure,
+         test_sync_failure, test_slow_spawns,
          test_crash_campaign]
 
 
