@@ -2048,10 +2048,19 @@ seat_started(void *arg, pid_t pid)
 {
 	struct seat	*s = arg;
 	struct timeval	 tv = { 0, 0 };
-	int		 i, status;
+	int		 i, status, reaped = 0;
 
 	s->starting = 0;
 	nstarting--;
+	for (i = 0; pid != -1 && i < nearly; i++)
+		if (early[i].pid == pid) {
+			status = early[i].status;
+			early[i] = early[--nearly];
+			reaped = 1;
+			break;
+		}
+	if (nstarting == 0)
+		nearly = 0;	/* no seat is left to claim one */
 	if (pid == -1) {
 		snprintf(s->peer, sizeof(s->peer), "no process");
 		seat_maybe_free(s);
@@ -2061,13 +2070,10 @@ seat_started(void *arg, pid_t pid)
 	snprintf(s->peer, sizeof(s->peer), "pid %ld", (long)pid);
 	if (s->cb != NULL && s->cb->started != NULL)
 		s->cb->started(s->cbarg, s);
-	for (i = 0; i < nearly; i++)
-		if (early[i].pid == pid) {
-			status = early[i].status;
-			early[i] = early[--nearly];
-			seat_reap(pid, status);
-			return;
-		}
+	if (reaped) {
+		seat_reap(pid, status);
+		return;
+	}
 	/* closed while it started: its closing goes on now */
 	if ((s->state == SEAT_DEAD || s->state == SEAT_CLOSING) &&
 	    !evtimer_pending(s->killtimer, NULL))

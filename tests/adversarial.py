@@ -849,9 +849,34 @@ def test_slow_spawns(r, tmp):
                         "'spawn' AND bot = 'gone'")
         assert len(pids) == 2 and all(re.fullmatch(r"pid \d+", p)
                                       for (p,) in pids), pids
+        # shut down while a match's bots start: refd waits for the one
+        # starting, kills it, and starts none of the others
+        mark = "slowspawn-%d" % os.getpid()
+        for i in range(3):
+            r2.add("z%d" % i, EVIL + ["good", "0", mark])
+        r2.start("joker3", ["z0", "z1", "z2"])
+        rc = r2.stop()
+        assert rc == 0, rc
+        left = []
+        for _ in range(100):
+            left = [p for p in os.listdir("/proc") if p.isdigit() and
+                    mark.encode() in open_quiet("/proc/%s/cmdline" % p)]
+            if not left:
+                break
+            time.sleep(0.05)
+        assert not left, "bots left after the shutdown: %s" % left
         FIGURES["adversarial cases"] += 1
     finally:
         r2.stop()
+
+
+def open_quiet(path):
+    """A file's bytes, or none if it went away meanwhile."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
