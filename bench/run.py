@@ -539,6 +539,7 @@ def throughput(build, workdir, transport, k, memory=False):
     r = Refd(build, workdir, db=":memory:" if memory else None,
              listen=transport == "tcp")
     lg = None
+    lag = None
     out = {"plays_per_s": [], "deals_per_s": [], "msgs_per_s": [],
            "refd_cpu_us_per_play": [], "refd_cpu_share": [],
            "others_cpu_us_per_play": [], "share_of_bots_ceiling": []}
@@ -589,11 +590,20 @@ def throughput(build, workdir, transport, k, memory=False):
                 plays / dt * per / 1e6 / NCPU if per > 0 else 0)
             a = sample()
         drv.stop()
+        # the loop's worst delay since refd started: how long a match
+        # or the control socket could wait on refd's other work (asked
+        # once the driver's connections, up to refd's 64, are closed)
+        drv.join()
+        c = Ctl(r.sock)
+        lag = re.search(r"loop_lag_max_us (\d+)", c.cmd("status"))
+        c.close()
     finally:
         r.stop()       # aborts what still runs
         if lg:
             lg.stop()
     res = {key: summary(v) for key, v in out.items()}
+    if lag:
+        res["loop_lag_max_ms"] = int(lag.group(1)) / 1000
     if not memory:
         res["log_bytes"] = r.log_bytes()
         res["log_deals"] = db_counts(r.db)["deals"]
@@ -1175,16 +1185,20 @@ def table(res):
                 100 * r["msgs_per_s"]["median"] / f))
     L.append("   the rest of the machine's CPU a play (bots, their sandboxes' "
              "start-up, the driver),")
-    L.append("   and plays/s as a share of what %d cores would allow were "
-             "refd free:" % NCPU)
+    L.append("   plays/s as a share of what %d cores would allow were "
+             "refd free, and the event loop's worst delay over the run:"
+             % NCPU)
     for t in ("spawn", "tcp"):
         for k in CONCURRENCY:
             r = res["throughput"]["%s/%d" % (t, k)]
             if "others_cpu_us_per_play" not in r:
                 continue
-            L.append("   %-5s k=%-2d others %-24s %s" % (
-                t, k, fmt(r["others_cpu_us_per_play"], 1) + " us",
-                "%.0f%%" % (100 * r["share_of_bots_ceiling"]["median"])))
+            L.append("   %-5s k=%-2d others %-24s %-5s loop's worst delay "
+                     "%s" % (t, k, fmt(r["others_cpu_us_per_play"], 1) +
+                             " us", "%.0f%%" % (100 * r["share_of_bots_"
+                                                     "ceiling"]["median"]),
+                             "%.1f ms" % r["loop_lag_max_ms"]
+                             if "loop_lag_max_ms" in r else "-"))
     L.append("")
     lc = res["log"]
     L.append("5. the log (tcp, k=8): refd cpu us/play")
