@@ -10,7 +10,13 @@
  * the seat exists and can be written to at once), the thread waits for
  * the child, and the loop hears the bot's pid through a pipe.
  *
- * Jobs run one at a time, in the order given.
+ * The thread lives as long as refd: bwrap's --die-with-parent follows
+ * the thread that made its process, not the process.
+ *
+ * Jobs run one at a time, in the order given.  An exec that never ends
+ * (a command on a file system that hangs) holds up the bots after it,
+ * not the matches; at shutdown refd waits SPAWNQ_STOP_MS for it, then
+ * leaves it to the process's exit.
  */
 #include "config.h"
 
@@ -20,15 +26,19 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
+#include "log.h"
 #include "spawn.h"
 #include "spawnq.h"
 #include "util.h"
+
+#define SPAWNQ_STOP_MS	2000	/* how long a shutdown waits for a start */
 
 struct spawnq_job {
 	struct spawn_job	*job;
@@ -45,6 +55,7 @@ static struct {
 	struct spawnq_list	 todo;	/* for the thread */
 	struct spawnq_list	 done;	/* for the loop */
 	int			 stop;
+	int			 gone;	/* the thread has returned */
 	int			 on;	/* the thread runs */
 	pthread_t		 thread;
 	int			 pipe[2];	/* the thread tells the loop */
@@ -82,6 +93,8 @@ spawnq_run(void *arg)
 			w = write(q.pipe[1], "", 1);
 		while (w == -1 && errno == EINTR);
 	}
+	q.gone = 1;
+	pthread_cond_broadcast(&q.cv);
 	pthread_mutex_unlock(&q.mu);
 	return NULL;
 }
@@ -139,7 +152,7 @@ spawnq_start(struct event_base *base, char *err, size_t errlen)
 	}
 	pthread_mutex_init(&q.mu, NULL);
 	pthread_cond_init(&q.cv, NULL);
-	q.stop = 0;
+	q.stop = q.gone = 0;
 	if ((e = util_thread(&q.thread, spawnq_run, NULL)) != 0) {
 		snprintf(err, errlen, "thread: %s", strerror(e));
 		pthread_cond_destroy(&q.cv);
@@ -209,33 +222,54 @@ spawnq_cancel(struct spawnq_job *qj)
 }
 
 /*
- * Stop the thread once it has started the bot it is starting.  Every
- * owner still hears of its job, as started, or with -1 if its turn
- * never came.
+ * Stop the thread once it has started the bot it is starting, waiting
+ * SPAWNQ_STOP_MS at most.  Every owner still hears of its job, as
+ * started, or with -1 if its turn never came.  A thread still in an
+ * exec is left to the process's exit, with what it may yet touch.
  */
 void
 spawnq_stop(void)
 {
 	struct spawnq_job	*qj;
+	struct timespec		 until;
+	int			 gone;
 
 	if (!q.on)
 		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SPAWNQ_STOP_MS / 1000;
+	until.tv_nsec += (SPAWNQ_STOP_MS % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
 	pthread_mutex_lock(&q.mu);
 	q.stop = 1;
-	pthread_cond_signal(&q.cv);
+	pthread_cond_broadcast(&q.cv);
+	while (!q.gone && pthread_cond_timedwait(&q.cv, &q.mu, &until) == 0)
+		;
+	gone = q.gone;
 	pthread_mutex_unlock(&q.mu);
-	pthread_join(q.thread, NULL);
 	q.on = 0;
+	if (gone)
+		pthread_join(q.thread, NULL);
+	else
+		log_warnx("a bot's start has not ended in %d ms: not waiting "
+		    "for it", SPAWNQ_STOP_MS);
 	spawnq_deliver();
+	pthread_mutex_lock(&q.mu);	/* the thread takes no more */
 	while ((qj = STAILQ_FIRST(&q.todo)) != NULL) {
 		STAILQ_REMOVE_HEAD(&q.todo, entry);
 		qj->cb(qj->arg, -1);
 		spawnq_cancel(qj);
 	}
-	pthread_cond_destroy(&q.cv);
-	pthread_mutex_destroy(&q.mu);
+	pthread_mutex_unlock(&q.mu);
 	event_free(q.ev);
 	q.ev = NULL;
+	if (!gone)
+		return;	/* its mutex and pipe stay: it may write yet */
+	pthread_cond_destroy(&q.cv);
+	pthread_mutex_destroy(&q.mu);
 	close(q.pipe[0]);
 	close(q.pipe[1]);
 	q.pipe[0] = q.pipe[1] = -1;

@@ -762,11 +762,13 @@ def test_sync_failure(r, tmp):
     FIGURES["adversarial cases"] += 1
 
 
-# clone(2) that returns SLOW_CLONE_MS late to whoever starts a bot, as
-# on a machine whose cores are all taken when the child needs one
+# clone(2) that returns late to whoever starts a bot, as on a machine
+# whose cores are all taken when the child needs one: by the number of
+# ms in the file SLOW_CLONE names, read at each call
 SLOWCLONE = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -774,19 +776,23 @@ int
 clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
 	static int (*real)(int (*)(void *), void *, int, void *, ...);
-	const char *ms = getenv("SLOW_CLONE_MS");
+	const char *path = getenv("SLOW_CLONE");
 	struct timespec ts;
-	int pid;
+	FILE *f;
+	int pid, ms = 0;
 
 	if (real == NULL)
 		real = (int (*)(int (*)(void *), void *, int, void *, ...))
 		    dlsym(RTLD_NEXT, "clone");
 	pid = real(fn, stack, flags, arg);
-	if (ms != NULL) {
-		ts.tv_sec = atoi(ms) / 1000;
-		ts.tv_nsec = (atoi(ms) % 1000) * 1000000L;
-		nanosleep(&ts, NULL);
+	if (path != NULL && (f = fopen(path, "r")) != NULL) {
+		if (fscanf(f, "%d", &ms) != 1)
+			ms = 0;
+		fclose(f);
 	}
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
 	return pid;
 }
 """
@@ -798,8 +804,10 @@ def test_slow_spawns(r, tmp):
     that exits before refd hears its pid is still reaped, its seat freed
     and its match ended."""
     d = tempfile.mkdtemp(dir=tmp)
+    slow = os.path.join(d, "slow_ms")
+    open(slow, "w").write("400")
     old = dict(os.environ)
-    os.environ["SLOW_CLONE_MS"] = "400"
+    os.environ["SLOW_CLONE"] = slow
     try:
         r2 = harness.refd_with_shim(d, SLOWCLONE, "slowclone")
     finally:
@@ -849,14 +857,21 @@ def test_slow_spawns(r, tmp):
                         "'spawn' AND bot = 'gone'")
         assert len(pids) == 2 and all(re.fullmatch(r"pid \d+", p)
                                       for (p,) in pids), pids
-        # shut down while a match's bots start: refd waits for the one
-        # starting, kills it, and starts none of the others
+        # shut down while a match's bots start, the first start taking
+        # 6 s: refd waits 2 s for it, starts none of the others, exits
         mark = "slowspawn-%d" % os.getpid()
         for i in range(3):
             r2.add("z%d" % i, EVIL + ["good", "0", mark])
+        open(slow, "w").write("6000")
         r2.start("joker3", ["z0", "z1", "z2"])
+        time.sleep(0.3)
+        t0 = time.monotonic()
         rc = r2.stop()
+        took = time.monotonic() - t0
         assert rc == 0, rc
+        assert took < 5, "the shutdown took %.1f s" % took
+        FIGURES["shutdown with a bot's start hung for 6 s (s)"] = \
+            "%.1f" % took
         left = []
         for _ in range(100):
             left = [p for p in os.listdir("/proc") if p.isdigit() and
