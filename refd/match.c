@@ -44,9 +44,7 @@ static void	match_fault(void *, struct seat *, const char *, const char *,
 		    int64_t);
 
 /* What a seat of a match reports through. */
-static void	match_seat_started(void *, struct seat *);
-static const struct seat_cb match_seat_cb = { match_answer, match_fault,
-    match_seat_started };
+static const struct seat_cb match_seat_cb = { match_answer, match_fault };
 
 /* Who hears of matches' events and ends (match_observe()). */
 #define MATCH_MAXOBS	4
@@ -343,8 +341,8 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 	if (b->kind == BOT_SPAWN) {
 		snprintf(path, sizeof(path), "%s/match%lld-seat%d-%s.log",
 		    conf.botlog_dir, (long long)m->id, i, b->name);
-		if ((s = seat_spawn(b, conf.botlog_dir[0] ? path : NULL, err,
-		    errlen)) == NULL)
+		if ((s = seat_spawn(b, conf.botlog_dir[0] ? path : NULL, m->id,
+		    i, err, errlen)) == NULL)
 			return -1;
 	} else if ((s = seat_take_idle(b)) == NULL)
 		return 0;	/* wait for it to connect */
@@ -358,16 +356,6 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 		seat_send(s, PEND_KNOWN, m->conf.startup_ms, "known_command %s",
 		    match_known[k]);
 	return 0;
-}
-
-/* A spawned bot's process exists: the log says which it is. */
-static void
-match_seat_started(void *arg, struct seat *s)
-{
-	struct match	*m = arg;
-	int		 i = seat_index(s);
-
-	db_bot_event(logdb, m->id, i, m->conf.bots[i], "spawn", seat_peer(s));
 }
 
 /* A remote bot of b connected or came free: seat it where awaited. */

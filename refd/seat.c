@@ -114,6 +114,8 @@ struct seat {
 	int		 nheld;		/* passes, and the commands in them */
 	pid_t		 pid;		/* spawn: the bot's process group */
 	int		 starting;	/* spawn: its pid is still to come */
+	int64_t		 spawn_match;	/* spawn: the match and seat it was */
+	int		 spawn_seat;	/* started for, for the log */
 	int		 errfd;		/* spawn: stderr pipe */
 	struct event	*errev;
 	int		 logfd;		/* spawn: stderr log file */
@@ -674,11 +676,14 @@ seat_stderr(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * Start bot b as a subprocess, its stderr going to logpath (or nowhere if
- * NULL).  Returns the seat, or NULL with the reason in err.
+ * Start bot b as a subprocess for seat of match, its stderr going to
+ * logpath (or nowhere if NULL).  Returns the seat at once, or NULL with
+ * the reason in err; the bot's pid, and the log's spawn event with it,
+ * come once spawnq's thread has started it (seat_started()).
  */
 struct seat *
-seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
+seat_spawn(struct bot *b, const char *logpath, int64_t match, int seat,
+    char *err, size_t errlen)
 {
 	struct spawnq_job *j;
 	struct seat	*s;
@@ -695,6 +700,8 @@ seat_spawn(struct bot *b, const char *logpath, char *err, size_t errlen)
 	s->bot = b;
 	s->starting = 1;
 	nstarting++;
+	s->spawn_match = match;
+	s->spawn_seat = seat;
 	s->errfd = errfd;
 	snprintf(s->peer, sizeof(s->peer), "pid unknown");
 	if (logpath != NULL && (s->logfd = harden_botlog_open(logpath)) == -1)
@@ -2068,8 +2075,9 @@ seat_started(void *arg, pid_t pid)
 	}
 	s->pid = pid;
 	snprintf(s->peer, sizeof(s->peer), "pid %ld", (long)pid);
-	if (s->cb != NULL && s->cb->started != NULL)
-		s->cb->started(s->cbarg, s);
+	/* logged whether or not its match still holds it */
+	db_bot_event(logdb, s->spawn_match, s->spawn_seat, s->bot->name,
+	    "spawn", s->peer);
 	if (reaped) {
 		seat_reap(pid, status);
 		return;

@@ -37,10 +37,10 @@ struct seat_cb {
 		    const char *, int64_t);
 	void	(*fault)(void *, struct seat *, const char *, const char *,
 		    int64_t);
-	void	(*started)(void *, struct seat *); /* a spawned bot's pid */
 };
 
-struct seat	*seat_spawn(struct bot *, const char *, char *, size_t);
+struct seat	*seat_spawn(struct bot *, const char *, int64_t, int, char *,
+		    size_t);
 struct seat	*seat_accept(int, const char *);
 struct seat	*seat_take_idle(struct bot *);
 int		 seat_idle_count(struct bot *);

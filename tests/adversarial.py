@@ -799,13 +799,13 @@ clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 
 
 def test_slow_spawns(r, tmp):
-    """Every bot's start takes 400 ms longer (clone(2) returns late):
+    """Every bot's start takes a second longer (clone(2) returns late):
     the loop never waits for one, so a match beside plays on, and a bot
     that exits before refd hears its pid is still reaped, its seat freed
     and its match ended."""
     d = tempfile.mkdtemp(dir=tmp)
     slow = os.path.join(d, "slow_ms")
-    open(slow, "w").write("400")
+    open(slow, "w").write("1000")
     old = dict(os.environ)
     os.environ["SLOW_CLONE"] = slow
     try:
@@ -818,31 +818,26 @@ def test_slow_spawns(r, tmp):
             r2.add("y%d" % i, EVIL + ["good"])
         r2.add("gone", EVIL + ["early"])
         # one match first, so that one plays while the others start
-        # (12 bots, started one after another: time enough for them)
+        # (9 bots, started one after another: time enough for them)
         first = r2.start("joker3", ["y0", "y1", "y2"], "target=5",
                          "startup_ms=30000")
         mids = [r2.start("joker3", ["y0", "gone", "y1"], "startup_ms=30000")
                 for _ in range(2)]
-        mids.append(r2.start("joker3", ["y0", "y1", "y2"],
-                             "startup_ms=30000"))
         result, reason = r2.wait(first)
         assert result.startswith(("seat", "allies", "joker", "draw")), \
             (result, reason)
-        for m in mids[:2]:
+        for m in mids:
             result, reason = r2.wait(m)
             assert result == "forfeit1", (result, reason)
             kinds = [k for (k,) in r2.query(
                 "SELECT kind FROM faults WHERE match_id = ?", m)]
             assert kinds[:1] == ["eof"], kinds
-        for m in mids[2:]:
-            result, reason = r2.wait(m)
-            assert result.startswith(("seat", "allies", "joker", "draw")), \
-                (result, reason)
         st = r2.must("status")
         lag = int(re.search(r"loop_lag_max_us (\d+)", st).group(1))
-        # a loop that waited for them would have stalled 400 ms a bot
-        assert lag < 200000, "the loop stalled %.1f ms" % (lag / 1000)
-        FIGURES["worst loop delay while 12 bots took 400 ms more each to "
+        # a loop that waited for them would have stalled a second a
+        # bot; a machine held busy delays it by 150 ms at times
+        assert lag < 600000, "the loop stalled %.1f ms" % (lag / 1000)
+        FIGURES["worst loop delay while 9 bots took a second more each to "
                 "start (ms)"] = "%.1f" % (lag / 1000)
         # the early bots were reaped before their pids came: still freed
         for _ in range(100):
