@@ -532,14 +532,8 @@ def slowsync_refd(tmp, **env):
     """A refd whose disk syncs as env says (SLOWSYNC), and its log."""
     d = tempfile.mkdtemp(dir=tmp)
     log = os.path.join(d, "shim.log")
-    old = dict(os.environ)
-    os.environ.update({k: str(v) for k, v in env.items()})
-    os.environ["SHIM_LOG"] = log
-    try:
-        r2 = harness.refd_with_shim(d, SLOWSYNC, "slowsync")
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    r2 = harness.refd_with_shim(d, SLOWSYNC, "slowsync",
+                                env=dict(env, SHIM_LOG=log))
     for i in range(3):
         r2.add("y%d" % i, EVIL + ["good"])
     return r2, log
@@ -806,13 +800,8 @@ def test_slow_spawns(r, tmp):
     d = tempfile.mkdtemp(dir=tmp)
     slow = os.path.join(d, "slow_ms")
     open(slow, "w").write("1000")
-    old = dict(os.environ)
-    os.environ["SLOW_CLONE"] = slow
-    try:
-        r2 = harness.refd_with_shim(d, SLOWCLONE, "slowclone")
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    r2 = harness.refd_with_shim(d, SLOWCLONE, "slowclone",
+                                env={"SLOW_CLONE": slow})
     try:
         for i in range(3):
             r2.add("y%d" % i, EVIL + ["good"])

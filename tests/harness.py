@@ -183,9 +183,10 @@ writev(int fd, const struct iovec *iov, int n)
 """
 
 
-def refd_with_shim(tmp, source, name, extra=("-v",)):
+def refd_with_shim(tmp, source, name, extra=("-v",), env=None):
     """A Refd in tmp with the C source built as a shared object and
-    preloaded (LD_PRELOAD): a shim that wraps calls refd makes."""
+    preloaded (LD_PRELOAD): a shim that wraps calls refd makes, reading
+    its settings from the variables of env."""
     src = os.path.join(tmp, name + ".c")
     so = os.path.join(tmp, name + ".so")
     with open(src, "w") as f:
@@ -193,6 +194,7 @@ def refd_with_shim(tmp, source, name, extra=("-v",)):
     subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-o",
                     so, src, "-ldl"], check=True)
     old = dict(os.environ)
+    os.environ.update({k: str(v) for k, v in (env or {}).items()})
     os.environ["LD_PRELOAD"] = so
     # a sanitizer build's runtime must come first: it still does
     os.environ["ASAN_OPTIONS"] = (old.get("ASAN_OPTIONS", "") +
