@@ -39,8 +39,8 @@
 #include "match.h"
 #include "mset.h"
 #include "seat.h"
-#include "spawnq.h"
 #include "spawn.h"
+#include "spawnq.h"
 #include "tourney.h"
 #include "util.h"
 

@@ -220,6 +220,7 @@ static void	seat_fault(struct seat *, const char *, const char *);
 static void	seat_close(struct seat *);
 static void	seat_maybe_free(struct seat *);
 static void	seat_started(void *, pid_t);
+static int	seat_has_process(const struct seat *);
 static void	seat_flush(evutil_socket_t, short, void *);
 static void	seat_commit_later(int64_t);
 static void	seat_arm(struct seat *);
@@ -1946,7 +1947,7 @@ seat_release(struct seat *s)
 			ready_cb(s->bot);
 		return;
 	}
-	if (s->bot->kind == BOT_REMOTE || (s->pid == 0 && !s->starting)) {
+	if (s->bot->kind == BOT_REMOTE || !seat_has_process(s)) {
 		seat_close(s);
 		return;
 	}
@@ -2039,10 +2040,17 @@ seat_maybe_free(struct seat *s)
 {
 	struct timeval	 tv = { 0, 0 };
 
-	if (s->state != SEAT_DEAD || s->pid > 0 || s->starting || s->freeing)
+	if (s->state != SEAT_DEAD || seat_has_process(s) || s->freeing)
 		return;
 	s->freeing = 1;
 	event_base_once(base, -1, EV_TIMEOUT, seat_free, s, &tv);
+}
+
+/* Has s a bot process, alive or still to be started (spawnq.c)? */
+static int
+seat_has_process(const struct seat *s)
+{
+	return s->pid > 0 || s->starting;
 }
 
 /*
@@ -2055,7 +2063,7 @@ seat_started(void *arg, pid_t pid)
 {
 	struct seat	*s = arg;
 	struct timeval	 tv = { 0, 0 };
-	int		 i, status, reaped = 0;
+	int		 i, status = 0, reaped = 0;
 
 	s->starting = 0;
 	nstarting--;

@@ -856,26 +856,11 @@ def test_slow_spawns(r, tmp):
         assert took < 5, "the shutdown took %.1f s" % took
         FIGURES["shutdown with a bot's start hung for 6 s (s)"] = \
             "%.1f" % took
-        left = []
-        for _ in range(100):
-            left = [p for p in os.listdir("/proc") if p.isdigit() and
-                    mark.encode() in open_quiet("/proc/%s/cmdline" % p)]
-            if not left:
-                break
-            time.sleep(0.05)
+        left = harness.marked_left(mark)
         assert not left, "bots left after the shutdown: %s" % left
         FIGURES["adversarial cases"] += 1
     finally:
         r2.stop()
-
-
-def open_quiet(path):
-    """A file's bytes, or none if it went away meanwhile."""
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
 
 
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,

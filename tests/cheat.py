@@ -128,21 +128,8 @@ def test_setsid_escape(r, conf):
     mark = "cheat-escape-%d" % os.getpid()
     mid, text = beside(r, "ch-esc", CHEAT + ["escape", mark])
     check_blocked(text, "escape")
-    for _ in range(100):
-        left = [p for p in os.listdir("/proc") if p.isdigit() and
-                mark.encode() in read_cmdline(p)]
-        if not left:
-            break
-        time.sleep(0.05)
+    left = harness.marked_left(mark)
     assert not left, "processes outlived the match: %s" % left
-
-
-def read_cmdline(pid):
-    try:
-        with open("/proc/%s/cmdline" % pid, "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
 
 
 def test_fork_bomb(r, conf):

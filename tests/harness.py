@@ -139,6 +139,24 @@ class Refd:
         return self.proc.returncode
 
 
+def marked_left(mark, wait_s=5):
+    """The pids of the processes whose command line holds mark, once
+    none is left or after wait_s seconds."""
+    def cmdline(pid):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                return f.read()
+        except OSError:     # gone meanwhile
+            return b""
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = [p for p in os.listdir("/proc") if p.isdigit() and
+                mark.encode() in cmdline(p)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
 def answer_lines(f, what="the answer"):
     """The lines of one control answer read from f (a binary file of a
     control connection), up to the empty line that ends it."""
