@@ -481,7 +481,7 @@ ctl_match_stop(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	(void)c;
 	if ((m = ctl_match_arg(cmd, r, len)) == NULL)
 		return -1;
-	if (match_over(m)) {
+	if (match_over(m) || match_ending(m)) {
 		snprintf(r, len, "match %lld is already over",
 		    (long long)m->id);
 		return -1;

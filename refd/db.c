@@ -845,6 +845,25 @@ db_match_unsynced(struct db *db, const struct db_match *m)
 	return m->syncwait > db->sync_done;
 }
 
+/*
+ * m's end is committed: have it synced as a durable group's is, on the
+ * owner's thread (m waits, db_match_unsynced()) or here.
+ */
+static int
+db_end_sync(struct db *db, struct db_match *m)
+{
+	uint64_t	 req = 0;
+
+	if (db->sync_ask != NULL)
+		req = db->sync_ask(db->sync_arg, &m, 1);
+	m->syncwait = req;
+	if (req != 0) {
+		db->sync_asked = req;
+		return 0;
+	}
+	return db_sync_log(db);
+}
+
 /* Sync the log here and now, as a commit of a durable row would. */
 int
 db_sync_now(struct db *db)
@@ -1925,9 +1944,9 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
  * match's last link goes to matches.final_chain.  Canonical text:
  * "matchend result=R mpoints=M,M,.. reason=TEXT".
  */
-int
-db_match_end(struct db *db, struct db_match *m, const char *result,
-    const char *reason, const int *mpoints, int nseats)
+static int
+db_match_end_at(struct db *db, struct db_match *m, const char *result,
+    const char *reason, const int *mpoints, int nseats, int here)
 {
 	struct chain_text l;
 	char		 mpts[DB_LISTMAX], ended[32], keep[sizeof(db->err)];
@@ -1955,7 +1974,7 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 	if (db_group_barrier(db) == -1)
 		return -1;
 	db->solo++;
-	db_durable(db, 1);
+	db_durable(db, here);
 	memcpy(chain, m->chain, DB_HASHLEN);
 	/* the match's end and the log's signed head, in one commit */
 	rc = db_step(db, db->st[S_BEGIN], "match end");
@@ -1977,6 +1996,8 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 		rc = -1;
 	if (rc == 0)
 		rc = db_commit_step(db, "match end commit");
+	if (rc == 0 && !here)
+		rc = db_end_sync(db, m);
 	if (rc == 0) {
 		memcpy(m->head, db->last_link, DB_HASHLEN);
 		m->head_no = db->last_no;
@@ -1992,6 +2013,27 @@ db_match_end(struct db *db, struct db_match *m, const char *result,
 	db_durable(db, 0);
 	db->solo--;
 	return rc;
+}
+
+/* The end of match m, committed and synced here before this returns. */
+int
+db_match_end(struct db *db, struct db_match *m, const char *result,
+    const char *reason, const int *mpoints, int nseats)
+{
+	return db_match_end_at(db, m, result, reason, mpoints, nseats, 1);
+}
+
+/*
+ * The end of match m, committed; its sync asked of the owner of
+ * db_group_async(), who may have the log synced here (then it is done
+ * when this returns) or elsewhere: db_match_unsynced() says until when
+ * the end is not yet known to be on the disk.
+ */
+int
+db_match_end_async(struct db *db, struct db_match *m, const char *result,
+    const char *reason, const int *mpoints, int nseats)
+{
+	return db_match_end_at(db, m, result, reason, mpoints, nseats, 0);
 }
 
 /*

@@ -30,6 +30,8 @@
  *			evidence, ms, action
  *	db_deal_end	the deal just over in the match; durable
  *	db_match_end	result, reason, match points of nseats; durable
+ *	db_match_end_async  the same, its sync maybe on db_group_async's
+ *			thread: db_match_unsynced until done
  *	db_bot_event	match id (0 for none), seat (-1 for none), bot,
  *			kind, detail; not chained
  *	db_begin	opens one transaction for a match's next writes,
@@ -160,6 +162,8 @@ int		 db_fault(struct db *, struct db_match *, int, int,
 int		 db_deal_end(struct db *, struct db_match *,
 		    const struct bri_match *);
 int		 db_match_end(struct db *, struct db_match *, const char *,
+		    const char *, const int *, int);
+int		 db_match_end_async(struct db *, struct db_match *, const char *,
 		    const char *, const int *, int);
 int		 db_bot_event(struct db *, int64_t, int, const char *,
 		    const char *, const char *);

@@ -36,6 +36,10 @@ static void	match_apply(struct match *, int, bri_card, int64_t, int);
 static void	match_bid(struct match *, int, int, int64_t, int);
 static void	match_call(struct match *, int, int, int64_t, int);
 static void	match_deal_over(struct match *, const struct bri_event *);
+struct match_end;
+static void	match_announce(struct match *, const struct match_end *);
+static void	match_end_go(struct match *);
+static void	match_end_lost(struct match *);
 static void	match_finish(struct match *, enum match_state, const char *,
 		    const char *);
 static void	match_answer(void *, struct seat *, enum pend_kind, int,
@@ -75,6 +79,7 @@ match_state_name(enum match_state s)
 	switch (s) {
 	case MATCH_WAITING:	return "waiting";
 	case MATCH_PLAYING:	return "playing";
+	case MATCH_ENDING:	return "playing";	/* until on the disk */
 	case MATCH_DONE:	return "done";
 	case MATCH_ABORTED:	return "aborted";
 	}
@@ -112,6 +117,16 @@ int
 match_over(const struct match *m)
 {
 	return m->state == MATCH_DONE || m->state == MATCH_ABORTED;
+}
+
+/*
+ * Has m ended, its result logged but the sync that keeps it still under
+ * way?  It is over, and says so, once that is done.
+ */
+int
+match_ending(const struct match *m)
+{
+	return m->state == MATCH_ENDING;
 }
 
 /* Matches playing now (not starting, not over). */
@@ -230,9 +245,13 @@ match_held_go(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	(void)arg;
-	TAILQ_FOREACH(m, &matches, entry)
-		if (m->held != NULL)
+	TAILQ_FOREACH(m, &matches, entry) {
+		if (m->state == MATCH_ENDING &&
+		    !db_match_unsynced(logdb, &m->dbm))
+			match_end_go(m);
+		else if (m->held != NULL)
 			match_held_flush(m);
+	}
 }
 
 /*
@@ -774,6 +793,9 @@ match_fault(void *arg, struct seat *s, const char *kind,
 	bri_card	 c = BRI_NOCARD;
 	int		 i = seat_index(s), ms, fallback, phase, suit = 0;
 
+	/* the end is logged: nothing of the seats' counts any more */
+	if (m->state == MATCH_ENDING)
+		return;
 	ms = (int)((us >= 0 ? us : util_now_us() - m->ask_us) / 1000);
 	match_shown_keep(m);
 	m->faults[i]++;
@@ -1065,26 +1087,45 @@ match_call(struct match *m, int seat, int suit, int64_t ms, int fault)
 }
 
 /*
+ * A match's end as logged: what it announces once the log holds it on
+ * the disk (match_announce()).  Each seat's transcript hashes are those
+ * the end chained: answers read later are outside them.
+ */
+struct match_end {
+	enum match_state st;
+	char		 result[16];
+	char		 reason[256];
+	char		 tx[BRI_MAXSEATS][CHAIN_TXMAX];
+};
+
+/*
  * End the match: log the result durably first, then enter the state
  * the log holds, tell the seats (with the seed and the final chain link)
  * and let them go.  A result the log refused is never announced: the
- * match ends aborted instead.
+ * match ends aborted instead.  Outside a tournament, with other matches
+ * playing, the end's sync runs on the log's thread: the match is ending
+ * meanwhile, hears nothing more from its seats, and is announced when
+ * the sync is done (match_end_go()).  A tournament's match is synced
+ * here: its standings and its SPRT are read from the log at each end.
  */
 static void
 match_finish(struct match *m, enum match_state st, const char *result,
     const char *reason)
 {
-	char	 end[BOTPROTO_MAXLINE], seed[BRI_SEED_STRLEN];
-	char	 chain[2 * DB_HASHLEN + 1], head[2 * DB_HASHLEN + 1];
-	char	 key[2 * DB_HASHLEN + 1], receipt[400], rs[600];
-	char	 tx[BRI_MAXSEATS][CHAIN_TXMAX];
-	char	 txs[BRI_MAXSEATS * (CHAIN_TXMAX + 1)], line[512];
-	int	 i;
+	struct match_end here, *e = &here, *kept;
+	char		 txs[BRI_MAXSEATS * (CHAIN_TXMAX + 1)];
+	int		 i, rc, async;
 
-	if (match_over(m))
+	if (match_over(m) || m->state == MATCH_ENDING)
 		return;
-	snprintf(m->result, sizeof(m->result), "%s", result);
-	snprintf(m->reason, sizeof(m->reason), "%s", reason);
+	/* kept while the sync runs; without the memory, synced here */
+	if (m->conf.tournament == 0 && !refd_stopping() &&
+	    (kept = malloc(sizeof(*kept))) != NULL)
+		e = kept;
+	async = e != &here;
+	e->st = st;
+	snprintf(e->result, sizeof(e->result), "%s", result);
+	snprintf(e->reason, sizeof(e->reason), "%s", reason);
 	if (m->wait_timer != NULL)
 		evtimer_del(m->wait_timer);
 	/*
@@ -1095,45 +1136,78 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	txs[0] = '\0';
 	for (i = 0; i < m->nseats; i++) {
 		if (m->seat[i] != NULL)
-			seat_transcript(m->seat[i], tx[i], sizeof(tx[i]));
+			seat_transcript(m->seat[i], e->tx[i],
+			    sizeof(e->tx[i]));
 		else
-			snprintf(tx[i], sizeof(tx[i]), "-");
+			snprintf(e->tx[i], sizeof(e->tx[i]), "-");
 		snprintf(txs + strlen(txs), sizeof(txs) - strlen(txs), "%s%s",
-		    i > 0 ? "," : "", tx[i]);
+		    i > 0 ? "," : "", e->tx[i]);
 	}
 	m->dbm.transcripts = txs;
 	/* an aborted match ends on the match points the log holds */
-	if (db_match_end(logdb, &m->dbm, m->result, m->reason,
-	    st == MATCH_ABORTED ? m->dbm.mpoints : m->bm.mpoints,
-	    m->nseats) == -1) {
+	rc = (async ? db_match_end_async : db_match_end)(logdb, &m->dbm,
+	    e->result, e->reason, st == MATCH_ABORTED ? m->dbm.mpoints :
+	    m->bm.mpoints, m->nseats);
+	m->dbm.transcripts = NULL;
+	if (rc == -1) {
 		/*
 		 * The group this match wrote in may have been lost on the
 		 * way, and match_log_lost() has ended the match already.
 		 */
+		if (e != &here) {
+			memcpy(here.tx, e->tx, sizeof(here.tx));
+			free(e);
+		}
 		if (match_over(m))
 			return;
 		log_warnx("match %lld: result not logged: %s",
 		    (long long)m->id, db_error(logdb));
-		snprintf(m->reason, sizeof(m->reason), "log failure at the end "
-		    "(%s): %s", m->result, db_error(logdb));
-		snprintf(m->result, sizeof(m->result), "aborted");
+		snprintf(here.reason, sizeof(here.reason), "log failure at the "
+		    "end (%s): %s", result, db_error(logdb));
+		snprintf(here.result, sizeof(here.result), "aborted");
 		m->end_unlogged = 1;	/* match_log_ends() tries again */
-		st = MATCH_ABORTED;
+		here.st = MATCH_ABORTED;
 		match_held_drop(m);	/* their rows may not be kept */
+		match_announce(m, &here);
+		return;
 	}
-	match_enter(m, st);
+	if (async && db_match_unsynced(logdb, &m->dbm)) {
+		m->end = e;
+		match_enter(m, MATCH_ENDING);
+		return;
+	}
+	match_announce(m, e);
+	if (e != &here)
+		free(e);
+}
+
+/*
+ * Announce the end e that the log holds on the disk: enter its state,
+ * tell the seats (with the seed and the final chain link), let them go,
+ * then the watchers and the observers.
+ */
+static void
+match_announce(struct match *m, const struct match_end *e)
+{
+	char	 end[BOTPROTO_MAXLINE], seed[BRI_SEED_STRLEN];
+	char	 chain[2 * DB_HASHLEN + 1], head[2 * DB_HASHLEN + 1];
+	char	 key[2 * DB_HASHLEN + 1], receipt[400], rs[600], line[512];
+	int	 i;
+
+	snprintf(m->result, sizeof(m->result), "%s", e->result);
+	snprintf(m->reason, sizeof(m->reason), "%s", e->reason);
+	match_enter(m, e->st);
 	log_info("match %lld: %s (%s)", (long long)m->id, m->result,
 	    m->reason);
 	util_hex(m->dbm.chain, DB_HASHLEN, chain);
 	/* the receipt: the log's signed head at this end, and its key */
 	receipt[0] = '\0';
-	if (m->dbm.sig[0] != '\0' && db_public_key(logdb, key,
-	    sizeof(key)) == 0) {
+	if (!m->end_unlogged && m->dbm.sig[0] != '\0' &&
+	    db_public_key(logdb, key, sizeof(key)) == 0) {
 		util_hex(m->dbm.head, DB_HASHLEN, head);
 		snprintf(receipt, sizeof(receipt), "head=%lld:%s sig=%s key=%s",
 		    m->dbm.head_no, head, m->dbm.sig, key);
 	}
-	m->dbm.transcripts = NULL;
 	botproto_match_end_text(end, sizeof(end), m->result, m->bm.mpoints,
 	    m->nseats, m->conf.tournament != 0 ? "-" :
 	    bri_seed_format(&m->bm.seed, seed), chain,
@@ -1145,12 +1219,12 @@ match_finish(struct match *m, enum match_state st, const char *result,
 			continue;
 		m->seat[i] = NULL;
 		/* each seat's receipt ends with its own transcript hashes */
-		if (receipt[0] != '\0' && strcmp(tx[i], "-") != 0)
+		if (receipt[0] != '\0' && strcmp(e->tx[i], "-") != 0)
 			botproto_match_end_text(end, sizeof(end), m->result,
 			    m->bm.mpoints, m->nseats, m->conf.tournament != 0 ?
 			    "-" : bri_seed_format(&m->bm.seed, seed), chain,
 			    match_receipt(rs, sizeof(rs), receipt,
-			    i, tx[i]));
+			    i, e->tx[i]));
 		if (seat_usable(s))
 			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", end);
 		seat_release(s);
@@ -1167,6 +1241,65 @@ match_finish(struct match *m, enum match_state st, const char *result,
 	for (i = 0; i < nobservers; i++)
 		if (observers[i].end != NULL)
 			observers[i].end(m);
+}
+
+/* The sync of m's end is done: announce it. */
+static void
+match_end_go(struct match *m)
+{
+	struct match_end *e = m->end;
+
+	m->end = NULL;
+	match_announce(m, e);
+	free(e);
+}
+
+/*
+ * The log failed while m's end was synced: the result may not be on the
+ * disk, and is never announced; the match ends aborted, as when its end
+ * could not be logged.
+ */
+static void
+match_end_lost(struct match *m)
+{
+	struct match_end *e = m->end;
+	char		 why[256];
+
+	log_warnx("match %lld: result not synced: %s", (long long)m->id,
+	    db_error(logdb));
+	snprintf(why, sizeof(why), "log failure at the end (%s): %s",
+	    e->result, db_error(logdb));
+	snprintf(e->reason, sizeof(e->reason), "%s", why);
+	snprintf(e->result, sizeof(e->result), "aborted");
+	e->st = MATCH_ABORTED;
+	m->end_unlogged = 1;
+	match_held_drop(m);
+	match_end_go(m);
+}
+
+/*
+ * refd stops: the ends whose syncs are under way are synced here and
+ * announced at once, while their seats can still be told.
+ */
+void
+match_ends_now(void)
+{
+	struct match	*m;
+	int		 lost = 0, any = 0;
+
+	TAILQ_FOREACH(m, &matches, entry)
+		any |= m->state == MATCH_ENDING;
+	if (!any)
+		return;
+	if (db_sync_now(logdb) == -1)
+		lost = 1;
+	TAILQ_FOREACH(m, &matches, entry)
+		if (m->state == MATCH_ENDING) {
+			if (lost)
+				match_end_lost(m);
+			else
+				match_end_go(m);
+		}
 }
 
 /*
@@ -1186,7 +1319,10 @@ match_log_lost(struct db_match *dm)
 		if (m->seat[i] != NULL)
 			seat_drop_unsent(m->seat[i]);
 	match_held_drop(m);
-	match_logfail(m);
+	if (m->state == MATCH_ENDING)
+		match_end_lost(m);
+	else
+		match_logfail(m);
 }
 
 /*
@@ -1251,5 +1387,6 @@ match_free(struct match *m)
 	if (m->wait_timer != NULL)
 		event_free(m->wait_timer);
 	free(m->held);
+	free(m->end);
 	free(m);
 }

@@ -24,6 +24,8 @@ struct event;
 enum match_state {
 	MATCH_WAITING,		/* seats connecting and answering hello */
 	MATCH_PLAYING,
+	MATCH_ENDING,		/* its end logged, the sync of it under way;
+				   to the outside it plays until that is done */
 	MATCH_DONE,		/* ended by the rules or a forfeit */
 	MATCH_ABORTED		/* stopped by the operator or a failure */
 };
@@ -68,6 +70,7 @@ struct match {
 	TAILQ_HEAD(, ctl_conn) watchers;
 	TAILQ_HEAD(, ctl_conn) waiters;
 	struct match_held *held;	/* watchers' lines waiting for a sync */
+	struct match_end *end;		/* MATCH_ENDING: what to announce */
 	int		 shown_mpoints[BRI_MAXSEATS]; /* as the disk has them */
 	int		 shown_faults[BRI_MAXSEATS]; /* (match_shown()) */
 };
@@ -77,6 +80,8 @@ extern struct matchlist	 matches;
 struct match	*match_start(const struct match_conf *, char *, size_t);
 struct match	*match_find(int64_t);
 int		 match_over(const struct match *);
+int		 match_ending(const struct match *);
+void		 match_ends_now(void);
 void		 match_stop(struct match *, const char *);
 int		 match_observe(void (*)(struct match *, const char *),
 		    void (*)(struct match *));

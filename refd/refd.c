@@ -205,6 +205,7 @@ refd_shutdown(void)
 		return;
 	shutting_down = 1;
 	log_info("shutting down");
+	match_ends_now();
 	TAILQ_FOREACH(m, &matches, entry)
 		if (!match_over(m))
 			match_stop(m, "refd shut down");
@@ -265,8 +266,9 @@ refd_log_synced(void *arg, uint64_t n, int error)
 }
 
 /*
- * The log committed durable rows of matches ms: the thread syncs them,
- * and what those matches say from now on waits for it.  With one match
+ * The log committed durable rows of matches ms (a deal's end, a fault,
+ * the match's end): the thread syncs them, and what those matches say
+ * from now on waits for it.  With one match
  * playing there is nothing for the loop to do meanwhile, and the hand
  * over to the thread and back costs that match a hundred microseconds
  * a deal: 0, the log syncs in the loop, as it does with no thread (arg

@@ -427,6 +427,7 @@ SLOWSYNC = r"""
 
 static int	logfd = -1;
 static int	thread_syncs;
+static int	end_written;	/* a page holding a match's result */
 
 static void
 note(const char *what)
@@ -467,7 +468,9 @@ fdatasync(int fd)
 		ts.tv_nsec = atol(v) * 1000000L;
 		nanosleep(&ts, NULL);
 	}
-	if (t && (v = getenv("SYNC_FAIL_THREAD")) != NULL && n >= atoi(v)) {
+	if (t && ((v = getenv("SYNC_FAIL_THREAD")) != NULL ? n >= atoi(v) :
+	    getenv("SYNC_FAIL_END") != NULL &&
+	    __atomic_load_n(&end_written, __ATOMIC_SEQ_CST))) {
 		/* the lines an earlier sync let go leave meanwhile */
 		ts.tv_sec = 0;
 		ts.tv_nsec = 500 * 1000000L;
@@ -490,6 +493,8 @@ pwrite64(int fd, const void *buf, size_t len, off_t off)
 		real = (ssize_t (*)(int, const void *, size_t, off_t))
 		    dlsym(RTLD_NEXT, "pwrite64");
 	note("P");
+	if (memmem(buf, len, "played out", 10) != NULL)
+		__atomic_store_n(&end_written, 1, __ATOMIC_SEQ_CST);
 	return real(fd, buf, len, off);
 }
 
@@ -517,6 +522,9 @@ seen(const void *buf, size_t len)
 		note("G");
 	if (memmem(buf, len, " match_end ", 11) != NULL)
 		note("M");
+	/* a match's result to a waiter (match_wait) or a watcher */
+	if (memmem(buf, len, " played out", 11) != NULL)
+		note("A");
 	/* match_show's answer, the one with a "commit" line */
 	if (memmem(buf, len, "\ncommit ", 8) != NULL)
 		note("S");
@@ -552,7 +560,8 @@ def shim_events(log, ends=0):
 
 # what SLOWSYNC's letters for the lines refd writes stand for
 WRITTEN = {"D": "a deal_end to a bot", "M": "a match_end to a bot",
-           "W": "a deal's end to a watcher"}
+           "W": "a deal's end to a watcher",
+           "A": "a match's result to a waiter or a watcher"}
 
 
 def after_syncs(ev, how, kinds):
@@ -721,6 +730,96 @@ def test_watched_sync(r, tmp):
         r2.stop()
 
 
+def test_end_synced_beside(r, tmp):
+    """A match ends while another plays: its end is synced on refd's
+    thread while the loop goes on answering, and no line of that end, to
+    a bot, a waiter or a watcher, leaves before the sync is done."""
+    r2, log = slowsync_refd(tmp, SYNC_SLEEP_MS=60)
+    try:
+        for i in range(3):
+            r2.add("w%d" % i, EVIL + ["slow", "5000"])
+        idle = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
+        time.sleep(0.5)
+        open(log, "w").close()
+        # match_show without pause, from a connection of its own: the
+        # shim marks each answer (S)
+        done = threading.Event()
+
+        def show():
+            c = socket.socket(socket.AF_UNIX)
+            c.settimeout(30)
+            c.connect(r2.sock)
+            f = c.makefile("rwb")
+            while not done.is_set():
+                f.write(b"match_show %d\n" % idle)
+                f.flush()
+                harness.answer_lines(f)
+            c.close()
+        poller = threading.Thread(target=show)
+        poller.start()
+        try:
+            mid = r2.start("classic2", ["y0", "y1"], "deals_to_win=1")
+            result, reason = r2.wait(mid)
+        finally:
+            done.set()
+            poller.join()
+        assert result.startswith(("seat", "draw")) and \
+            reason == "played out", (result, reason)
+        ev = shim_events(log, 2)
+        told = after_syncs(ev, "beside another", "MA")
+        assert told["M"] == 2 and told["A"] >= 1, told
+        # the end's commit (the last pages written before its first
+        # line) was synced on the thread, the loop answering match_show
+        # while it ran
+        first = min(ev.index(k) for k in "MA")
+        last_page = max(i for i in range(first) if ev[i] == "P")
+        began = next(i for i in range(last_page, len(ev))
+                     if ev[i] in ("B", "Bt"))
+        assert ev[began] == "Bt", "the end was synced in the loop: %s" % \
+            ev[last_page:first + 1]
+        ended = ev.index("Et", began)
+        answered = ev[began:ended].count("S")
+        assert answered > 0, "no match_show answered while the end's " \
+            "sync ran: %s" % ev[began:ended + 1]
+        r2.must("match_stop", str(idle))
+        FIGURES["match_show answers during a match end's sync"] = answered
+        FIGURES["adversarial cases"] += 1
+    finally:
+        r2.stop()
+
+
+def test_end_sync_failure(r, tmp):
+    """The disk fails the sync of a match's end, run on refd's thread
+    while another match plays: that result is never announced, to a bot,
+    a waiter or a watcher; the match ends aborted on a log failure, and
+    so does the one beside."""
+    r2, log = slowsync_refd(tmp, SYNC_FAIL_END=1)
+    try:
+        for i in range(3):
+            r2.add("w%d" % i, EVIL + ["slow", "5000"])
+        idle = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
+        time.sleep(0.5)
+        mid = r2.start("classic2", ["y0", "y1"], "deals_to_win=1")
+        result, reason = r2.wait(mid)
+        assert result == "aborted" and \
+            reason.startswith("log failure at the end"), (result, reason)
+        result, reason = r2.wait(idle)
+        assert result == "aborted" and "log" in reason, (result, reason)
+        ev = shim_events(log, 2)
+        assert "Ft" in ev, ev[-20:]
+        assert "A" not in ev, "the result was announced: %s" % ev[-30:]
+        ok, text = r2.ctl("match_start", "joker3", "y0", "y1", "y2")
+        assert not ok and "could not be synced" in text, text
+    finally:
+        r2.stop()
+    # the next start ends the match beside; the log audits
+    harness.Refd(os.path.dirname(log)).stop()
+    p = subprocess.run([REFCTL, "audit", "--db", r2.db, "--all"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout[-2000:]
+    FIGURES["adversarial cases"] += 1
+
+
 def test_sync_failure(r, tmp):
     """The disk fails a sync (EIO): the deal's end it was to keep never
     reaches a bot, every running match stops on a log failure, refd
@@ -866,7 +965,8 @@ def test_slow_spawns(r, tmp):
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
          test_token_guesser, test_control_abuse, test_storage_faults,
          test_bot_rlimits, test_stalled_sync, test_watched_sync,
-         test_sync_failure, test_slow_spawns,
+         test_end_synced_beside, test_end_sync_failure, test_sync_failure,
+         test_slow_spawns,
          test_crash_campaign]
 
 

@@ -1036,6 +1036,87 @@ test_group_unsynced(void **state)
 	db_close(db);
 }
 
+/* Does the log say match id is done, as another connection reads it? */
+static int
+match_done(sqlite3 *h, int64_t id)
+{
+	sqlite3_stmt	*st;
+	int		 done;
+
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT state = 'done' FROM "
+	    "matches WHERE id = ?", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, id);
+	done = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return done;
+}
+
+/*
+ * A match's end committed with its sync asked of the owner's thread
+ * (db_match_end_async()): the end is in the log at once, and the match
+ * waits until the sync is heard of; kept in the loop (0), or with no
+ * owner, it is synced before the call returns.
+ */
+static void
+test_end_async(void **state)
+{
+	struct db		*db;
+	struct db_match		 m1, m2, m3;
+	struct bri_match	 b1, b2, b3;
+	sqlite3			*h;
+	char			 err[256];
+
+	(void)state;
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	hook_calls = nlost = 0;
+	db_group_mode(db, group_hook, group_lost);
+	db_group_async(db, sync_ask, NULL);
+	begin_deal(db, &m1, &b1);
+	begin_deal(db, &m2, &b2);
+	begin_deal(db, &m3, &b3);
+	play_one(db, &m1, &b1, 0);
+	play_one(db, &m2, &b2, 0);
+	assert_int_equal(db_group_commit(db), 0);
+
+	/* handed over as request 12: committed, not yet known synced */
+	ask_ret = 12;
+	ask_n = 0;
+	assert_int_equal(db_match_end_async(db, &m1, "seat0", "played out",
+	    NULL, 0), 0);
+	assert_int_equal(ask_n, 1);
+	assert_ptr_equal(ask_seen, &m1);
+	assert_true(db_match_unsynced(db, &m1));
+	assert_false(db_match_unsynced(db, &m2));
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_true(match_done(h, m1.id));
+	db_sync_heard(db, 11);
+	assert_true(db_match_unsynced(db, &m1));
+	db_sync_heard(db, 12);
+	assert_false(db_match_unsynced(db, &m1));
+
+	/* kept in the loop: synced before it returns */
+	ask_ret = 0;
+	assert_int_equal(db_match_end_async(db, &m2, "seat1", "played out",
+	    NULL, 0), 0);
+	assert_ptr_equal(ask_seen, &m2);
+	assert_false(db_match_unsynced(db, &m2));
+
+	/* no owner: as db_match_end() */
+	db_group_async(db, NULL, NULL);
+	ask_n = 0;
+	assert_int_equal(db_match_end_async(db, &m3, "seat2", "played out",
+	    NULL, 0), 0);
+	assert_int_equal(ask_n, 0);
+	assert_false(db_match_unsynced(db, &m3));
+	assert_true(match_done(h, m3.id));
+	assert_int_equal(audit(h, m1.id, NULL), m1.links);
+	assert_int_equal(audit(h, m2.id, NULL), m2.links);
+	assert_int_equal(nlost, 0);
+	sqlite3_close(h);
+	db_close(db);
+}
+
 /*
  * A transcript hashed as a seat's writes leave (chain_tx_sent(): "ID
  * TEXT\n" lines, ids left out) or as answers are read (chain_tx_bytes())
@@ -1171,6 +1252,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_group_lost, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_group_unsynced, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_end_async, setup,
 		    teardown),
 		cmocka_unit_test(test_chain_tx),
 	};
