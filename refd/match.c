@@ -1293,6 +1293,8 @@ match_ends_now(void)
 		return;
 	if (db_sync_now(logdb) == -1)
 		lost = 1;
+	else
+		seat_log_synced();	/* what waited for it goes first */
 	TAILQ_FOREACH(m, &matches, entry)
 		if (m->state == MATCH_ENDING) {
 			if (lost)

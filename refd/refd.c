@@ -213,7 +213,12 @@ refd_shutdown(void)
 		evconnlistener_free(bot_listener);
 		bot_listener = NULL;
 	}
-	/* a moment for quits and replies to leave, then out */
+	/*
+	 * a moment for quits and replies to leave, then out: from now, not
+	 * from the loop's wake-up, which the ends' syncs above may have
+	 * left far behind on a slow disk
+	 */
+	event_base_update_cache_time(base);
 	event_base_loopexit(base, &tv);
 }
 

@@ -468,6 +468,12 @@ fdatasync(int fd)
 		ts.tv_nsec = atol(v) * 1000000L;
 		nanosleep(&ts, NULL);
 	}
+	/* the thread's syncs this much slower still */
+	if (t && (v = getenv("SYNC_THREAD_MS")) != NULL) {
+		ts.tv_sec = atol(v) / 1000;
+		ts.tv_nsec = atol(v) % 1000 * 1000000L;
+		nanosleep(&ts, NULL);
+	}
 	if (t && ((v = getenv("SYNC_FAIL_THREAD")) != NULL ? n >= atoi(v) :
 	    getenv("SYNC_FAIL_END") != NULL &&
 	    __atomic_load_n(&end_written, __ATOMIC_SEQ_CST))) {
@@ -493,8 +499,10 @@ pwrite64(int fd, const void *buf, size_t len, off_t off)
 		real = (ssize_t (*)(int, const void *, size_t, off_t))
 		    dlsym(RTLD_NEXT, "pwrite64");
 	note("P");
-	if (memmem(buf, len, "played out", 10) != NULL)
+	if (memmem(buf, len, "played out", 10) != NULL) {
 		__atomic_store_n(&end_written, 1, __ATOMIC_SEQ_CST);
+		note("X");
+	}
 	return real(fd, buf, len, off);
 }
 
@@ -788,6 +796,53 @@ def test_end_synced_beside(r, tmp):
         r2.stop()
 
 
+def test_end_at_shutdown(r, tmp):
+    """refd is told to stop while a match's end is synced on its thread,
+    that sync taking 1.8 s, longer than refd gives its last lines to
+    leave: the end is synced in the loop then, and its result reaches
+    the waiter and the bots before refd exits, as the end of the match
+    stopped beside reaches its bots, though each of those syncs in the
+    loop takes 0.3 s."""
+    r2, log = slowsync_refd(tmp, SYNC_SLEEP_MS=300, SYNC_THREAD_MS=1500)
+    got = {}
+    try:
+        for i in range(3):
+            r2.add("w%d" % i, EVIL + ["slow", "5000"])
+        r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
+        time.sleep(0.5)
+        open(log, "w").close()
+        mid = r2.start("classic2", ["y0", "y1"], "deals_to_win=1")
+
+        def waiter():
+            got["answer"] = r2.ctl("match_wait", str(mid), timeout=30)
+        th = threading.Thread(target=waiter)
+        th.start()
+        # the end's row written (X): its sync is the thread's
+        for _ in range(500):
+            if "X" in open(log).read().split():
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError("the match did not end")
+        r2.ctl("shutdown")
+        th.join(30)
+        rc = r2.proc.wait(30)
+    finally:
+        r2.stop()
+    assert rc == 0, rc
+    assert "answer" in got, "the waiter got no answer"
+    ok, text = got["answer"]
+    assert ok and text.endswith(" played out"), text
+    # match_end to both bots of the match that ended, then to the three
+    # of the one stopped, each after a sync
+    told = after_syncs(shim_events(log, 5), "at shutdown", "MA")
+    assert told["M"] == 5 and told["A"] == 1, told
+    p = subprocess.run([REFCTL, "audit", "--db", r2.db, "--all"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout[-2000:]
+    FIGURES["adversarial cases"] += 1
+
+
 def test_end_sync_failure(r, tmp):
     """The disk fails the sync of a match's end, run on refd's thread
     while another match plays: that result is never announced, to a bot,
@@ -965,7 +1020,8 @@ def test_slow_spawns(r, tmp):
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
          test_token_guesser, test_control_abuse, test_storage_faults,
          test_bot_rlimits, test_stalled_sync, test_watched_sync,
-         test_end_synced_beside, test_end_sync_failure, test_sync_failure,
+         test_end_synced_beside, test_end_at_shutdown, test_end_sync_failure,
+         test_sync_failure,
          test_slow_spawns,
          test_crash_campaign]
 
