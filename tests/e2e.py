@@ -366,7 +366,13 @@ def test_log_unwritable(r):
     r.add("lk-a", EVIL + ["slow", "20"])
     r.add("lk-b", EVIL + ["slow", "20"])
     mid = r.start("classic2", ["lk-a", "lk-b"], "deals_to_win=50")
-    time.sleep(0.5)
+    # plays logged before the lock, however slowly the bots start (a
+    # sanitized refd on a busy machine)
+    for _ in range(400):
+        if r.query("SELECT count(*) FROM plays WHERE match_id = ?",
+                   mid)[0][0] > 0:
+            break
+        time.sleep(0.05)
     con = sqlite3.connect(r.db, timeout=5, isolation_level=None)
     con.execute("BEGIN EXCLUSIVE")
     try:
