@@ -641,6 +641,40 @@ def test_stalled_sync(r, tmp):
         r2.stop()
 
 
+def show_poller(r2, mid, shown=None):
+    """A thread asking match_show of mid without pause, on a connection
+    of its own, one answer at a time, until the event returned is set;
+    the match points of each answer go to shown.  Returns both."""
+    done = threading.Event()
+
+    def show():
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(30)
+        c.connect(r2.sock)
+        f = c.makefile("rwb")
+        while not done.is_set():
+            f.write(b"match_show %d\n" % mid)
+            f.flush()
+            lines = harness.answer_lines(f)
+            if shown is not None:
+                shown.append(tuple(int(m) for m in re.findall(
+                    r" mpoints=(\d+)", "\n".join(lines))))
+        c.close()
+    poller = threading.Thread(target=show)
+    poller.start()
+    return poller, done
+
+
+def idle_beside(r2):
+    """A match that plays beside the others but writes nothing: its bots
+    take 5 s a move.  The syncs of theirs go to refd's thread."""
+    for i in range(3):
+        r2.add("w%d" % i, EVIL + ["slow", "5000"])
+    mid = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
+    time.sleep(0.5)
+    return mid
+
+
 def watch_events(r2, log, variant, bots, *opts):
     """Start a match, follow it with match_watch to its end while another
     connection asks match_show without pause, and return its event
@@ -654,21 +688,8 @@ def watch_events(r2, log, variant, bots, *opts):
     mid = r2.start(variant, bots, *opts)
     f.write(b"match_watch %d\n" % mid)
     f.flush()
-    shown, done = [], threading.Event()
-
-    def show():
-        c2 = socket.socket(socket.AF_UNIX)
-        c2.settimeout(30)
-        c2.connect(r2.sock)
-        f2 = c2.makefile("rwb")
-        while not done.is_set():
-            f2.write(b"match_show %d\n" % mid)
-            f2.flush()
-            shown.append(tuple(int(m) for m in re.findall(
-                r" mpoints=(\d+)", "\n".join(harness.answer_lines(f2)))))
-        c2.close()
-    poller = threading.Thread(target=show)
-    poller.start()
+    shown = []
+    poller, done = show_poller(r2, mid, shown)
     try:
         lines = harness.answer_lines(f, "the watch stream")
     finally:
@@ -718,10 +739,7 @@ def test_watched_sync(r, tmp):
         # beside it, a match that plays but writes nothing meanwhile, so
         # that every page written is the watched match's, and the deals'
         # syncs go to the thread
-        for i in range(3):
-            r2.add("w%d" % i, EVIL + ["slow", "5000"])
-        idle = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
-        time.sleep(0.5)
+        idle = idle_beside(r2)
         _, shown, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
                                     "target=5")
         assert "Bt" in ev, "the deals' syncs were not on the thread"
@@ -744,27 +762,10 @@ def test_end_synced_beside(r, tmp):
     a bot, a waiter or a watcher, leaves before the sync is done."""
     r2, log = slowsync_refd(tmp, SYNC_SLEEP_MS=60)
     try:
-        for i in range(3):
-            r2.add("w%d" % i, EVIL + ["slow", "5000"])
-        idle = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
-        time.sleep(0.5)
+        idle = idle_beside(r2)
         open(log, "w").close()
-        # match_show without pause, from a connection of its own: the
-        # shim marks each answer (S)
-        done = threading.Event()
-
-        def show():
-            c = socket.socket(socket.AF_UNIX)
-            c.settimeout(30)
-            c.connect(r2.sock)
-            f = c.makefile("rwb")
-            while not done.is_set():
-                f.write(b"match_show %d\n" % idle)
-                f.flush()
-                harness.answer_lines(f)
-            c.close()
-        poller = threading.Thread(target=show)
-        poller.start()
+        # match_show without pause: the shim marks each answer (S)
+        poller, done = show_poller(r2, idle)
         try:
             mid = r2.start("classic2", ["y0", "y1"], "deals_to_win=1")
             result, reason = r2.wait(mid)
@@ -806,10 +807,7 @@ def test_end_at_shutdown(r, tmp):
     r2, log = slowsync_refd(tmp, SYNC_SLEEP_MS=300, SYNC_THREAD_MS=1500)
     got = {}
     try:
-        for i in range(3):
-            r2.add("w%d" % i, EVIL + ["slow", "5000"])
-        r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
-        time.sleep(0.5)
+        idle_beside(r2)
         open(log, "w").close()
         mid = r2.start("classic2", ["y0", "y1"], "deals_to_win=1")
 
@@ -850,10 +848,7 @@ def test_end_sync_failure(r, tmp):
     so does the one beside."""
     r2, log = slowsync_refd(tmp, SYNC_FAIL_END=1)
     try:
-        for i in range(3):
-            r2.add("w%d" % i, EVIL + ["slow", "5000"])
-        idle = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
-        time.sleep(0.5)
+        idle = idle_beside(r2)
         mid = r2.start("classic2", ["y0", "y1"], "deals_to_win=1")
         result, reason = r2.wait(mid)
         assert result == "aborted" and \

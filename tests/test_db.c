@@ -968,6 +968,21 @@ sync_ask(void *arg, struct db_match **ms, int n)
 	return ask_ret;
 }
 
+/* A log in group mode whose syncs are asked of sync_ask(). */
+static struct db *
+open_async(void)
+{
+	struct db	*db;
+	char		 err[256];
+
+	db = db_open(path, 0, err, sizeof(err));
+	assert_non_null(db);
+	hook_calls = nlost = 0;
+	db_group_mode(db, group_hook, group_lost);
+	db_group_async(db, sync_ask, NULL);
+	return db;
+}
+
 /*
  * A durable row (a fault) makes its match wait for the log's sync, and
  * only that match: while its group is open, and after the commit until
@@ -981,14 +996,9 @@ test_group_unsynced(void **state)
 	struct db		*db;
 	struct db_match		 m1, m2;
 	struct bri_match	 b1, b2;
-	char			 err[256];
 
 	(void)state;
-	db = db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
-	hook_calls = nlost = 0;
-	db_group_mode(db, group_hook, group_lost);
-	db_group_async(db, sync_ask, NULL);
+	db = open_async();
 	begin_deal(db, &m1, &b1);
 	begin_deal(db, &m2, &b2);
 	play_one(db, &m1, &b1, 0);
@@ -1064,14 +1074,9 @@ test_end_async(void **state)
 	struct db_match		 m1, m2, m3;
 	struct bri_match	 b1, b2, b3;
 	sqlite3			*h;
-	char			 err[256];
 
 	(void)state;
-	db = db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
-	hook_calls = nlost = 0;
-	db_group_mode(db, group_hook, group_lost);
-	db_group_async(db, sync_ask, NULL);
+	db = open_async();
 	begin_deal(db, &m1, &b1);
 	begin_deal(db, &m2, &b2);
 	begin_deal(db, &m3, &b3);
