@@ -31,6 +31,8 @@
 #define DB_BUSY_MS	200		/* wait no longer for a lock */
 #define DB_TEXTMAX	1024		/* bytes kept of free text */
 #define DB_LISTMAX	64		/* points or mpoints, joined */
+#define DB_CKPT_PAGES	4000		/* WAL pages between checkpoints */
+#define DB_WAL_LIMIT	"16777216"	/* bytes kept of it after one */
 #define GROUPED(db)	((db)->group_hook != NULL && !(db)->solo)
 
 enum db_stmt {
@@ -1294,13 +1296,21 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 			goto fail;
 		}
 		/*
-		 * A reader holding a transaction stops checkpoints from
-		 * restarting the write-ahead log, which grows meanwhile:
-		 * once they can, it is truncated back to this size.
+		 * A checkpoint copies every page the write-ahead log holds
+		 * into the database, once however many times the log has
+		 * it.  At SQLite's default, every 1,000 pages, sixty-four
+		 * matches' pages were copied over and over, at a sixth of
+		 * the plays a second (PERFORMANCE.md): every DB_CKPT_PAGES
+		 * pages instead.  A reader holding a
+		 * transaction stops checkpoints from restarting the log,
+		 * which grows meanwhile: once they can, it is truncated
+		 * back to that size.
 		 */
-		if (sqlite3_exec(db->h, "PRAGMA journal_size_limit = 4194304",
-		    NULL, NULL, NULL) != SQLITE_OK) {
-			db_fail(db, "journal_size_limit");
+		if (sqlite3_wal_autocheckpoint(db->h, DB_CKPT_PAGES) !=
+		    SQLITE_OK || sqlite3_exec(db->h, "PRAGMA "
+		    "journal_size_limit = " DB_WAL_LIMIT, NULL, NULL, NULL) !=
+		    SQLITE_OK) {
+			db_fail(db, "checkpoints");
 			goto fail;
 		}
 	}
