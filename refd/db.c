@@ -1301,10 +1301,10 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 		 * it.  At SQLite's default, every 1,000 pages, sixty-four
 		 * matches' pages were copied over and over, at a sixth of
 		 * the plays a second (PERFORMANCE.md): every DB_CKPT_PAGES
-		 * pages instead.  A reader holding a
-		 * transaction stops checkpoints from restarting the log,
-		 * which grows meanwhile: once they can, it is truncated
-		 * back to that size.
+		 * pages instead, a longer pause of the loop each time.  A
+		 * reader holding a transaction stops checkpoints from
+		 * restarting the log, which grows meanwhile: once they can,
+		 * it is truncated back to DB_WAL_LIMIT.
 		 */
 		if (sqlite3_wal_autocheckpoint(db->h, DB_CKPT_PAGES) !=
 		    SQLITE_OK || sqlite3_exec(db->h, "PRAGMA "
