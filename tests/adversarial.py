@@ -677,9 +677,9 @@ def idle_beside(r2):
 
 def watch_events(r2, log, variant, bots, *opts):
     """Start a match, follow it with match_watch to its end while another
-    connection asks match_show without pause, and return its event
-    lines, the match points each match_show gave, and SLOWSYNC's events
-    since the start."""
+    connection asks match_show without pause, and return the match
+    points after each of its deals as the log has them, those each
+    match_show gave, and SLOWSYNC's events since the start."""
     open(log, "w").close()
     c = socket.socket(socket.AF_UNIX)
     c.settimeout(30)
@@ -700,24 +700,37 @@ def watch_events(r2, log, variant, bots, *opts):
     assert result.startswith(("seat", "allies", "joker", "draw")), \
         (result, reason)
     assert [l for l in lines if l.startswith("dealend ")], lines[:10]
-    return lines, shown, shim_events(log, len(bots))
+    deals = [tuple(int(x) for x in p.split(",")) for (p,) in r2.query(
+        "SELECT mpoints FROM deal_results WHERE match_id = ? ORDER BY "
+        "deal_no", mid)]
+    return deals, shown, shim_events(log, len(bots))
 
 
-def shown_after_syncs(ev, shown, how):
+def shown_after_syncs(ev, shown, how, deals):
     """How many of match_show's answers (S) gave new match points, each
-    while no sync was under way: a result shows once it is on the disk.
-    The i-th S is the i-th answer: one connection asks, one at a time."""
+    once the log had them on the disk: after a sync that ended since the
+    log's last page was written, or after the watcher heard of the deal
+    that made them (W), which it does only once that deal's end is
+    synced (after_syncs()).  A sync under way may be a later one: the
+    thread's syncs can follow each other with no pause.  deals are the
+    match points after each deal, as the log has them.  The i-th S is
+    the i-th answer: one connection asks, one at a time."""
     assert ev.count("S") == len(shown), (ev.count("S"), len(shown))
-    sync, k, new = None, 0, 0
+    last, heard, k, new = None, 0, 0, 0
     for e in ev:
-        if e in ("B", "Bt", "E", "Et"):
-            sync = e
+        if e in ("P", "B", "Bt", "E", "Et"):
+            last = e
+        elif e == "W":
+            heard += 1
         elif e == "S":
             if k > 0 and shown[k] != shown[k - 1]:
                 new += 1
-                assert sync in (None, "E", "Et"), \
-                    "%s: match_show gave the points %s during a sync " \
-                    "(%s)" % (how, shown[k], sync)
+                assert shown[k] in deals, (how, shown[k], deals)
+                d = deals.index(shown[k]) + 1
+                assert last in (None, "E", "Et") or heard >= d, \
+                    "%s: match_show gave the points %s of deal %d " \
+                    "after %s, the watcher having heard of %d deals' " \
+                    "ends" % (how, shown[k], d, last, heard)
             k += 1
     assert new > 0, shown[-5:]
     return new
@@ -740,12 +753,12 @@ def test_watched_sync(r, tmp):
         # that every page written is the watched match's, and the deals'
         # syncs go to the thread
         idle = idle_beside(r2)
-        _, shown, ev = watch_events(r2, log, "joker3", ["y0", "y1", "y2"],
-                                    "target=5")
+        deals, shown, ev = watch_events(r2, log, "joker3",
+                                        ["y0", "y1", "y2"], "target=5")
         assert "Bt" in ev, "the deals' syncs were not on the thread"
         beside = after_syncs(ev, "beside another", "W")["W"]
         assert beside > 0, ev[-30:]
-        changed = shown_after_syncs(ev, shown, "beside another")
+        changed = shown_after_syncs(ev, shown, "beside another", deals)
         r2.must("match_stop", str(idle))
         FIGURES["deal ends a watcher heard after their sync, alone / " \
                 "beside another"] = "%d / %d" % (alone, beside)
