@@ -6,9 +6,9 @@
  *     [-t transport]
  *
  * Each pair is a "referee" process and a "bot" process joined by one
- * channel: two pipes (pipe), a Unix socketpair (unix, what refd gives a
- * spawned bot) or a loopback TCP connection with TCP_NODELAY (tcp, what
- * a remote bot has).  The referee sends a command of refd's size and
+ * channel: two pipes (pipe, what refd gives a spawned bot), a Unix
+ * socketpair (unix) or a loopback TCP connection with TCP_NODELAY (tcp,
+ * what a remote bot has).  The referee sends a command of refd's size and
  * waits for the whole answer before it sends the next: one round trip.
  * The commands cycle through one genplay and five notifications, the mix
  * of a joker3 deal ("12 genplay 5000 3S 10D 1B" answered "=12 10D" and

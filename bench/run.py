@@ -50,6 +50,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPS = 3
 VARIANT_PLAYS = 39          # cards played in one joker3 deal
 SEATS = 3                   # joker3
+SPAWN_FLOOR = "pipe"        # the floor's channel for spawned bots: refd's
 CONCURRENCY = (1, 2, 8, 64)
 NCPU = os.cpu_count() or 1
 FLOOR_RT = 20000            # round trips per configuration, all pairs
@@ -1066,7 +1067,7 @@ def targets(fl, single, thr, logc, scale, cost):
                     "value": v, "limit": 15, "met": v <= 15,
                     "note": "the floor referee's cpu per round trip: "
                             "%.1f" % fc})
-    for transport, ft in (("spawn", "unix"), ("tcp", "tcp")):
+    for transport, ft in (("spawn", SPAWN_FLOOR), ("tcp", "tcp")):
         for k in (8, 64):
             m = thr["%s/%d" % (transport, k)]["msgs_per_s"]["median"]
             f = fl["%s/%d" % (ft, k)]["rt_per_s"]["median"]
@@ -1088,7 +1089,7 @@ def targets(fl, single, thr, logc, scale, cost):
                     "note": "the bots' own CPU a play: %.1f us (the rest "
                             "of the machine's: %.1f alone, %.1f at k=8)"
                             % (own, o1, o8)})
-    for transport, ft in (("spawn", "unix"), ("tcp", "tcp")):
+    for transport, ft in (("spawn", SPAWN_FLOOR), ("tcp", "tcp")):
         s = single[transport]
         rt = fl["%s/1" % ft]["us_per_rt"]["median"]
         bound = 2 * rt + s["bots_cpu_us_per_play"]["median"]
@@ -1154,7 +1155,7 @@ def table(res):
     L.append("")
     L.append("3. refd, one joker3 match at a time (target=%d)" %
              SINGLE_TARGET)
-    for t, ft in (("spawn", "unix"), ("tcp", "tcp")):
+    for t, ft in (("spawn", SPAWN_FLOOR), ("tcp", "tcp")):
         r = res["single"][t]
         rt = res["floor"]["%s/1" % ft]["us_per_rt"]["median"]
         L.append("   %-5s us/play %-24s refd cpu us/play %-22s bots cpu "
@@ -1174,7 +1175,7 @@ def table(res):
     L.append("   %-9s %-26s %-24s %-22s %-7s %s" % (
         "", "plays/s", "deals/s", "refd cpu us/play", "msgs/s",
         "of floor"))
-    for t, ft in (("spawn", "unix"), ("tcp", "tcp")):
+    for t, ft in (("spawn", SPAWN_FLOOR), ("tcp", "tcp")):
         for k in CONCURRENCY:
             r = res["throughput"]["%s/%d" % (t, k)]
             f = res["floor"]["%s/%d" % (ft, k)]["rt_per_s"]["median"]

@@ -99,8 +99,7 @@ struct ck_answer {
 /* One run of the bot: a process and its framing state. */
 struct ck_bot {
 	pid_t		 pid;		/* also its process group */
-	int		 fd;		/* its stdin and stdout */
-	int		 errfd;		/* its stderr, read and dropped */
+	struct spawn_fds fds;		/* stdin, stdout; stderr dropped */
 	char		 errtail[512];	/* the end of its stderr */
 	size_t		 errlen;
 	char		*out;		/* bytes queued, not yet written */
@@ -403,7 +402,7 @@ ck_spawn(struct ck_bot *b)
 
 	free(b->out);
 	memset(b, 0, sizeof(*b));
-	b->pid = spawn_bot(ck.argv, &b->fd, &b->errfd, err, sizeof(err));
+	b->pid = spawn_bot(ck.argv, &b->fds, err, sizeof(err));
 	if (b->pid == -1) {
 		fprintf(stderr, "refctl checkbot: cannot start %s: %s\n",
 		    ck.argv[0], err);
@@ -443,11 +442,7 @@ ck_close(struct ck_bot *b, int after_quit)
 		b->reaped = 1;
 		b->status = st;
 	}
-	if (b->fd != -1)
-		close(b->fd);
-	if (b->errfd != -1)
-		close(b->errfd);
-	b->fd = b->errfd = -1;
+	spawn_fds_close(&b->fds);
 	free(b->out);
 	b->out = NULL;
 	b->outlen = b->outsize = 0;
@@ -609,7 +604,7 @@ ck_timeout(struct ck_bot *b)
 static void
 ck_pump(struct ck_bot *b, int block)
 {
-	struct pollfd	 pfd[2];
+	struct pollfd	 pfd[3];
 	int64_t		 dl, now;
 	int		 timeout = 0, n;
 
@@ -623,13 +618,16 @@ ck_pump(struct ck_bot *b, int block)
 	}
 	if (block)
 		timeout = dl == -1 ? 100 : (int)((dl - now + 999) / 1000);
-	pfd[0].fd = b->fd;
-	pfd[0].events = POLLIN | (b->outlen > 0 ? POLLOUT : 0);
+	pfd[0].fd = b->fds.out;
+	pfd[0].events = POLLIN;
 	pfd[0].revents = 0;
-	pfd[1].fd = b->errfd;
+	pfd[1].fd = b->fds.err;
 	pfd[1].events = POLLIN;
 	pfd[1].revents = 0;
-	n = poll(pfd, 2, timeout);
+	pfd[2].fd = b->outlen > 0 ? b->fds.in : -1;
+	pfd[2].events = POLLOUT;
+	pfd[2].revents = 0;
+	n = poll(pfd, 3, timeout);
 	if (n == -1) {
 		if (errno == EINTR)
 			return;
@@ -638,7 +636,7 @@ ck_pump(struct ck_bot *b, int block)
 	}
 	if (pfd[1].revents != 0)
 		ck_stderr(b);
-	if (pfd[0].revents & POLLOUT)
+	if (pfd[2].revents != 0)
 		ck_write(b);
 	if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
 		ck_read(b);
@@ -654,13 +652,13 @@ ck_wait_all(struct ck_bot *b)
 		ck_pump(b, 1);
 }
 
-/* Write what the socket takes now; a bot gone shows as end of file. */
+/* Write what its stdin takes now; a bot gone shows as end of file. */
 static void
 ck_write(struct ck_bot *b)
 {
 	ssize_t	 n;
 
-	n = write(b->fd, b->out, b->outlen);
+	n = write(b->fds.in, b->out, b->outlen);
 	if (n == -1) {
 		if (errno == EAGAIN || errno == EINTR)
 			return;
@@ -681,7 +679,7 @@ ck_read(struct ck_bot *b)
 	char	 buf[65536];
 	ssize_t	 n, i;
 
-	n = read(b->fd, buf, sizeof(buf));
+	n = read(b->fds.out, buf, sizeof(buf));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
@@ -710,12 +708,12 @@ ck_stderr(struct ck_bot *b)
 	ssize_t	 n;
 	size_t	 keep;
 
-	n = read(b->errfd, buf, sizeof(buf));
+	n = read(b->fds.err, buf, sizeof(buf));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		close(b->errfd);
-		b->errfd = -1;
+		close(b->fds.err);
+		b->fds.err = -1;
 		return;
 	}
 	keep = (size_t)n < sizeof(b->errtail) - 1 ? (size_t)n :
@@ -769,8 +767,8 @@ ck_eof(struct ck_bot *b)
 	size_t		 n;
 
 	b->dead = 1;
-	while (b->errfd != -1) {
-		struct pollfd pfd = { b->errfd, POLLIN, 0 };
+	while (b->fds.err != -1) {
+		struct pollfd pfd = { b->fds.err, POLLIN, 0 };
 		if (poll(&pfd, 1, 100) <= 0)
 			break;
 		ck_stderr(b);

@@ -130,8 +130,7 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-	if (seat_accept(fd, peer) == NULL)
-		close(fd);
+	seat_accept(fd, peer);	/* which closes fd if it fails */
 }
 
 /* Listen for remote bots on the configured address. */

@@ -98,7 +98,8 @@ struct seat {
 	const struct seat_cb *cb;	/* while attached: its match's */
 	void		*cbarg;
 	int		 index;		/* seat number at its table */
-	int		 fd;
+	int		 fd;		/* read: its socket, or stdout */
+	int		 wfd;		/* written: the same, or its stdin */
 	struct bufferevent *bev;	/* its output; its input is read by */
 	struct event	*rdev;		/* this: seat_readable() */
 	int		 stamped;	/* TCP: the kernel stamps arrivals */
@@ -305,12 +306,13 @@ seat_read_now(struct seat *s, struct evbuffer *in, int64_t *stamp)
 }
 
 /*
- * One recvmsg(2) of what the socket holds into buf (len bytes).  No
- * FIONREAD first, as evbuffer_read() does: one system call per read.
+ * One recvmsg(2) of what the socket holds into buf (len bytes), or one
+ * read(2) of a spawned bot's stdout.  No FIONREAD first, as
+ * evbuffer_read() does: one system call per read.
  * On TCP, *at is when the kernel received the last segment read
  * (SO_TIMESTAMPNS), in CLOCK_MONOTONIC microseconds, so an answer is
  * timed from its arrival, not from when the loop got to it, and *exact
- * is 1; else, and on a socketpair, it is the loop's wake-up time
+ * is 1; else, and from a pipe, it is the loop's wake-up time
  * (clock_wake()) and *exact 0.  Returns what recvmsg() returned: 0 at
  * end of file, -1 with errno.
  */
@@ -340,7 +342,8 @@ seat_recv(struct seat *s, char *buf, size_t len, int64_t *at, int *exact)
 		msg.msg_control = cbuf.buf;
 		msg.msg_controllen = sizeof(cbuf.buf);
 	}
-	n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
+	n = s->fd != s->wfd ? read(s->fd, buf, len) :
+	    recvmsg(s->fd, &msg, MSG_DONTWAIT);
 	e = errno;
 	for (cm = n > 0 && s->stamped ? CMSG_FIRSTHDR(&msg) : NULL;
 	    cm != NULL; cm = CMSG_NXTHDR(&msg, cm))
@@ -553,7 +556,7 @@ seat_count(void)
 	return nseats_alive;
 }
 
-/* Is fd a TCP socket (which can stamp arrivals), not a socketpair? */
+/* Is fd a TCP socket (which can stamp arrivals), not a pipe? */
 static int
 seat_is_tcp(int fd)
 {
@@ -565,11 +568,13 @@ seat_is_tcp(int fd)
 }
 
 /*
- * A new seat around a connected descriptor; with the timer that stops a
+ * A new seat reading fd and writing wfd: a connected socket for both,
+ * or a spawned bot's stdout and stdin; with the timer that stops a
  * spawned bot's process if spawned, which a remote seat has no use for.
+ * On failure both are closed.
  */
 static struct seat *
-seat_new(int fd, int spawned)
+seat_new(int fd, int wfd, int spawned)
 {
 	struct seat	*s;
 	int		 one = 1;
@@ -581,18 +586,21 @@ seat_new(int fd, int spawned)
 	    seat_fault_run, NULL)) == NULL ||
 	    event_priority_set(fault_ev, PRI_CTL) == -1))
 		return NULL;
-	if ((s = calloc(1, sizeof(*s))) == NULL)
-		return NULL;
-	if ((s->pend = calloc(SEAT_MINPEND, sizeof(*s->pend))) == NULL) {
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->pend = calloc(SEAT_MINPEND, sizeof(*s->pend))) == NULL) {
 		free(s);
+		close(fd);
+		if (wfd != fd)
+			close(wfd);
 		return NULL;
 	}
 	s->npcap = SEAT_MINPEND;
 	frame_init(&s->fr);
 	s->fd = fd;
+	s->wfd = wfd;
 	s->errfd = s->logfd = -1;
 	s->index = -1;
-	s->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	s->bev = bufferevent_socket_new(base, wfd, BEV_OPT_CLOSE_ON_FREE);
 	s->rdev = event_new(base, fd, EV_READ | EV_PERSIST, seat_readable, s);
 	s->timer = evtimer_new(base, seat_timeout, s);
 	if (spawned)
@@ -605,6 +613,8 @@ seat_new(int fd, int spawned)
 		if (s->bev)
 			bufferevent_free(s->bev);
 		else
+			close(wfd);
+		if (fd != wfd)
 			close(fd);
 		if (s->timer)
 			event_free(s->timer);
@@ -687,14 +697,14 @@ seat_spawn(struct bot *b, const char *logpath, int64_t match, int seat,
     char *err, size_t errlen)
 {
 	struct spawnq_job *j;
+	struct spawn_fds fds;
 	struct seat	*s;
-	int		 sock, errfd;
 
-	if ((j = spawnq_prepare(b->argv, &sock, &errfd, err, errlen)) == NULL)
+	if ((j = spawnq_prepare(b->argv, &fds, err, errlen)) == NULL)
 		return NULL;
-	if ((s = seat_new(sock, 1)) == NULL) {
+	if ((s = seat_new(fds.out, fds.in, 1)) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		close(errfd);
+		close(fds.err);
 		spawnq_cancel(j);
 		return NULL;
 	}
@@ -703,11 +713,11 @@ seat_spawn(struct bot *b, const char *logpath, int64_t match, int seat,
 	nstarting++;
 	s->spawn_match = match;
 	s->spawn_seat = seat;
-	s->errfd = errfd;
+	s->errfd = fds.err;
 	snprintf(s->peer, sizeof(s->peer), "pid unknown");
 	if (logpath != NULL && (s->logfd = harden_botlog_open(logpath)) == -1)
 		log_warn("bot log %s", logpath);
-	s->errev = event_new(base, errfd, EV_READ | EV_PERSIST, seat_stderr,
+	s->errev = event_new(base, fds.err, EV_READ | EV_PERSIST, seat_stderr,
 	    s);
 	if (s->errev != NULL)
 		event_add(s->errev, NULL);
@@ -761,7 +771,10 @@ seat_auth_throttled(const char *peer, const char *name, int add)
 	return a->n >= AUTH_FAIL_MAX + (add ? 1 : 0);
 }
 
-/* A remote bot connected: it has auth_ms to authenticate. */
+/*
+ * A remote bot connected: it has auth_ms to authenticate.  Returns its
+ * seat, or NULL with fd closed.
+ */
 struct seat *
 seat_accept(int fd, const char *peer)
 {
@@ -769,7 +782,7 @@ seat_accept(int fd, const char *peer)
 	struct timeval	 tv = { conf.auth_ms / 1000,
 			    (conf.auth_ms % 1000) * 1000 };
 
-	if ((s = seat_new(fd, 0)) == NULL)
+	if ((s = seat_new(fd, fd, 0)) == NULL)
 		return NULL;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
 	seat_enter(s, SEAT_AUTH);
@@ -1029,7 +1042,7 @@ seat_write_out(struct seat *s, int64_t began)
 		 * the error again and reports it */
 		w = 0;
 		if (evbuffer_get_length(bout) == 0 && s->outlen > 0 &&
-		    (w = write(s->fd, s->out, s->outlen)) < 0)
+		    (w = write(s->wfd, s->out, s->outlen)) < 0)
 			w = 0;
 		if ((size_t)w < s->outlen) {
 			seat_out_backlog(s, (size_t)w);
@@ -1985,6 +1998,9 @@ seat_close(struct seat *s)
 		s->rdev = NULL;
 		bufferevent_free(s->bev);
 		s->bev = NULL;
+		if (s->fd != s->wfd)
+			close(s->fd);
+		s->fd = s->wfd = -1;
 	}
 	evtimer_del(s->timer);
 	s->armed_us = 0;
@@ -2055,7 +2071,7 @@ seat_has_process(const struct seat *s)
 
 /*
  * The spawner's thread has started s's bot as pid (spawnq.c), or could
- * not (-1: its stderr says why and its socket is at its end).  It may
+ * not (-1: its stderr says why and its stdout is at its end).  It may
  * have been reaped already, and its seat closed meanwhile.
  */
 static void
@@ -2121,7 +2137,7 @@ seat_reap(pid_t pid, int status)
 	if (s->killtimer != NULL)
 		evtimer_del(s->killtimer);
 	if (s->state == SEAT_PLAYING && s->bev != NULL) {
-		/* let seat_event report the EOF once the socket drains */
+		/* let seat_event report the EOF once its stdout drains */
 		return;
 	}
 	if (s->state == SEAT_CLOSING)

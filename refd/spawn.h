@@ -11,8 +11,19 @@
 
 struct spawn_job;
 
-pid_t	spawn_bot(char **, int *, int *, char *, size_t);
-struct spawn_job *spawn_prepare(char **, int *, int *, char *, size_t);
+/*
+ * refd's ends of a bot's descriptors, all non-blocking and close-on-exec:
+ * a pipe to its stdin, one from its stdout, one from its stderr.
+ */
+struct spawn_fds {
+	int	 in;		/* written to: the bot's stdin */
+	int	 out;		/* read: the bot's stdout */
+	int	 err;		/* read: the bot's stderr */
+};
+
+pid_t	spawn_bot(char **, struct spawn_fds *, char *, size_t);
+struct spawn_job *spawn_prepare(char **, struct spawn_fds *, char *, size_t);
+void	spawn_fds_close(struct spawn_fds *);
 pid_t	spawn_run(struct spawn_job *, void *, size_t, char *, size_t);
 void	spawn_job_free(struct spawn_job *);
 void	spawn_signal(pid_t, int);

@@ -176,7 +176,7 @@ fail:
  * owns at once.  Returns NULL with the reason in err.
  */
 struct spawnq_job *
-spawnq_prepare(char **argv, int *sock, int *errfd, char *err, size_t errlen)
+spawnq_prepare(char **argv, struct spawn_fds *fds, char *err, size_t errlen)
 {
 	struct spawnq_job	*qj;
 
@@ -188,7 +188,7 @@ spawnq_prepare(char **argv, int *sock, int *errfd, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if ((qj->job = spawn_prepare(argv, sock, errfd, err, errlen)) ==
+	if ((qj->job = spawn_prepare(argv, fds, err, errlen)) ==
 	    NULL) {
 		free(qj);
 		return NULL;
@@ -199,7 +199,7 @@ spawnq_prepare(char **argv, int *sock, int *errfd, char *err, size_t errlen)
 /*
  * Start qj's bot.  cb(arg, pid) runs in the loop once it has started,
  * or with -1 if it could not be: its stderr then says why and its
- * socket is at its end.
+ * stdout is at its end.
  */
 void
 spawnq_go(struct spawnq_job *qj, void (*cb)(void *, pid_t), void *arg)

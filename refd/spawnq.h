@@ -7,10 +7,12 @@
 #include <sys/types.h>
 
 struct event_base;
+struct spawn_fds;
 struct spawnq_job;
 
 int		 spawnq_start(struct event_base *, char *, size_t);
-struct spawnq_job *spawnq_prepare(char **, int *, int *, char *, size_t);
+struct spawnq_job *spawnq_prepare(char **, struct spawn_fds *, char *,
+		    size_t);
 void		 spawnq_go(struct spawnq_job *, void (*)(void *, pid_t),
 		    void *);
 void		 spawnq_cancel(struct spawnq_job *);
