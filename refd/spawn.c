@@ -2,9 +2,10 @@
  * spawn.c: starting and stopping bot processes.
  *
  * A bot runs in a process group of its own, with pipes as its stdin,
- * stdout and stderr, and inherits no other descriptor: every descriptor refd opens is close-on-exec, and the
- * child closes the rest before exec all the same.  The command is an
- * argv vector handed to execvp(3): no shell ever parses it.
+ * stdout and stderr, and inherits no other descriptor: every descriptor
+ * refd opens is close-on-exec, and the child closes the rest before exec
+ * all the same.  The command is an argv vector handed to execvp(3): no
+ * shell ever parses it.
  *
  * Unless the operator chose "sandbox none", that command runs under
  * bubblewrap (sandbox.c), with a clean environment; when the spawner
