@@ -28,6 +28,7 @@ struct refd_conf {
 	int		 max_per_addr;	/* of those, from one address */
 	int		 ctl_idle_ms;	/* a silent control client goes */
 	int		 commit_ms;	/* rows may wait this long to commit */
+	int		 ckpt_pages;	/* WAL pages between checkpoints */
 	int		 keep_matches;	/* finished matches still listed */
 	char		 bot_user[64];	/* who bots run as when refd is root */
 };

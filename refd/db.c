@@ -31,7 +31,7 @@
 #define DB_BUSY_MS	200		/* wait no longer for a lock */
 #define DB_TEXTMAX	1024		/* bytes kept of free text */
 #define DB_LISTMAX	64		/* points or mpoints, joined */
-#define DB_CKPT_PAGES	4000		/* WAL pages between checkpoints */
+#define DB_CKPT_LOOP	4		/* that many cycles: in the loop */
 #define DB_WAL_LIMIT	"16777216"	/* bytes kept of it after one */
 #define GROUPED(db)	((db)->group_hook != NULL && !(db)->solo)
 
@@ -195,6 +195,13 @@ struct db {
 	int		 durables_lost;	/* one could not be listed */
 	uint64_t	 sync_asked;	/* the last request's number */
 	uint64_t	 sync_done;	/* every request up to it is synced */
+	int		 ckpt_pages;	/* WAL pages between checkpoints */
+	void		(*ckpt_ask)(void *); /* checkpoints asked of it */
+	void		*ckpt_arg;
+	int		 ckpt_asked;	/* one is under way there */
+	int		 ckpt_tail;	/* it ended: the loop copies the rest */
+	long long	 ckpts_thread;	/* made there so far */
+	long long	 ckpts_loop;	/* whole ones made in the loop */
 	char		 broken[256];	/* why nothing may be written, or "" */
 	int		 have_key;	/* heads are signed with sk */
 	uint8_t		 sk[crypto_sign_SECRETKEYBYTES];
@@ -803,6 +810,80 @@ db_group_mode(struct db *db, void (*hook)(void),
 }
 
 /*
+ * After each commit, with pages the write-ahead log now holds.  A
+ * checkpoint copies them into the database, once however many times
+ * the log has each, and lets the log start again from its beginning.
+ * At SQLite's default, every 1,000 pages, sixty-four matches' pages were
+ * copied over and over, at a sixth of the plays a second: every
+ * ckpt_pages instead (PERFORMANCE.md).  Made here, it holds up the loop
+ * for tens of milliseconds at 1,000 matches: with ckpt_ask, a thread
+ * makes it (ckpt.c) and the loop copies only what the thread left, once
+ * done, or everything if the log reaches DB_CKPT_LOOP cycles meanwhile.
+ * Errors are SQLite's to report again: the log holds every page until a
+ * checkpoint succeeds.
+ */
+static int
+db_wal_hook(void *arg, sqlite3 *h, const char *name, int pages)
+{
+	struct db	*db = arg;
+
+	if (db->ckpt_pages <= 0)
+		return SQLITE_OK;
+	if (db->ckpt_tail || pages >= DB_CKPT_LOOP * db->ckpt_pages ||
+	    (db->ckpt_ask == NULL && pages >= db->ckpt_pages)) {
+		if (!db->ckpt_tail)
+			db->ckpts_loop++;
+		db->ckpt_tail = 0;
+		(void)sqlite3_wal_checkpoint_v2(h, name,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	} else if (db->ckpt_ask != NULL && !db->ckpt_asked &&
+	    pages >= db->ckpt_pages) {
+		db->ckpt_asked = 1;
+		db->ckpt_ask(db->ckpt_arg);
+	}
+	return SQLITE_OK;
+}
+
+/* Checkpoint every pages of write-ahead log; 0: never. */
+void
+db_ckpt_pages(struct db *db, int pages)
+{
+	db->ckpt_pages = pages;
+}
+
+/*
+ * Have ask(arg) make the checkpoints, on another connection, instead of
+ * making them here; NULL makes them here again.
+ */
+void
+db_ckpt_async(struct db *db, void (*ask)(void *), void *arg)
+{
+	db->ckpt_ask = ask;
+	db->ckpt_arg = arg;
+	db->ckpt_asked = 0;
+}
+
+/*
+ * The checkpoint asked of ckpt_ask has ended: after the next commit the
+ * loop copies what it left, and another may be asked for.
+ */
+void
+db_ckpt_done(struct db *db)
+{
+	db->ckpt_asked = 0;
+	db->ckpt_tail = 1;
+	db->ckpts_thread++;
+}
+
+/* Checkpoints made so far by ckpt_ask's thread, and whole in the loop. */
+void
+db_ckpt_counts(struct db *db, long long *thread, long long *loop)
+{
+	*thread = db->ckpts_thread;
+	*loop = db->ckpts_loop;
+}
+
+/*
  * Have ask(arg, ms, n) sync the log after a group's commit that must be
  * synced, instead of syncing it here; NULL syncs here again.  ms are the
  * n matches whose durable rows the sync is for: what they say from now
@@ -1296,20 +1377,15 @@ db_open(const char *path, int readonly, char *err, size_t errlen)
 			goto fail;
 		}
 		/*
-		 * A checkpoint copies every page the write-ahead log holds
-		 * into the database, once however many times the log has
-		 * it.  At SQLite's default, every 1,000 pages, sixty-four
-		 * matches' pages were copied over and over, at a sixth of
-		 * the plays a second (PERFORMANCE.md): every DB_CKPT_PAGES
-		 * pages instead, a longer pause of the loop each time.  A
-		 * reader holding a transaction stops checkpoints from
-		 * restarting the log, which grows meanwhile: once they can,
-		 * it is truncated back to DB_WAL_LIMIT.
+		 * Checkpoints by db_wal_hook(), not SQLite's.  A reader
+		 * holding a transaction stops them from restarting the log,
+		 * which grows meanwhile: once they can, it is truncated back
+		 * to DB_WAL_LIMIT.
 		 */
-		if (sqlite3_wal_autocheckpoint(db->h, DB_CKPT_PAGES) !=
-		    SQLITE_OK || sqlite3_exec(db->h, "PRAGMA "
-		    "journal_size_limit = " DB_WAL_LIMIT, NULL, NULL, NULL) !=
-		    SQLITE_OK) {
+		db->ckpt_pages = DB_CKPT_PAGES;
+		sqlite3_wal_hook(db->h, db_wal_hook, db);
+		if (sqlite3_exec(db->h, "PRAGMA journal_size_limit = "
+		    DB_WAL_LIMIT, NULL, NULL, NULL) != SQLITE_OK) {
 			db_fail(db, "checkpoints");
 			goto fail;
 		}

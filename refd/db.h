@@ -47,6 +47,10 @@
  *			a thread: db_sync_heard and db_sync_done say how
  *			far its syncs are done, db_sync_now syncs here
  *	db_break	after a failed sync: every later write fails
+ *	db_ckpt_pages	pages of write-ahead log between checkpoints;
+ *			db_ckpt_async hands them to a thread, the loop
+ *			copying what it left once db_ckpt_done says so;
+ *			db_ckpt_counts says how many were made where
  */
 #ifndef REFD_DB_H
 #define REFD_DB_H
@@ -57,6 +61,7 @@
 #include "briscola.h"
 
 #define DB_HASHLEN	32
+#define DB_CKPT_PAGES	4000	/* WAL pages between checkpoints, by default */
 
 /*
  * A match's last link so far, its number (0 for link 0) and its hex: the
@@ -140,6 +145,10 @@ uint64_t	 db_sync_done(struct db *);
 int		 db_match_unsynced(struct db *, const struct db_match *);
 int		 db_sync_now(struct db *);
 void		 db_break(struct db *, const char *);
+void		 db_ckpt_pages(struct db *, int);
+void		 db_ckpt_async(struct db *, void (*)(void *), void *);
+void		 db_ckpt_done(struct db *);
+void		 db_ckpt_counts(struct db *, long long *, long long *);
 int		 db_begin(struct db *, struct db_match *, int);
 int		 db_commit(struct db *);
 void		 db_rollback(struct db *);

@@ -36,6 +36,7 @@
 #include "harden.h"
 #include "log.h"
 #include "logsync.h"
+#include "ckpt.h"
 #include "match.h"
 #include "mset.h"
 #include "seat.h"
@@ -52,6 +53,7 @@ static struct evconnlistener *bot_listener;
 static int64_t		 unauth_warned_ms;	/* refusals logged once a second */
 static int		 shutting_down;
 static struct logsync	*syncer;	/* syncs the log off the loop */
+static struct ckpt	*ckpter;	/* checkpoints it off the loop */
 
 /* Usage, on a bad command line. */
 static void __attribute__((noreturn))
@@ -315,6 +317,43 @@ refd_syncer(void)
 	db_group_async(logdb, refd_sync_ask, syncer);
 }
 
+static void
+refd_ckpt_ask(void *arg)
+{
+	ckpt_request(arg);
+}
+
+static void
+refd_ckpt_done(void *arg, const char *why)
+{
+	(void)arg;
+	if (why != NULL)
+		log_warnx("log checkpoint: %s", why);
+	db_ckpt_done(logdb);
+}
+
+/*
+ * Make the log's checkpoints on a thread of their own (ckpt.c), the loop
+ * copying only what they leave; if no thread can be had, the loop makes
+ * them.
+ */
+static void
+refd_checkpointer(void)
+{
+	char	 err[512];
+
+	db_ckpt_pages(logdb, conf.ckpt_pages);
+	if (!db_has_file(logdb))
+		return;
+	if ((ckpter = ckpt_new(base, conf.db_path, refd_ckpt_done, NULL, err,
+	    sizeof(err))) == NULL) {
+		log_warnx("log checkpoint thread: %s; checkpoints in the loop",
+		    err);
+		return;
+	}
+	db_ckpt_async(logdb, refd_ckpt_ask, ckpter);
+}
+
 /*
  * Load (or, on the first start, create) the key refd signs the log's
  * heads with: FILE.key beside the log FILE; a log in memory gets a key
@@ -361,6 +400,7 @@ main(int argc, char *argv[])
 	conf.max_per_addr = 32;
 	conf.ctl_idle_ms = 60000;
 	conf.commit_ms = 5;
+	conf.ckpt_pages = DB_CKPT_PAGES;
 	conf.keep_matches = 1000;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
@@ -458,6 +498,7 @@ main(int argc, char *argv[])
 	db_group_mode(logdb, seat_flush_soon, match_log_lost);
 	db_group_window(logdb, (int64_t)conf.commit_ms * 1000);
 	refd_syncer();
+	refd_checkpointer();
 	if (spawnq_start(base, err, sizeof(err)) == -1)
 		fatalx("bot spawner: %s", err);
 	/* news travels up through the callbacks each layer is given */
@@ -504,6 +545,8 @@ main(int argc, char *argv[])
 	/* what is left is committed and synced here, by db_close() */
 	db_group_async(logdb, NULL, NULL);
 	logsync_free(syncer);
+	db_ckpt_async(logdb, NULL, NULL);
+	ckpt_free(ckpter);
 	db_close(logdb);
 	event_base_free(base);
 	return 0;

@@ -371,15 +371,23 @@ def test_crash_campaign(r, tmp):
     want = standings(ref.db, tid)
     ref.stop()
 
+    # checkpoints every 100 pages, many a second: kills land in the
+    # middle of the checkpoint thread's copies too
+    conf = os.path.join(d, "refd.conf")
+    open(conf, "w").write("checkpoint_pages 100\n")
     run = tempfile.mkdtemp(dir=d)
-    cur = harness.Refd(run)
+    cur = harness.Refd(run, extra=["-f", conf])
     tid = cur.must("tournament_start", path)
-    kills = 0
+    kills = ckpts = 0
+
+    def checkpoints(st):
+        return int(re.search(r"^log_checkpoints (\d+)$", st, re.M).group(1))
     while kills < 20:
         time.sleep(rng.uniform(0.05, 0.4))
         if cur.must("tournament_status", tid, "progress").split(
                 "\n")[0].endswith("done"):
             break
+        ckpts += checkpoints(cur.must("status"))
         cur.proc.send_signal(signal.SIGKILL)
         cur.proc.wait()
         cur.err.close()
@@ -387,8 +395,11 @@ def test_crash_campaign(r, tmp):
         integ = subprocess.run(["sqlite3", cur.db, "PRAGMA integrity_check"],
                                capture_output=True, text=True).stdout
         assert integ.strip() == "ok", integ
-        cur = harness.Refd(run)
+        cur = harness.Refd(run, extra=["-f", conf])
     FIGURES["crash-campaign kills"] = kills
+    ckpts += checkpoints(cur.must("status"))
+    FIGURES["crash-campaign checkpoints on their thread"] = ckpts
+    assert ckpts > 0, "no checkpoint was made on its thread"
     assert kills >= 10, "the tournament finished after %d kills" % kills
     assert cur.must("tournament_wait", tid, timeout=600).startswith("done")
     got = standings(cur.db, tid)

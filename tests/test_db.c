@@ -983,25 +983,122 @@ pragma(sqlite3 *h, const char *sql)
 	return v;
 }
 
+/* Bytes of the write-ahead log file: frames of 4,096 + 24 bytes. */
+#define WAL_FRAMES(n)	(32 + (n) * (4096 + 24))
+
+static off_t
+wal_size(void)
+{
+	struct stat	 sb;
+	char		 p[160];
+
+	snprintf(p, sizeof(p), "%s-wal", path);
+	assert_int_equal(stat(p, &sb), 0);
+	return sb.st_size;
+}
+
+static int	 ckpt_asks;
+
+static void
+ckpt_ask(void *arg)
+{
+	(void)arg;
+	ckpt_asks++;
+}
+
+/* One commit of its own: a bot event, a few pages of log. */
+static void
+one_commit(struct db *db)
+{
+	assert_int_equal(db_bot_event(db, 0, -1, "bot", "spawn", "x"), 0);
+}
+
 /*
- * A log refd writes checkpoints every 4,000 pages of write-ahead log
- * and cuts what is left over a checkpoint back to 16 MiB, as refd(8)
- * says: SQLite's default, every 1,000, cost a sixth of the plays a
- * second at 64 matches (PERFORMANCE.md).
+ * Checkpoints every db_ckpt_pages pages (DB_CKPT_PAGES by default), the
+ * log cut back to 16 MiB after one.  Made in the loop, a checkpoint
+ * lets the log start again from its beginning: its file stops growing.
+ * Asked of a thread (ckpt_async), the loop makes none until the thread
+ * is done, or until the log holds four cycles; once it is done, the
+ * loop copies what is left and the log starts again.  The thread's
+ * checkpoint is made here on a second connection, as ckpt.c makes it.
  */
 static void
 test_checkpoints(void **state)
 {
 	struct db	*db;
+	sqlite3		*h, *r;
 	char		 err[256];
+	off_t		 before, size;
+	int		 i, log, copied;
 
 	(void)state;
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(pragma(db_handle(db), "PRAGMA wal_autocheckpoint"),
-	    4000);
 	assert_int_equal(pragma(db_handle(db), "PRAGMA journal_size_limit"),
 	    16777216);
+
+	/* cut back to nothing: the file's size is what the log holds */
+	assert_int_equal(sqlite3_exec(db_handle(db), "PRAGMA "
+	    "journal_size_limit = 0", NULL, NULL, NULL), SQLITE_OK);
+
+	/* in the loop: 200 commits of a few pages each, in a log of 8 (the
+	   first checkpoints the schema's pages, the second starts again) */
+	db_ckpt_pages(db, 8);
+	for (i = 0; i < 200; i++) {
+		one_commit(db);
+		assert_true(i < 2 || wal_size() <= WAL_FRAMES(16));
+	}
+
+	/* asked of a thread once; the log grows past its cycle meanwhile */
+	db_ckpt_async(db, ckpt_ask, NULL);
+	ckpt_asks = 0;
+	for (i = 0; i < 200 && ckpt_asks == 0; i++)
+		one_commit(db);
+	assert_int_equal(ckpt_asks, 1);
+	before = wal_size();
+	for (i = 0; i < 200 && wal_size() < WAL_FRAMES(24); i++) {
+		one_commit(db);
+		assert_true(wal_size() >= before);	/* never restarted */
+		before = wal_size();
+	}
+	assert_true(wal_size() >= WAL_FRAMES(24));
+	assert_int_equal(ckpt_asks, 1);
+
+	/*
+	 * The thread's checkpoint leaves the pages the loop wrote while it
+	 * ran: here, those a reader's older snapshot keeps it from copying.
+	 */
+	assert_int_equal(sqlite3_open_v2(path, &r, SQLITE_OPEN_READONLY,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(r, "BEGIN; SELECT count(*) FROM "
+	    "bot_events", NULL, NULL, NULL), SQLITE_OK);
+	one_commit(db);
+	one_commit(db);
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "SELECT count(*) FROM sqlite_master",
+	    NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_wal_checkpoint_v2(h, NULL,
+	    SQLITE_CHECKPOINT_PASSIVE, &log, &copied), SQLITE_OK);
+	assert_true(log >= 24 && copied >= 20 && copied < log);
+	sqlite3_close(h);
+	assert_int_equal(sqlite3_exec(r, "COMMIT", NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(r);
+	db_ckpt_done(db);
+
+	/* the next commit takes the tail, and the log starts again */
+	size = wal_size();
+	one_commit(db);
+	one_commit(db);
+	assert_true(wal_size() < size && wal_size() <= WAL_FRAMES(8));
+
+	/* a thread that never answers: the loop checkpoints at four
+	   cycles, 32 pages */
+	for (i = 0; i < 300; i++)
+		one_commit(db);
+	assert_int_equal(ckpt_asks, 2);
+	assert_true(wal_size() <= WAL_FRAMES(40));
 	db_close(db);
 }
 

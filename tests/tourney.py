@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -359,11 +360,15 @@ def test_standings_exact(tmp):
 
 def test_concurrency_and_resume(tmp):
     """Concurrency 1 and 8, and a SIGKILL in the middle, give equal
-    standings."""
+    standings; with the log checkpointed every 100 pages, on the
+    checkpoints' thread, beside the loop writing and the standings'
+    thread reading."""
     results = {}
+    conf = write(tmp, "ckpt.conf", "checkpoint_pages 100\n")
+    ckpts = 0
     for name, conc, kill in (("c1", 1, False), ("c8", 8, False),
                              ("killed", 2, True)):
-        r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+        r = harness.Refd(tempfile.mkdtemp(dir=tmp), extra=["-f", conf])
         path = definition(tmp, name, "matches 24\n", conc)
         ok, tid = r.ctl("tournament_start", path)
         assert ok, tid
@@ -380,7 +385,7 @@ def test_concurrency_and_resume(tmp):
             r.err.close()
             # a new refd on the same log takes the tournament up
             r2 = harness.Refd.__new__(harness.Refd)
-            r2.__init__(r.tmp)
+            r2.__init__(r.tmp, extra=["-f", conf])
             r = r2
             st = r.must("tournament_status", tid)
             assert "progress" in st, st
@@ -391,10 +396,13 @@ def test_concurrency_and_resume(tmp):
             "tournament", "id", "started", "ended", "think_mean_ms",
             "think_p99_ms", "think_max_ms")} for x in
             csv.DictReader(io.StringIO(standings(r.db, tid)))]
+        ckpts += int(re.search(r"^log_checkpoints (\d+)$",
+                               r.must("status"), re.M).group(1))
         r.stop()
         integ = subprocess.run(["sqlite3", r.db, "PRAGMA integrity_check"],
                                capture_output=True, text=True).stdout
         assert integ.strip() == "ok", integ
+    assert ckpts > 0, "no checkpoint was made on its thread"
     assert results["c1"] == results["c8"], "concurrency changed standings"
     assert results["c1"] == results["killed"], \
         "resumed standings differ:\n%s\n%s" % (results["c1"],
