@@ -19,19 +19,16 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <event2/event.h>
 #include <sqlite3.h>
 
 #include "ckpt.h"
 #include "util.h"
+#include "wake.h"
 
 #define CKPT_AGAIN	800	/* pages written during a pass: another */
 #define CKPT_PASSES	4	/* at most, a request */
@@ -46,8 +43,7 @@ struct ckpt {
 	pthread_t	 thread;
 	sqlite3		*h;
 	/* the loop's */
-	int		 pipe[2];	/* the thread tells the loop */
-	struct event	*ev;
+	struct wake	 wake;		/* the thread tells the loop */
 	void		(*cb)(void *, const char *);
 	void		*arg;
 };
@@ -77,7 +73,6 @@ static void *
 ckpt_run(void *arg)
 {
 	struct ckpt	*c = arg;
-	ssize_t		 w;
 	int		 rc;
 
 	pthread_mutex_lock(&c->mu);
@@ -91,10 +86,7 @@ ckpt_run(void *arg)
 		rc = ckpt_passes(c);
 		pthread_mutex_lock(&c->mu);
 		c->rc = rc;
-		/* one byte wakes the loop; a full pipe has woken it already */
-		do
-			w = write(c->pipe[1], "", 1);
-		while (w == -1 && errno == EINTR);
+		wake_post(&c->wake);
 	}
 	pthread_mutex_unlock(&c->mu);
 	return NULL;
@@ -105,15 +97,11 @@ ckpt_run(void *arg)
  * checkpointing at the time (SQLITE_BUSY) is no failure.
  */
 static void
-ckpt_heard(evutil_socket_t fd, short what, void *arg)
+ckpt_heard(void *arg)
 {
 	struct ckpt	*c = arg;
-	char		 buf[64];
 	int		 rc;
 
-	(void)what;
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 	pthread_mutex_lock(&c->mu);
 	rc = c->rc;
 	pthread_mutex_unlock(&c->mu);
@@ -140,7 +128,7 @@ ckpt_new(struct event_base *base, const char *path,
 	}
 	c->cb = done;
 	c->arg = arg;
-	c->pipe[0] = c->pipe[1] = -1;
+	c->wake.pipe[0] = c->wake.pipe[1] = -1;
 	/*
 	 * Only the thread uses the connection once it runs.  A read now
 	 * finds the log in WAL mode: a connection that has read nothing
@@ -154,15 +142,8 @@ ckpt_new(struct event_base *base, const char *path,
 		    sqlite3_errmsg(c->h) : "out of memory");
 		goto fail;
 	}
-	if (pipe2(c->pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (wake_init(&c->wake, base, ckpt_heard, c, err, errlen) == -1)
 		goto fail;
-	}
-	if ((c->ev = event_new(base, c->pipe[0], EV_READ | EV_PERSIST,
-	    ckpt_heard, c)) == NULL || event_add(c->ev, NULL) == -1) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
 	if ((e = util_thread(&c->thread, ckpt_run, c)) != 0) {
@@ -173,12 +154,7 @@ ckpt_new(struct event_base *base, const char *path,
 	}
 	return c;
 fail:
-	if (c->ev != NULL)
-		event_free(c->ev);
-	if (c->pipe[0] != -1) {
-		close(c->pipe[0]);
-		close(c->pipe[1]);
-	}
+	wake_free(&c->wake);
 	sqlite3_close(c->h);
 	free(c);
 	return NULL;
@@ -211,9 +187,7 @@ ckpt_free(struct ckpt *c)
 	pthread_join(c->thread, NULL);
 	pthread_cond_destroy(&c->cv);
 	pthread_mutex_destroy(&c->mu);
-	event_free(c->ev);
-	close(c->pipe[0]);
-	close(c->pipe[1]);
+	wake_free(&c->wake);
 	sqlite3_close(c->h);
 	free(c);
 }

@@ -26,10 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
 #include "logsync.h"
 #include "util.h"
+#include "wake.h"
 
 struct logsync {
 	pthread_mutex_t	 mu;
@@ -43,8 +42,7 @@ struct logsync {
 	char		 path[4096];	/* the write-ahead log */
 	int		 fd;
 	/* the loop's */
-	int		 pipe[2];	/* the thread tells the loop */
-	struct event	*ev;
+	struct wake	 wake;		/* the thread tells the loop */
 	void		(*cb)(void *, uint64_t, int);
 	void		*arg;
 };
@@ -79,7 +77,6 @@ logsync_run(void *arg)
 	struct logsync	*ls = arg;
 	uint64_t	 n;
 	int		 e;
-	ssize_t		 w;
 
 	pthread_mutex_lock(&ls->mu);
 	for (;;) {
@@ -94,10 +91,7 @@ logsync_run(void *arg)
 		if (e != 0 && ls->err == 0)
 			ls->err = e;
 		ls->done = n;
-		/* one byte wakes the loop; a full pipe has woken it already */
-		do
-			w = write(ls->pipe[1], "", 1);
-		while (w == -1 && errno == EINTR);
+		wake_post(&ls->wake);
 	}
 	pthread_mutex_unlock(&ls->mu);
 	return NULL;
@@ -105,16 +99,12 @@ logsync_run(void *arg)
 
 /* The loop: syncs ended.  Tell the owner how far, or of the failure. */
 static void
-logsync_heard(evutil_socket_t fd, short what, void *arg)
+logsync_heard(void *arg)
 {
 	struct logsync	*ls = arg;
-	char		 buf[64];
 	uint64_t	 done;
 	int		 err;
 
-	(void)what;
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 	pthread_mutex_lock(&ls->mu);
 	done = ls->done;
 	err = ls->err;
@@ -155,16 +145,11 @@ logsync_new(struct event_base *base, const char *path,
 		free(ls);
 		return NULL;
 	}
-	if (pipe2(ls->pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (wake_init(&ls->wake, base, logsync_heard, ls, err, errlen) ==
+	    -1) {
 		close(ls->fd);
 		free(ls);
 		return NULL;
-	}
-	if ((ls->ev = event_new(base, ls->pipe[0], EV_READ | EV_PERSIST,
-	    logsync_heard, ls)) == NULL || event_add(ls->ev, NULL) == -1) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
 	}
 	pthread_mutex_init(&ls->mu, NULL);
 	pthread_cond_init(&ls->cv, NULL);
@@ -176,10 +161,7 @@ logsync_new(struct event_base *base, const char *path,
 	}
 	return ls;
 fail:
-	if (ls->ev != NULL)
-		event_free(ls->ev);
-	close(ls->pipe[0]);
-	close(ls->pipe[1]);
+	wake_free(&ls->wake);
 	close(ls->fd);
 	free(ls);
 	return NULL;
@@ -214,9 +196,7 @@ logsync_free(struct logsync *ls)
 	pthread_join(ls->thread, NULL);
 	pthread_cond_destroy(&ls->cv);
 	pthread_mutex_destroy(&ls->mu);
-	event_free(ls->ev);
-	close(ls->pipe[0]);
-	close(ls->pipe[1]);
+	wake_free(&ls->wake);
 	if (ls->fd != -1)
 		close(ls->fd);
 	free(ls);

@@ -22,21 +22,17 @@
 
 #include <sys/queue.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <event2/event.h>
 
 #include "log.h"
 #include "spawn.h"
 #include "spawnq.h"
 #include "util.h"
+#include "wake.h"
 
 #define SPAWNQ_STOP_MS	2000	/* how long a shutdown waits for a start */
 
@@ -58,10 +54,9 @@ static struct {
 	int			 gone;	/* the thread has returned */
 	int			 on;	/* the thread runs */
 	pthread_t		 thread;
-	int			 pipe[2];	/* the thread tells the loop */
-	struct event		*ev;
+	struct wake		 wake;	/* the thread tells the loop */
 } q = { .todo = STAILQ_HEAD_INITIALIZER(q.todo),
-    .done = STAILQ_HEAD_INITIALIZER(q.done), .pipe = { -1, -1 } };
+    .done = STAILQ_HEAD_INITIALIZER(q.done), .wake.pipe = { -1, -1 } };
 
 /* The child's stack: the thread starts one child at a time. */
 static unsigned char	spawnq_stack[64 * 1024]
@@ -72,7 +67,6 @@ spawnq_run(void *arg)
 {
 	struct spawnq_job	*qj;
 	char			 err[256];
-	ssize_t			 w;
 
 	(void)arg;
 	pthread_mutex_lock(&q.mu);
@@ -88,10 +82,7 @@ spawnq_run(void *arg)
 		    sizeof(spawnq_stack), err, sizeof(err));
 		pthread_mutex_lock(&q.mu);
 		STAILQ_INSERT_TAIL(&q.done, qj, entry);
-		/* one byte wakes the loop; a full pipe has woken it already */
-		do
-			w = write(q.pipe[1], "", 1);
-		while (w == -1 && errno == EINTR);
+		wake_post(&q.wake);
 	}
 	q.gone = 1;
 	pthread_cond_broadcast(&q.cv);
@@ -119,14 +110,9 @@ spawnq_deliver(void)
 
 /* The loop: the thread started bots. */
 static void
-spawnq_heard(evutil_socket_t fd, short what, void *arg)
+spawnq_heard(void *arg)
 {
-	char	 buf[64];
-
-	(void)what;
 	(void)arg;
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 	spawnq_deliver();
 }
 
@@ -141,15 +127,8 @@ spawnq_start(struct event_base *base, char *err, size_t errlen)
 
 	if (q.on)
 		return 0;
-	if (pipe2(q.pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (wake_init(&q.wake, base, spawnq_heard, NULL, err, errlen) == -1)
 		return -1;
-	}
-	if ((q.ev = event_new(base, q.pipe[0], EV_READ | EV_PERSIST,
-	    spawnq_heard, NULL)) == NULL || event_add(q.ev, NULL) == -1) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
 	pthread_mutex_init(&q.mu, NULL);
 	pthread_cond_init(&q.cv, NULL);
 	q.stop = q.gone = 0;
@@ -157,18 +136,11 @@ spawnq_start(struct event_base *base, char *err, size_t errlen)
 		snprintf(err, errlen, "thread: %s", strerror(e));
 		pthread_cond_destroy(&q.cv);
 		pthread_mutex_destroy(&q.mu);
-		goto fail;
+		wake_free(&q.wake);
+		return -1;
 	}
 	q.on = 1;
 	return 0;
-fail:
-	if (q.ev != NULL)
-		event_free(q.ev);
-	q.ev = NULL;
-	close(q.pipe[0]);
-	close(q.pipe[1]);
-	q.pipe[0] = q.pipe[1] = -1;
-	return -1;
 }
 
 /*
@@ -264,13 +236,10 @@ spawnq_stop(void)
 		spawnq_cancel(qj);
 	}
 	pthread_mutex_unlock(&q.mu);
-	event_free(q.ev);
-	q.ev = NULL;
+	wake_stop(&q.wake);
 	if (!gone)
 		return;	/* its mutex and pipe stay: it may write yet */
 	pthread_cond_destroy(&q.cv);
 	pthread_mutex_destroy(&q.mu);
-	close(q.pipe[0]);
-	close(q.pipe[1]);
-	q.pipe[0] = q.pipe[1] = -1;
+	wake_free(&q.wake);
 }
