@@ -27,6 +27,7 @@
 
 #include "refd.h"
 #include "bots.h"
+#include "ckpt.h"
 #include "clock.h"
 #include "conf.h"
 #include "ctl.h"
@@ -36,7 +37,6 @@
 #include "harden.h"
 #include "log.h"
 #include "logsync.h"
-#include "ckpt.h"
 #include "match.h"
 #include "mset.h"
 #include "seat.h"
