@@ -32,6 +32,7 @@
 #define DB_TEXTMAX	1024		/* bytes kept of free text */
 #define DB_LISTMAX	64		/* points or mpoints, joined */
 #define DB_CKPT_LOOP	4		/* that many cycles: in the loop */
+#define DB_DURABLE_SHARE 8		/* db_group_durable_waits() */
 #define DB_WAL_LIMIT	"16777216"	/* bytes kept of it after one */
 #define GROUPED(db)	((db)->group_hook != NULL && !(db)->solo)
 
@@ -177,16 +178,21 @@ struct db {
 	int		 tx_links;	/* and its links before */
 	int		 tx_mpoints[BRI_MAXSEATS]; /* and its match points */
 	void		(*group_hook)(void); /* group mode: a group opened */
+	void		(*group_held)(struct db_match *); /* lines wait */
 	void		(*group_lost)(struct db_match *); /* its rows lost */
 	int		 group_open;	/* the group's BEGIN is done */
 	int		 group_sync;	/* a durable row is in it */
 	int64_t		 group_us;	/* when the group opened */
 	int64_t		 group_window;	/* how long it may stay open */
 	int		 group_gone;	/* SQLite rolled it back already */
+	int		 group_waited;	/* its durable rows outwaited a pass */
+	long long	 commits;	/* groups committed so far */
+	long long	 commits_waited; /* of which group_waited */
 	int		 solo;		/* a write outside the group runs */
 	unsigned	 group_gen;	/* which group is open */
 	struct db_gsave	*saves;		/* chains of the matches in it */
 	int		 nsaves, savecap;
+	int		 last_nsaves;	/* nsaves of the group before */
 	uint64_t	(*sync_ask)(void *, struct db_match **, int);
 	void		*sync_arg;	/* sync_ask syncs a commit elsewhere */
 	struct db_match	**durables;	/* matches with durable rows in the */
@@ -796,16 +802,19 @@ db_sync_log(struct db *db)
  * Put refd's log in group mode: every write of a loop pass goes into one
  * transaction, which the daemon commits (db_group_commit()) before it
  * lets any line of that pass reach a bot.  hook is called when a group
- * opens; lost(m), for each match that wrote in a group that could not be
- * committed, after its chain is back as the table has it.  The start and
- * the end of a match, and tournaments, are not grouped: they commit what
- * is open, then themselves, as outside group mode.
+ * opens; held(m) when a durable row of m enters the open group, whose
+ * commit m's lines must wait for then, with NULL the group commits at the
+ * end of the pass; lost(m), for each match that wrote in a group that
+ * could not be committed, after its chain is back as the table has it.
+ * The start and the end of a match, and tournaments, are not grouped:
+ * they commit what is open, then themselves, as outside group mode.
  */
 void
 db_group_mode(struct db *db, void (*hook)(void),
-    void (*lost)(struct db_match *))
+    void (*held)(struct db_match *), void (*lost)(struct db_match *))
 {
 	db->group_hook = hook;
+	db->group_held = held;
 	db->group_lost = lost;
 }
 
@@ -974,23 +983,55 @@ db_group_pending(struct db *db)
 }
 
 /*
+ * May the durable rows in the open group wait for a later pass's commit?
+ * Their matches' lines wait for it (held()), every other match plays on
+ * and writes into the same commit: at 64 matches, a commit each pass
+ * with a deal's end wrote a page of log a play, each match's rows on a
+ * page of their own.  So they wait while fewer than one match in
+ * DB_DURABLE_SHARE of those that wrote in the group waits, never beyond
+ * the window: a match alone, or one of a few, is never held up.
+ */
+static int
+db_group_durable_waits(struct db *db)
+{
+	int	 writers = db->nsaves > db->last_nsaves ? db->nsaves :
+		    db->last_nsaves;
+
+	return db->group_held != NULL && db->ndurables > 0 &&
+	    !db->durables_lost &&
+	    (int64_t)db->ndurables * DB_DURABLE_SHARE < writers;
+}
+
+/*
  * The durability policy (refd(8), DURABILITY): must the open group be
- * committed before the lines of this loop pass leave?  Yes when a
- * durable row is in it (a deal's result, a fault), or when it has been
- * open its window (db_group_window()) or longer; otherwise it may stay
- * open across passes,
+ * committed before the lines of this loop pass leave?  Yes when it has
+ * been open its window (db_group_window()) or longer, or when a durable
+ * row is in it (a deal's result, a fault) that may not wait
+ * (db_group_durable_waits()); otherwise it may stay open across passes,
  * and *wait_us says in how long it must be committed all the same.
  */
 int
 db_group_due(struct db *db, int64_t now_us, int64_t *wait_us)
 {
 	*wait_us = 0;
-	if (!db->group_open || db->group_sync || db->group_gone)
+	if (!db->group_open || db->group_gone)
 		return db->group_open;
 	if (now_us - db->group_us >= db->group_window)
 		return 1;
+	if (db->group_sync && !db_group_durable_waits(db))
+		return 1;
+	if (db->group_sync)
+		db->group_waited = 1;
 	*wait_us = db->group_us + db->group_window - now_us;
 	return 0;
+}
+
+/* Groups committed so far, and those whose durable rows waited. */
+void
+db_group_counts(struct db *db, long long *commits, long long *waited)
+{
+	*commits = db->commits;
+	*waited = db->commits_waited;
 }
 
 /* How long a group may stay open across passes; 0: commit every pass. */
@@ -1064,6 +1105,8 @@ db_group_durable(struct db *db, struct db_match *m)
 	}
 	db->durables[db->ndurables++] = m;
 	m->syncwait = UINT64_MAX;	/* until committed */
+	if (db->group_held != NULL)
+		db->group_held(m);
 }
 
 /*
@@ -1085,16 +1128,21 @@ db_group_commit(struct db *db)
 	if (!db->group_open)
 		return 0;
 	if (!db->group_gone && db_intact(db) &&
-	    db_step(db, db->st[S_COMMIT], "group commit") == 0)
+	    db_step(db, db->st[S_COMMIT], "group commit") == 0) {
 		committed = 1;
+		db->commits++;
+		db->commits_waited += db->group_waited;
+	}
 	else if (sqlite3_get_autocommit(db->h) == 0) {
 		memcpy(keep, db->err, sizeof(keep));
 		db_step(db, db->st[S_ROLLBACK], "group rollback");
 		memcpy(db->err, keep, sizeof(keep));
 	}
 	db->group_open = db->group_sync = db->group_gone = 0;
+	db->group_waited = 0;
 	db->ndurables = 0;
 	n = db->nsaves;
+	db->last_nsaves = n;
 	db->nsaves = 0;
 	/* the durable rows' matches wait for the sync, not the loop; with
 	   no match listed, or one that could not be, the loop waits */

@@ -42,7 +42,9 @@
  *			db_group_commit; db_group_pending tells if one is
  *			open, db_group_due if it must be committed before
  *			the pass's lines leave (refd(8), DURABILITY),
- *			db_group_spans if a group may outlast its pass;
+ *			db_group_spans if a group may outlast its pass,
+ *			db_group_counts how many were committed and how
+ *			many of those held durable rows past their pass;
  *			db_group_async hands the syncs a commit needs to
  *			a thread: db_sync_heard and db_sync_done say how
  *			far its syncs are done, db_sync_now syncs here
@@ -132,12 +134,13 @@ int		 db_writable(struct db *);
 int		 db_abort_unfinished(struct db *, const char *, int *);
 
 void		 db_group_mode(struct db *, void (*)(void),
-		    void (*)(struct db_match *));
+		    void (*)(struct db_match *), void (*)(struct db_match *));
 int		 db_group_pending(struct db *);
 int		 db_group_due(struct db *, int64_t, int64_t *);
 void		 db_group_window(struct db *, int64_t);
 int		 db_group_spans(struct db *);
 int		 db_group_commit(struct db *);
+void		 db_group_counts(struct db *, long long *, long long *);
 void		 db_group_async(struct db *, uint64_t (*)(void *,
 		    struct db_match **, int), void *);
 void		 db_sync_heard(struct db *, uint64_t);

@@ -1318,8 +1318,10 @@ match_log_lost(struct db_match *dm)
 
 	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
 	for (i = 0; i < m->nseats; i++)
-		if (m->seat[i] != NULL)
+		if (m->seat[i] != NULL) {
 			seat_drop_unsent(m->seat[i]);
+			seat_committed(m->seat[i], 0);
+		}
 	match_held_drop(m);
 	if (m->state == MATCH_ENDING)
 		match_end_lost(m);
@@ -1328,11 +1330,29 @@ match_log_lost(struct db_match *dm)
 }
 
 /*
+ * A durable row of this match (a deal's end, a fault) is in the log's
+ * open group, which may stay open past this loop pass (db_group_due()):
+ * its seats hold their lines until it is committed (match_log_held()).
+ */
+void
+match_log_uncommitted(struct db_match *dm)
+{
+	struct match	*m;
+	int		 i;
+
+	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
+	for (i = 0; i < m->nseats; i++)
+		if (m->seat[i] != NULL)
+			seat_hold(m->seat[i], SEAT_UNCOMMITTED);
+}
+
+/*
  * The log syncs this match's durable rows (a deal's end, a fault) on its
  * thread, in sync n: its seats and its watchers hold their lines until
  * that is done (match_log_synced()).  n is 0 when the loop syncs them
  * once the callback now running returns: only the watchers wait, as the
- * seats write after the commit.
+ * seats write after that commit, those that held their lines for it
+ * (match_log_uncommitted()) too.
  */
 void
 match_log_held(struct db_match *dm, uint64_t n)
@@ -1341,13 +1361,11 @@ match_log_held(struct db_match *dm, uint64_t n)
 	int		 i;
 
 	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
-	if (n == 0) {
-		match_held_soon(m);
-		return;
-	}
 	for (i = 0; i < m->nseats; i++)
 		if (m->seat[i] != NULL)
-			seat_hold(m->seat[i], n);
+			seat_committed(m->seat[i], n);
+	if (n == 0)
+		match_held_soon(m);
 }
 
 /* The log's syncs have come further: the watchers waiting may hear. */

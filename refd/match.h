@@ -92,6 +92,7 @@ int		 match_playing(void);
 void		 match_free(struct match *);
 void		 match_log_lost(struct db_match *);
 void		 match_log_lost_all(void);
+void		 match_log_uncommitted(struct db_match *);
 void		 match_log_held(struct db_match *, uint64_t);
 void		 match_log_synced(void);
 void		 match_shown(struct match *, const int **, const int **);

@@ -495,7 +495,8 @@ main(int argc, char *argv[])
 	if (base == NULL || event_base_priority_init(base, PRI_COUNT) == -1)
 		fatalx("event_base_new");
 	/* the writes of one or more passes: one commit (DURABILITY) */
-	db_group_mode(logdb, seat_flush_soon, match_log_lost);
+	db_group_mode(logdb, seat_flush_soon, match_log_uncommitted,
+	    match_log_lost);
 	db_group_window(logdb, (int64_t)conf.commit_ms * 1000);
 	refd_syncer();
 	refd_checkpointer();

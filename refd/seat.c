@@ -224,6 +224,7 @@ static void	seat_started(void *, pid_t);
 static int	seat_has_process(const struct seat *);
 static void	seat_flush(evutil_socket_t, short, void *);
 static void	seat_commit_later(int64_t);
+static void	seat_commit_now(void);
 static void	seat_arm(struct seat *);
 static void	seat_drained(struct bufferevent *, void *);
 static void	seat_undirty(struct seat *);
@@ -889,12 +890,17 @@ seat_undirty(struct seat *s)
 
 /*
  * The lines of s's match tell of a row the log syncs on its thread, in
- * sync n: what s has queued, and what it queues from now on, waits
- * until that sync is done (seat_log_synced()).  The loop goes on.
+ * sync n, or of one not yet committed (SEAT_UNCOMMITTED, until
+ * seat_committed()): what s has queued, and what it queues from now on,
+ * waits until that sync is done (seat_log_synced()).  The loop goes on.
  */
 void
 seat_hold(struct seat *s, uint64_t n)
 {
+	/* seat_flush() commits at the end of the pass, if that is due: no
+	   line of s will have it run, s being off the dirty list */
+	if (n == SEAT_UNCOMMITTED)
+		seat_flush_soon();
 	if (s->syncwait != 0) {		/* on syncq already */
 		if (n > s->syncwait)
 			s->syncwait = n;
@@ -905,6 +911,30 @@ seat_hold(struct seat *s, uint64_t n)
 	s->isdirty = 1;
 	s->syncwait = n;
 	TAILQ_INSERT_TAIL(&syncq, s, dirty);
+}
+
+/*
+ * The rows s waited for the commit of (SEAT_UNCOMMITTED) are committed:
+ * its lines now wait for sync n, or for nothing when n is 0 (synced in
+ * the loop, or lost, its lines dropped: seat_drop_unsent()).  A seat not
+ * held so waits for n as seat_hold() says.
+ */
+void
+seat_committed(struct seat *s, uint64_t n)
+{
+	if (s->syncwait != SEAT_UNCOMMITTED) {
+		if (n != 0)
+			seat_hold(s, n);
+		return;
+	}
+	if (n > db_sync_done(logdb)) {
+		s->syncwait = n;
+		return;
+	}
+	TAILQ_REMOVE(&syncq, s, dirty);
+	s->syncwait = 0;
+	TAILQ_INSERT_TAIL(&dirty, s, dirty);
+	seat_flush_soon();
 }
 
 /*
@@ -929,19 +959,30 @@ seat_log_synced(void)
 		seat_flush_soon();
 }
 
+/*
+ * Commit the log's open group now.  A lost group aborts its matches,
+ * which may write again: commit that too.
+ */
+static void
+seat_commit_now(void)
+{
+	int	 n;
+
+	for (n = 0; n < 8 && db_group_pending(logdb); n++)
+		db_group_commit(logdb);
+}
+
 /* The log's open group has waited long enough: commit it now. */
 static void
 seat_commit(evutil_socket_t fd, short what, void *arg)
 {
 	int64_t	 wait;
-	int	 n;
 
 	(void)fd;
 	(void)what;
 	(void)arg;
 	commit_due = 0;
-	for (n = 0; n < 8 && db_group_pending(logdb); n++)
-		db_group_commit(logdb);
+	seat_commit_now();
 	(void)db_group_due(logdb, util_now_us(), &wait);
 	seat_commit_later(wait);
 }
@@ -1459,7 +1500,9 @@ seat_flushed(struct bufferevent *bev, void *arg)
 static void
 seat_close_flushed(struct seat *s)
 {
-	/* lines waiting for a sync: synced now, or never sent */
+	/* lines waiting for a commit, then a sync: made now, or never sent */
+	if (s->syncwait == SEAT_UNCOMMITTED)
+		seat_commit_now();
 	if (s->syncwait > db_sync_done(logdb) && db_sync_now(logdb) == -1)
 		seat_out_cut(s, 0);
 	seat_undirty(s);

@@ -439,6 +439,8 @@ SLOWSYNC = r"""
 static int	logfd = -1;
 static int	thread_syncs;
 static int	end_written;	/* a page holding a match's result */
+static long long wal_written;	/* the write-ahead log's bytes written */
+static long long wal_durable;	/* the first of them synced */
 
 static void
 note(const char *what)
@@ -461,13 +463,37 @@ on_thread(void)
 	return syscall(SYS_gettid) != getpid();
 }
 
+/* Is fd refd's write-ahead log? */
+static int
+is_wal(int fd)
+{
+	char	 link[64], path[4096];
+	ssize_t	 n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path));
+	return n > 4 && memcmp(path + n - 4, "-wal", 4) == 0;
+}
+
+static void
+atomic_max(long long *p, long long v)
+{
+	long long o = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+
+	while (v > o && !__atomic_compare_exchange_n(p, &o, v, 0,
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
 int
 fdatasync(int fd)
 {
 	static int (*real)(int);
 	struct timespec ts;
 	const char *v;
-	int t = on_thread(), n = 0, rc;
+	int t = on_thread(), n = 0, rc, wal = is_wal(fd);
+	/* what was written before the sync began is on the disk after it */
+	long long at = __atomic_load_n(&wal_written, __ATOMIC_SEQ_CST);
 
 	if (real == NULL)
 		real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
@@ -497,6 +523,8 @@ fdatasync(int fd)
 		return -1;
 	}
 	rc = real(fd);
+	if (rc == 0 && wal)
+		atomic_max(&wal_durable, at);
 	note(t ? "Et" : "E");
 	return rc;
 }
@@ -509,12 +537,17 @@ pwrite64(int fd, const void *buf, size_t len, off_t off)
 	if (real == NULL)
 		real = (ssize_t (*)(int, const void *, size_t, off_t))
 		    dlsym(RTLD_NEXT, "pwrite64");
+	ssize_t n;
+
 	note("P");
 	if (memmem(buf, len, "played out", 10) != NULL) {
 		__atomic_store_n(&end_written, 1, __ATOMIC_SEQ_CST);
 		note("X");
 	}
-	return real(fd, buf, len, off);
+	n = real(fd, buf, len, off);
+	if (n > 0 && is_wal(fd))
+		atomic_max(&wal_written, (long long)off + n);
+	return n;
 }
 
 ssize_t
@@ -535,8 +568,15 @@ recvmsg(int fd, struct msghdr *m, int flags)
 static void
 seen(const void *buf, size_t len)
 {
-	if (memmem(buf, len, " deal_end ", 10) != NULL)
+	char	 d[32];
+
+	if (memmem(buf, len, " deal_end ", 10) != NULL) {
 		note("D");
+		/* the bytes of the log on the disk as it leaves */
+		snprintf(d, sizeof(d), "d%lld",
+		    __atomic_load_n(&wal_durable, __ATOMIC_SEQ_CST));
+		note(d);
+	}
 	if (memmem(buf, len, " genplay ", 9) != NULL)
 		note("G");
 	if (memmem(buf, len, " match_end ", 11) != NULL)
@@ -821,6 +861,72 @@ def test_end_synced_beside(r, tmp):
         r2.stop()
 
 
+def test_deal_ends_wait_beside_many(r, tmp):
+    """Sixteen matches at once on a disk that takes 20 ms a sync: a deal's
+    end may wait for a later pass's commit, its lines held, so that the
+    other matches' rows share it (log_commits_waited).  Still no deal_end
+    leaves before the log holds that deal on the disk: as each leaves,
+    the prefix of the write-ahead log synced so far (SLOWSYNC's d<bytes>)
+    holds at least as many deal results as deals were told of by then,
+    a third of the deal_end lines written.  Every match plays out."""
+    d = tempfile.mkdtemp(dir=tmp)
+    log = os.path.join(d, "shim.log")
+    conf = os.path.join(d, "refd.conf")
+    # no checkpoint: the log only grows, so a prefix of it is a moment;
+    # no sandbox, whose starts would spread the matches out in time
+    open(conf, "w").write("checkpoint_pages 1000000\nsandbox none\n")
+    r2 = harness.refd_with_shim(d, SLOWSYNC, "slowsync",
+                                extra=("-v", "-f", conf),
+                                env={"SHIM_LOG": log, "SYNC_SLEEP_MS": 20})
+    try:
+        for i in range(3):
+            r2.add("c%d" % i, [os.path.join(harness.BUILD, "bots",
+                                            "randbot"), "-s", str(i)])
+        mids = [r2.start("joker3", ["c0", "c1", "c2"]) for _ in range(16)]
+        for m in mids:
+            result, reason = r2.wait(m)
+            assert reason == "played out", (m, result, reason)
+        st = r2.must("status")
+        waited = int(re.search(r"log_commits_waited (\d+)", st).group(1))
+        assert waited > 0, "no deal's end waited for a later commit: " + st
+        assert re.search(r"log_checkpoints 0\n", st) and \
+            "log_checkpoints_in_loop 0" in st, st
+        # the log as a power loss at each moment would have left it
+        ev = shim_events(log, 48)
+        snap = os.path.join(d, "snap")
+        os.makedirs(snap)
+        shutil.copy(r2.db, os.path.join(snap, "base.db"))
+        wal = open(r2.db + "-wal", "rb").read()
+        results, told = {}, 0
+        for e in ev:
+            if not e.startswith("d"):
+                continue
+            told += 1
+            size = int(e[1:])
+            if size not in results:
+                db = os.path.join(snap, "s%d.db" % size)
+                shutil.copy(os.path.join(snap, "base.db"), db)
+                open(db + "-wal", "wb").write(wal[:size])
+                con = sqlite3.connect(db)
+                try:
+                    results[size] = con.execute(
+                        "SELECT count(*) FROM deal_results").fetchone()[0]
+                except sqlite3.OperationalError:
+                    results[size] = 0   # not even the schema synced
+                finally:
+                    con.close()
+            assert results[size] >= (told + 2) // 3, \
+                "deal_end %d left with %d deal results on the disk" % (
+                    told, results[size])
+        total = r2.query("SELECT count(*) FROM deal_results")[0][0]
+        assert told == 3 * total, (told, total)
+        FIGURES["deal ends, 16 matches at once, commits that waited"] = \
+            "%d of %d, %d commits" % (told // 3, total, waited)
+        FIGURES["adversarial cases"] += 1
+    finally:
+        r2.stop()
+
+
 def test_end_at_shutdown(r, tmp):
     """refd is told to stop while a match's end is synced on its thread,
     that sync taking 1.8 s, longer than refd gives its last lines to
@@ -1043,7 +1149,8 @@ def test_slow_spawns(r, tmp):
 TESTS = [test_bots_beside_healthy_matches, test_silent_and_many_connections,
          test_token_guesser, test_control_abuse, test_storage_faults,
          test_bot_rlimits, test_stalled_sync, test_watched_sync,
-         test_end_synced_beside, test_end_at_shutdown, test_end_sync_failure,
+         test_end_synced_beside, test_deal_ends_wait_beside_many,
+         test_end_at_shutdown, test_end_sync_failure,
          test_sync_failure,
          test_slow_spawns,
          test_crash_campaign]

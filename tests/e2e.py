@@ -785,6 +785,39 @@ def test_commit_ms_zero(r):
     assert unlogged[1000] > 0, "no bot was told of the play not logged"
 
 
+def test_deal_end_alone(r):
+    """A match alone, with commit_ms 1000: each deal's end is committed
+    and synced at the end of its pass, not a second later, though the
+    log's transaction stays open across passes meanwhile; no commit
+    waited (log_commits_waited), and every deal is in the log."""
+    del r
+    tmp = tempfile.mkdtemp(prefix="refd-alone.")
+    conf = os.path.join(tmp, "refd.conf")
+    with open(conf, "w") as f:
+        f.write("commit_ms 1000\n")
+    own = Refd(tmp, extra=["-f", conf])
+    try:
+        for i in range(3):
+            own.must("bot_add", "al%d" % i, "spawn",
+                     *example_bots()["crand"])
+        began = time.time()
+        mid = own.start("joker3", ["al0", "al1", "al2"], "target=5")
+        result, reason = own.wait(mid)
+        took = time.time() - began
+        assert reason == "played out", (result, reason)
+        (deals,), = own.query("SELECT count(*) FROM deal_results WHERE "
+                              "match_id = ?", mid)
+        assert deals >= 2, deals
+        # a second's wait at each deal's end would take deals seconds
+        assert took < 0.5 * deals, "%d deals took %.1f s" % (deals, took)
+        st = own.must("status")
+        assert "\nlog_commits_waited 0\n" in st, st
+        check_log(own, mid)
+    finally:
+        own.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 LOSTPUSH = r"""
 #define _GNU_SOURCE
 #include <sys/socket.h>
@@ -972,6 +1005,7 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
          test_idle_lines, test_commit_window, test_commit_ms_zero,
+         test_deal_end_alone,
          test_lost_group_at_push, test_keep_matches]
 
 

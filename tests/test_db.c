@@ -857,7 +857,7 @@ test_group_mode(void **state)
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	hook_calls = nlost = 0;
-	db_group_mode(db, group_hook, group_lost);
+	db_group_mode(db, group_hook, NULL, group_lost);
 	begin_deal(db, &m, &bm);	/* the deal opens the first group */
 	assert_int_equal(hook_calls, 1);
 	assert_int_equal(db_group_pending(db), 1);
@@ -907,7 +907,7 @@ test_group_lost(void **state)
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	hook_calls = nlost = 0;
-	db_group_mode(db, group_hook, group_lost);
+	db_group_mode(db, group_hook, NULL, group_lost);
 	begin_deal(db, &m1, &b1);
 	begin_deal(db, &m2, &b2);
 	begin_deal(db, &m3, &b3);
@@ -1112,7 +1112,7 @@ open_async(void)
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	hook_calls = nlost = 0;
-	db_group_mode(db, group_hook, group_lost);
+	db_group_mode(db, group_hook, NULL, group_lost);
 	db_group_async(db, sync_ask, NULL);
 	return db;
 }
@@ -1175,6 +1175,109 @@ test_group_unsynced(void **state)
 	    0);
 	assert_false(db_match_unsynced(db, &m1));
 	assert_int_equal(db_sync_done(db), 9);
+	assert_int_equal(nlost, 0);
+	db_group_async(db, NULL, NULL);
+	db_close(db);
+}
+
+static int			 held_n;	/* held_hook() calls */
+static struct db_match		*held_seen;	/* its last match */
+
+static void
+held_hook(struct db_match *m)
+{
+	held_n++;
+	held_seen = m;
+}
+
+/*
+ * With held() given, a durable row may wait for a later pass's commit
+ * while fewer than one match in eight of those writing waits (in this
+ * group or the one before, whichever had more), and never beyond the
+ * window: its match hears held() at once and stays unsynced.  A match
+ * alone, or one of a few, commits at the end of its pass; so does every
+ * match when nobody holds the lines.
+ */
+static void
+test_group_durable_waits(void **state)
+{
+	struct db		*db;
+	struct db_match		 m[10];
+	struct bri_match	 b[10];
+	struct timespec		 ts;
+	int64_t			 now, wait;
+	long long		 commits, waited;
+	int			 i;
+
+	(void)state;
+	db = open_async();
+	db_group_mode(db, group_hook, held_hook, group_lost);
+	db_group_window(db, 10000000);	/* 10 s: never reached by itself */
+	for (i = 0; i < 10; i++)
+		begin_deal(db, &m[i], &b[i]);
+	assert_int_equal(db_group_commit(db), 0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* the log's clock */
+	now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 + 1000000;
+	ask_ret = 0;
+
+	/* two matches writing: one in two waits, so no waiting */
+	held_n = 0;
+	play_one(db, &m[2], &b[2], 0);
+	assert_int_equal(db_fault(db, &m[3], 1, 0, "illegal", "z", 3,
+	    "forfeit"), 0);
+	assert_int_equal(held_n, 1);
+	assert_int_equal(db_group_due(db, now, &wait), 1);
+	assert_int_equal(db_group_commit(db), 0);
+	assert_false(db_match_unsynced(db, &m[3]));
+
+	/* ten matches write in the group, a fault of one: it waits */
+	for (i = 0; i < 10; i++)
+		play_one(db, &m[i], &b[i], i == 2 ? 1 : 0);
+	held_n = 0;
+	assert_int_equal(db_fault(db, &m[0], 1, 0, "illegal", "x", 3,
+	    "forfeit"), 0);
+	assert_int_equal(held_n, 1);
+	assert_ptr_equal(held_seen, &m[0]);
+	assert_true(db_match_unsynced(db, &m[0]));
+	assert_false(db_match_unsynced(db, &m[1]));
+	assert_int_equal(db_group_due(db, now, &wait), 0);
+	assert_true(wait > 0);
+	/* but not beyond the window */
+	assert_int_equal(db_group_due(db, now + 10000000, &wait), 1);
+	/* a second fault: two in ten wait, more than an eighth: now */
+	assert_int_equal(db_fault(db, &m[1], 1, 0, "illegal", "y", 3,
+	    "forfeit"), 0);
+	assert_int_equal(held_n, 2);
+	assert_int_equal(db_group_due(db, now, &wait), 1);
+	assert_int_equal(db_group_commit(db), 0);
+	assert_int_equal(ask_n, 2);
+	assert_false(db_match_unsynced(db, &m[0]));
+	assert_false(db_match_unsynced(db, &m[1]));
+	db_group_counts(db, &commits, &waited);
+	assert_int_equal(waited, 1);
+
+	/* the group before had ten writers: one of two waits here */
+	play_one(db, &m[4], &b[4], 1);
+	assert_int_equal(db_fault(db, &m[5], 1, 0, "illegal", "v", 3,
+	    "forfeit"), 0);
+	assert_int_equal(db_group_due(db, now, &wait), 0);
+	assert_int_equal(db_group_commit(db), 0);
+
+	/* nobody to hold the lines: the pass's commit, as ever */
+	db_group_mode(db, group_hook, NULL, group_lost);
+	for (i = 6; i < 10; i++)
+		play_one(db, &m[i], &b[i], 1);
+	play_one(db, &m[0], &b[0], 1);
+	play_one(db, &m[1], &b[1], 1);
+	held_n = 0;
+	assert_int_equal(db_fault(db, &m[6], 1, 0, "illegal", "w", 3,
+	    "forfeit"), 0);
+	assert_int_equal(held_n, 0);
+	assert_int_equal(db_group_due(db, now, &wait), 1);
+	assert_int_equal(db_group_commit(db), 0);
+	db_group_counts(db, &commits, &waited);
+	assert_int_equal(waited, 2);
+	assert_true(commits >= 5);
 	assert_int_equal(nlost, 0);
 	db_group_async(db, NULL, NULL);
 	db_close(db);
@@ -1392,6 +1495,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_group_unsynced, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_group_durable_waits,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_async, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoints, setup,
