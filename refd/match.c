@@ -1304,6 +1304,14 @@ match_ends_now(void)
 		}
 }
 
+/* The match whose log record dm is (struct match holds it). */
+static struct match *
+match_of(struct db_match *dm)
+{
+	return (struct match *)(void *)((char *)dm -
+	    offsetof(struct match, dbm));
+}
+
 /*
  * The log lost the rows this match wrote in the last loop pass (a group
  * that could not be committed, see db_group_mode()): what its seats were
@@ -1313,10 +1321,9 @@ match_ends_now(void)
 void
 match_log_lost(struct db_match *dm)
 {
-	struct match	*m;
+	struct match	*m = match_of(dm);
 	int		 i;
 
-	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
 	for (i = 0; i < m->nseats; i++)
 		if (m->seat[i] != NULL) {
 			seat_drop_unsent(m->seat[i]);
@@ -1337,10 +1344,9 @@ match_log_lost(struct db_match *dm)
 void
 match_log_uncommitted(struct db_match *dm)
 {
-	struct match	*m;
+	struct match	*m = match_of(dm);
 	int		 i;
 
-	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
 	for (i = 0; i < m->nseats; i++)
 		if (m->seat[i] != NULL)
 			seat_hold(m->seat[i], SEAT_UNCOMMITTED);
@@ -1357,10 +1363,9 @@ match_log_uncommitted(struct db_match *dm)
 void
 match_log_held(struct db_match *dm, uint64_t n)
 {
-	struct match	*m;
+	struct match	*m = match_of(dm);
 	int		 i;
 
-	m = (struct match *)(void *)((char *)dm - offsetof(struct match, dbm));
 	for (i = 0; i < m->nseats; i++)
 		if (m->seat[i] != NULL)
 			seat_committed(m->seat[i], n);
