@@ -420,8 +420,9 @@ def test_crash_campaign(r, tmp):
 # later take half a second and fail with EIO from SYNC_FAIL_THREAD=N on.  Into SHIM_LOG goes one
 # line per event: "B" a sync begins, "E" it ends, "F" it failed (each
 # with "t" when on a thread other than the loop's), "P" a pwrite (the
-# log's pages), "D" a write to a bot carrying a deal_end, "G" one
-# carrying a genplay, "M" one carrying a match_end.
+# log's pages), "D" a write to a bot carrying a deal_end, followed by
+# "dN": the first N bytes of the write-ahead log are on the disk then,
+# "G" one carrying a genplay, "M" one carrying a match_end.
 SLOWSYNC = r"""
 #define _GNU_SOURCE
 #include <sys/socket.h>
@@ -868,7 +869,9 @@ def test_deal_ends_wait_beside_many(r, tmp):
     leaves before the log holds that deal on the disk: as each leaves,
     the prefix of the write-ahead log synced so far (SLOWSYNC's d<bytes>)
     holds at least as many deal results as deals were told of by then,
-    a third of the deal_end lines written.  Every match plays out."""
+    a third of the deal_end lines written.  Every match plays out.  Then
+    refd is killed while sixteen more play, deals' ends waiting: the log
+    opens whole and audits, the matches cut short aborted."""
     d = tempfile.mkdtemp(dir=tmp)
     log = os.path.join(d, "shim.log")
     conf = os.path.join(d, "refd.conf")
@@ -922,6 +925,28 @@ def test_deal_ends_wait_beside_many(r, tmp):
         assert told == 3 * total, (told, total)
         FIGURES["deal ends, 16 matches at once, commits that waited"] = \
             "%d of %d, %d commits" % (told // 3, total, waited)
+        # killed while deals' ends wait for their commit: the log opens
+        # whole, the matches cut short are aborted, and it all audits
+        mids = [r2.start("joker3", ["c0", "c1", "c2"]) for _ in range(16)]
+        for _ in range(500):
+            st = r2.must("status")
+            now = int(re.search(r"log_commits_waited (\d+)", st).group(1))
+            if now >= waited + 3:
+                break
+            time.sleep(0.01)
+        r2.proc.kill()
+        r2.proc.wait()
+        r2.err.close()
+        r2 = harness.Refd(d, extra=["-v", "-f", conf])
+        assert r2.query("PRAGMA integrity_check") == [("ok",)]
+        states = dict(r2.query("SELECT id, state FROM matches"))
+        assert all(states[m] in ("done", "aborted") for m in mids), states
+        p = subprocess.run([REFCTL, "audit", "--db", r2.db, "--all"],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout[-3000:]
+        FIGURES["killed among waiting deal ends: matches aborted"] = \
+            "%d of 16, %d commits had waited" % (
+                sum(states[m] == "aborted" for m in mids), now - waited)
         FIGURES["adversarial cases"] += 1
     finally:
         r2.stop()
