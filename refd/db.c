@@ -32,7 +32,6 @@
 #define DB_TEXTMAX	1024		/* bytes kept of free text */
 #define DB_LISTMAX	64		/* points or mpoints, joined */
 #define DB_CKPT_LOOP	4		/* that many cycles: in the loop */
-#define DB_DURABLE_SHARE 8		/* db_group_durable_waits() */
 #define DB_WAL_LIMIT	"16777216"	/* bytes kept of it after one */
 #define GROUPED(db)	((db)->group_hook != NULL && !(db)->solo)
 
@@ -988,8 +987,9 @@ db_group_pending(struct db *db)
  * and writes into the same commit: at 64 matches, a commit each pass
  * with a deal's end wrote a page of log a play, each match's rows on a
  * page of their own.  So they wait while fewer than one match in
- * DB_DURABLE_SHARE of those that wrote in the group waits, never beyond
- * the window: a match alone, or one of a few, is never held up.
+ * DB_DURABLE_SHARE of those that wrote in the group (or in the one
+ * before, if more did) waits, never beyond the window: a match alone,
+ * or one of a few, is never held up.
  */
 static int
 db_group_durable_waits(struct db *db)

@@ -64,6 +64,8 @@
 
 #define DB_HASHLEN	32
 #define DB_CKPT_PAGES	4000	/* WAL pages between checkpoints, by default */
+#define DB_DURABLE_SHARE 4	/* one in so many matches may wait for a
+				   commit (db_group_due()) */
 
 /*
  * A match's last link so far, its number (0 for link 0) and its hex: the
