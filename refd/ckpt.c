@@ -144,12 +144,9 @@ ckpt_new(struct event_base *base, const char *path,
 	}
 	if (wake_init(&c->wake, base, ckpt_heard, c, err, errlen) == -1)
 		goto fail;
-	pthread_mutex_init(&c->mu, NULL);
-	pthread_cond_init(&c->cv, NULL);
-	if ((e = util_thread(&c->thread, ckpt_run, c)) != 0) {
+	if ((e = util_thread_cv(&c->thread, &c->mu, &c->cv, ckpt_run,
+	    c)) != 0) {
 		snprintf(err, errlen, "thread: %s", strerror(e));
-		pthread_cond_destroy(&c->cv);
-		pthread_mutex_destroy(&c->mu);
 		goto fail;
 	}
 	return c;

@@ -1018,10 +1018,11 @@ db_group_due(struct db *db, int64_t now_us, int64_t *wait_us)
 		return db->group_open;
 	if (now_us - db->group_us >= db->group_window)
 		return 1;
-	if (db->group_sync && !db_group_durable_waits(db))
-		return 1;
-	if (db->group_sync)
+	if (db->group_sync) {
+		if (!db_group_durable_waits(db))
+			return 1;
 		db->group_waited = 1;
+	}
 	*wait_us = db->group_us + db->group_window - now_us;
 	return 0;
 }

@@ -151,12 +151,9 @@ logsync_new(struct event_base *base, const char *path,
 		free(ls);
 		return NULL;
 	}
-	pthread_mutex_init(&ls->mu, NULL);
-	pthread_cond_init(&ls->cv, NULL);
-	if ((e = util_thread(&ls->thread, logsync_run, ls)) != 0) {
+	if ((e = util_thread_cv(&ls->thread, &ls->mu, &ls->cv, logsync_run,
+	    ls)) != 0) {
 		snprintf(err, errlen, "thread: %s", strerror(e));
-		pthread_cond_destroy(&ls->cv);
-		pthread_mutex_destroy(&ls->mu);
 		goto fail;
 	}
 	return ls;

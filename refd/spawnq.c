@@ -129,13 +129,10 @@ spawnq_start(struct event_base *base, char *err, size_t errlen)
 		return 0;
 	if (wake_init(&q.wake, base, spawnq_heard, NULL, err, errlen) == -1)
 		return -1;
-	pthread_mutex_init(&q.mu, NULL);
-	pthread_cond_init(&q.cv, NULL);
 	q.stop = q.gone = 0;
-	if ((e = util_thread(&q.thread, spawnq_run, NULL)) != 0) {
+	if ((e = util_thread_cv(&q.thread, &q.mu, &q.cv, spawnq_run,
+	    NULL)) != 0) {
 		snprintf(err, errlen, "thread: %s", strerror(e));
-		pthread_cond_destroy(&q.cv);
-		pthread_mutex_destroy(&q.mu);
 		wake_free(&q.wake);
 		return -1;
 	}

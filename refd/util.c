@@ -81,6 +81,26 @@ util_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 	return e;
 }
 
+/*
+ * Start fn(arg) as util_thread() does, with the mutex and condition
+ * variable it shares with its owner made first, and undone again if it
+ * cannot start.  Returns 0, or pthread_create()'s error.
+ */
+int
+util_thread_cv(pthread_t *t, pthread_mutex_t *mu, pthread_cond_t *cv,
+    void *(*fn)(void *), void *arg)
+{
+	int	 e;
+
+	pthread_mutex_init(mu, NULL);
+	pthread_cond_init(cv, NULL);
+	if ((e = util_thread(t, fn, arg)) != 0) {
+		pthread_cond_destroy(cv);
+		pthread_mutex_destroy(mu);
+	}
+	return e;
+}
+
 /* Is s a valid bot name: 1 to 32 of [A-Za-z0-9_.-]? */
 int
 util_name_ok(const char *s)

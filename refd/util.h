@@ -22,6 +22,8 @@ long long	 util_num(const char *, long long, long long, const char **);
 int64_t		 util_now_ms(void);
 int64_t		 util_now_us(void);
 int		 util_thread(pthread_t *, void *(*)(void *), void *);
+int		 util_thread_cv(pthread_t *, pthread_mutex_t *,
+		    pthread_cond_t *, void *(*)(void *), void *);
 int		 util_name_ok(const char *);
 void		 util_hex(const uint8_t *, size_t, char *);
 size_t		 util_dec(char *, long long);
