@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -433,9 +434,48 @@ spawn_signal(pid_t pid, int sig)
 }
 
 /*
+ * What of the system bots see: /bin and /lib* as they are here (links
+ * into /usr on a merged system, directories elsewhere), and the entries
+ * of /etc that the sandbox wants and this host has.
+ */
+static void
+spawn_system(void)
+{
+	static const char *const tops[] = { "/bin", "/sbin", "/lib", "/lib32",
+	    "/lib64", "/libx32" };
+	struct stat	 st;
+	struct dirent	*de;
+	DIR		*d;
+	char		 link[256];
+	ssize_t		 len;
+	size_t		 i;
+
+	sb.nsys = sb.netc = 0;
+	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
+		if (lstat(tops[i], &st) == -1)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			len = readlink(tops[i], link, sizeof(link) - 1);
+			if (len <= 0)
+				continue;
+			link[len] = '\0';
+			sandbox_system(&sb, tops[i], link);
+		} else if (S_ISDIR(st.st_mode))
+			sandbox_system(&sb, tops[i], NULL);
+	}
+	if ((d = opendir("/etc")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			sandbox_etc(&sb, de->d_name);
+	closedir(d);
+}
+
+/*
  * Settle how bots are run: mode, and when refd is root the user they
- * run as (bot_user, "nobody" if NULL), never root.  The spawner's
- * working directory is hidden from them.  With the sandbox on, a bot
+ * run as (bot_user, "nobody" if NULL), never root.  Bots are never
+ * shown the spawner's working directory or its home, even where their
+ * program lies.  With the sandbox on, a bot
  * that does nothing is run under it once, to find out now whether
  * bubblewrap works here.  Returns 0, or -1 with the reason in err: then
  * every spawn is refused with that reason.
@@ -446,7 +486,8 @@ spawn_setup(enum sandbox_mode mode, const char *bot_user, char *err,
 {
 	static char	*probe[] = { "true", NULL };
 	struct passwd	*pw;
-	char		 why[512];
+	char		 why[512], real[PATH_MAX];
+	const char	*home;
 	struct spawn_fds fds;
 	int		 status;
 	pid_t		 pid;
@@ -461,6 +502,15 @@ spawn_setup(enum sandbox_mode mode, const char *bot_user, char *err,
 		    "directory from bots");
 		goto refuse;
 	}
+	home = getenv("HOME");
+	if (home != NULL && home[0] == '/' && realpath(home, real) != NULL &&
+	    strcmp(real, "/") != 0 && sandbox_hide(&sb, real, 0, why,
+	    sizeof(why)) == -1) {
+		snprintf(refusal, sizeof(refusal), "cannot hide %.200s from "
+		    "bots: %.200s", real, why);
+		goto refuse;
+	}
+	spawn_system();
 	if (geteuid() == 0 || getuid() == 0) {
 		if (bot_user == NULL)
 			bot_user = "nobody";

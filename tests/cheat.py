@@ -429,6 +429,128 @@ def test_not_dumpable(r, conf):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+PLANT = "refd-planted-secret-%d" % os.getpid()
+
+
+def plant_secrets():
+    """Secrets where an operator might keep them, readable by the user
+    bots run as: a tournament file with its seed and a remote bot's
+    token, a home directory, a second config, a backup of the log, and
+    /srv, /opt, /var, /etc, /mnt and refd's working directory.  Returns
+    (paths, cleanup)."""
+    made, paths = [], []
+
+    def mk(d):
+        d = tempfile.mkdtemp(prefix="refd-cheat-plant.", dir=d)
+        os.chmod(d, 0o755)
+        os.chown(d, 65534, 65534) if os.geteuid() == 0 else None
+        made.append(d)
+        return d
+
+    def put(path, text):
+        with open(path, "w") as f:
+            f.write(text + "\n" + PLANT + "\n")
+        os.chmod(path, 0o644)
+        if os.geteuid() == 0:
+            os.chown(path, 65534, 65534)
+        paths.append(path)
+    home = mk("/home")
+    os.makedirs(os.path.join(home, ".config", "refd"))
+    put(os.path.join(home, ".config", "refd", "refd.conf"),
+        "bot far remote far-secret-token")
+    put(os.path.join(home, ".bash_history"), "refctl tournament start")
+    put(os.path.join(mk("/var/lib"), "t.tour"),
+        "name t\nseed " + "ab" * 32 + "\nbot far remote far-secret-token")
+    put(os.path.join(mk("/srv"), "t.tour"), "seed " + "cd" * 32)
+    put(os.path.join(mk("/opt"), "refd.conf"), "bot x remote tok")
+    put(os.path.join(mk("/var/backups"), "log.db.bak"), "SQLite format 3")
+    put(os.path.join(mk("/var/tmp"), "secret"), "var/tmp")
+    put(os.path.join(mk("/mnt"), "secret"), "mnt")
+    put(os.path.join(mk("/etc"), "refd.conf"), "second config")
+    put(os.path.join(mk("/root"), "secret") if os.path.isdir("/root") and
+        os.geteuid() == 0 else os.path.join(mk("/var/tmp"), "r"), "root")
+    cwd = os.path.join(os.getcwd(), "refd-cheat-plant-%d" % os.getpid())
+    put(cwd, "refd's working directory")
+
+    def cleanup():
+        for d in made:
+            shutil.rmtree(d, ignore_errors=True)
+        try:
+            os.unlink(cwd)
+        except OSError:
+            pass
+    return paths, cleanup
+
+
+def planted_blocked(text, paths):
+    """The files attack tried every planted path and read none."""
+    for p in paths:
+        assert "cheat files tried read " + p in text, (p, text[:300])
+    reached = [l for l in text.splitlines() if " REACHED " in l]
+    assert PLANT not in text, reached[:5]
+    # a listing may show what the bot sees anyway (its own directory
+    # in refd's working directory), never a planted file
+    assert not [l for l in reached if " REACHED read " in l or
+                "refd-cheat-plant" in l], reached
+    assert "cheat files done" in text, text[-300:]
+
+
+def test_planted_secrets(r, conf):
+    """An allow list, not a deny list: no file of the host outside what
+    a bot needs is there to read, wherever the operator kept it, with
+    refd as root and as an ordinary user."""
+    paths, cleanup = plant_secrets()
+    tmp = None
+    try:
+        mid, text = beside(r, "ch-plant", CHEAT + ["files"] +
+                           ["@" + p for p in paths])
+        planted_blocked(text, paths)
+        if os.geteuid() != 0:
+            return
+        tmp = tempfile.mkdtemp(prefix="refd-cheat-user.")
+        os.chown(tmp, 65534, 65534)
+        r3 = harness.Refd(tmp, preexec_fn=drop_to_nobody)
+        try:
+            for i in range(3):
+                r3.add("u%d" % i, harness.EVIL + ["good"])
+            r3.add("up", CHEAT + ["files"] + ["@" + p for p in paths])
+            mid = r3.start("classic2", ["up", "u0"], "deals_to_win=1")
+            other = r3.start("classic2", ["u1", "u2"], "deals_to_win=1")
+            result, reason = r3.wait(other)
+            assert result.startswith(("seat", "draw")), (result, reason)
+            r3.wait(mid)
+            planted_blocked(bot_log(r3, mid, 0, "up"), paths)
+        finally:
+            r3.stop()
+    finally:
+        cleanup()
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+def test_outside_view_named(r, conf):
+    """A program found on PATH outside what bots see: refctl checkbot
+    (and refd, by the same view) says which path to add, and with it
+    the bot plays."""
+    d = tempfile.mkdtemp(prefix="refd-cheat-opt.", dir="/opt")
+    try:
+        os.chmod(d, 0o755)
+        shutil.copy(os.path.join(harness.BUILD, "bots", "randbot"),
+                    os.path.join(d, "outbot"))
+        env = dict(os.environ, PATH=d + ":/usr/bin:/bin")
+        out = subprocess.run([REFCTL, "checkbot", "-n", "1", "--", "outbot"],
+                             capture_output=True, text=True, env=env,
+                             timeout=120)
+        assert out.returncode != 0, out.stdout + out.stderr
+        assert "add --ro=%s to its definition" % d in out.stderr, \
+            out.stdout + out.stderr
+        out = subprocess.run([REFCTL, "checkbot", "-n", "1", "--",
+                              "--ro=" + d, "outbot"], capture_output=True,
+                             text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stdout + out.stderr
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def tour(r, name, text):
     path = os.path.join(r.tmp, name + ".tour")
     with open(path, "w") as f:
@@ -684,6 +806,7 @@ TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_sandbox_none_recorded, test_no_bwrap_refused, test_refuse_root, test_control_peercred,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
          test_log_replaced, test_not_dumpable, test_ordinary_user,
+         test_planted_secrets, test_outside_view_named,
          test_duplicate_seed,
          test_duplicate_remote_refused, test_net_unauthenticated_caps,
          test_net_control_limits, test_net_token_guessing]

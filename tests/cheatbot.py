@@ -11,7 +11,8 @@ its bot log) one line per attempt:
 and "cheat ATTACK done" at the end; then it plays legal random cards
 until quit.  Attacks:
 
-  files P ...   read each file P (the log, the config file, bot logs)
+  files P ...   read each file P (the log, the config file, bot logs);
+                @P for a P the command must not name as a file
   procs PID     look for refd (PID outside) and other bots among the
                 processes it can see; read their fds, memory, environ
   fds           descriptors beyond 0, 1 and 2
@@ -59,6 +60,7 @@ def read(path, n=64):
 
 def attack_files():
     for p in ARGS:
+        p = p[1:] if p.startswith("@") else p   # "@P": a word not a file
         tried("read " + p)
         try:
             reached("read " + p, read(p))
