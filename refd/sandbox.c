@@ -2,12 +2,14 @@
  * sandbox.c: the bubblewrap(1) command line of a spawned bot.
  *
  * A bot runs in new user, PID, IPC, UTS, cgroup and (unless it asks for
- * the network) network namespaces, on an empty root that shows it only
+ * the network) network namespaces, with no user namespace of its own
+ * to make (bwrap --disable-userns, where bwrap has it), on an empty root that shows it only
  * what is on an allow list, read only: /usr, the system's /bin and
  * /lib* (links into /usr on a merged system), a minimal /etc with no
  * secret in it, the directory of its own program, and the paths its
  * definition names (--ro=PATH, --dir=PATH, the one it may write).  It
- * gets fresh size-capped tmpfs on /tmp and its HOME.  Nothing else of
+ * gets fresh size-capped tmpfs on /tmp, /dev/shm and its HOME; the
+ * root and bwrap's /dev, tmpfs without a size, are left read-only.  Nothing else of
  * the host is there: no home directory, /var, /srv, /opt, /root, no
  * refd directory, wherever refd was started; hiding by a list of what
  * to hide always missed one.  Even the directory of its program is
@@ -517,6 +519,11 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 	ARG("--unshare-all");
 	if (o->net)
 		ARG("--share-net");
+	/* no user namespace inside: no tmpfs of its own, no nested mounts */
+	if (c->no_userns) {
+		ARG("--unshare-user");
+		ARG("--disable-userns");
+	}
 	ARG("--die-with-parent");
 	ARG("--new-session");
 	ARG("--ro-bind"); ARG("/usr"); ARG("/usr");
@@ -533,7 +540,10 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 		ARG("--ro-bind-try"); ARG(etc); ARG(etc);
 	}
 	ARG("--proc"); ARG("/proc");
+	/* every tmpfs sized; bwrap's /dev read-only once made */
 	ARG("--dev"); ARG("/dev");
+	ARG("--size"); ARG(size);
+	ARG("--tmpfs"); ARG("/dev/shm");
 	ARG("--size"); ARG(size);
 	ARG("--tmpfs"); ARG("/tmp");
 	ARG("--size"); ARG(size);
@@ -548,7 +558,8 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 	    !sandbox_under(v, "/proc") && !sandbox_under(v, "/dev")) {
 		ARG("--dir"); ARG(v);
 	}
-	/* nothing more may be made on the root */
+	/* nothing more may be made on the root, nor in /dev */
+	ARG("--remount-ro"); ARG("/dev");
 	ARG("--remount-ro"); ARG("/");
 	ARG("--chdir"); ARG(v);
 	ARG("--");

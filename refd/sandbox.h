@@ -58,7 +58,8 @@ struct sandbox_conf {
 	int		 netc;
 	char		 etc[SANDBOX_MAXETC][64];	/* names under /etc */
 	int		 nproc;		/* process limit, 0: none */
-	int		 tmp_mb;	/* size of /tmp and HOME */
+	int		 tmp_mb;	/* size of /tmp, HOME and /dev/shm */
+	int		 no_userns;	/* bwrap --disable-userns */
 };
 
 /* A command line built: argv and envp point into buf. */

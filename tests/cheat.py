@@ -550,6 +550,106 @@ def test_outside_view_named(r, conf):
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
+def shmem_mib():
+    for line in open("/proc/meminfo"):
+        if line.startswith("Shmem:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+def memfill_match(r2, tmp, limit):
+    """A bot filling every tmpfs it can reach with 400 MiB each beside
+    healthy matches, the host's shared memory sampled all along:
+    returns (its bot log, peak growth of shared memory in MiB, its
+    match's options)."""
+    import threading
+    for i in range(3):
+        r2.add("m%d" % i, harness.EVIL + ["good"])
+    r2.add("filler", CHEAT + ["memfill", "400", str(limit)])
+    base = shmem_mib()
+    peak = [base]
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak[0] = max(peak[0], shmem_mib())
+            time.sleep(0.01)
+    t = threading.Thread(target=sample)
+    t.start()
+    try:
+        mid = r2.start("classic2", ["filler", "m0"], "deals_to_win=1")
+        others = [r2.start("classic2", ["m1", "m2"], "deals_to_win=1")
+                  for _ in range(2)]
+        for m in others:
+            result, reason = r2.wait(m)
+            assert result.startswith(("seat", "draw")), (m, result, reason)
+            assert not r2.query("SELECT kind FROM faults WHERE match_id = "
+                                "?", m)
+        r2.wait(mid)
+        text = bot_log(r2, mid, 0, "filler")
+    finally:
+        stop.set()
+        t.join()
+    (opts,), = r2.query("SELECT options FROM matches WHERE id = ?", mid)
+    return text, peak[0] - base, opts
+
+
+def held(text):
+    """MiB the memfill bot had written when it stopped, all places."""
+    most = {}
+    for l in text.splitlines():
+        w = l.split()
+        # "cheat memfill wrote N MiB to D", "... stopped at N MiB in D: "
+        if l.startswith("cheat memfill wrote "):
+            most[w[6]] = max(most.get(w[6], 0), int(w[3]))
+        elif l.startswith("cheat memfill stopped at "):
+            d = w[7].rstrip(":")
+            most[d] = max(most.get(d, 0), int(w[4]))
+    return sum(most.values())
+
+
+def test_memory_counted(r, conf):
+    """bot_memory_mb counts all a sandbox holds: a bot filling /dev/shm,
+    /dev, /tmp, HOME and a tmpfs of its own is stopped at its limit, the
+    host's shared memory grows by no more, and healthy matches beside
+    it finish.  As an ordinary user, where no cgroup can be made, refd
+    says so, each match's options say memcg=none, and the sized tmpfs
+    still hold."""
+    r2, tmp = net_refd("bot_memory_mb 128\n")
+    try:
+        text, grew, opts = memfill_match(r2, tmp, 128)
+    finally:
+        r2.stop()
+    assert "cheat memfill tried fill /dev/shm" in text, text[:300]
+    assert held(text) <= 128 + 8, (held(text), text[-600:])
+    assert "cheat memfill done" not in text, text[-300:]    # stopped
+    assert grew <= 128 + 48, "shared memory grew by %d MiB" % grew
+    assert "memcg=none" not in opts, opts
+    shutil.rmtree(tmp, ignore_errors=True)
+    if os.geteuid() != 0:
+        return
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-memuser.")
+    os.chown(tmp, 65534, 65534)
+    c = os.path.join(tmp, "refd.conf")
+    with open(c, "w") as f:
+        f.write("bot_memory_mb 128\n")
+    r3 = harness.Refd(tmp, extra=["-f", c], preexec_fn=drop_to_nobody)
+    try:
+        text, grew, opts = memfill_match(r3, tmp, 3 * 64)
+    finally:
+        r3.stop()
+    err = open(os.path.join(tmp, "refd.err")).read()
+    assert "no memory cgroup for bots" in err, err[-500:]
+    assert opts.endswith(" memcg=none"), opts
+    (mid,), = r3.query("SELECT max(id) FROM matches")
+    out = subprocess.run([REFCTL, "show", "--db", r3.db, str(mid)],
+                         capture_output=True, text=True)
+    assert "no memory cgroup" in out.stdout, out.stdout[:500]
+    # the sized tmpfs alone: /dev/shm, /tmp and HOME, 64 MiB each
+    assert held(text) <= 3 * 64 + 8, (held(text), text[-600:])
+    assert grew <= 3 * 64 + 48, "shared memory grew by %d MiB" % grew
+    shutil.rmtree(tmp, ignore_errors=True)
+
 
 def tour(r, name, text):
     path = os.path.join(r.tmp, name + ".tour")
@@ -807,6 +907,7 @@ TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
          test_log_replaced, test_not_dumpable, test_ordinary_user,
          test_planted_secrets, test_outside_view_named,
+         test_memory_counted,
          test_duplicate_seed,
          test_duplicate_remote_refused, test_net_unauthenticated_caps,
          test_net_control_limits, test_net_token_guessing]
