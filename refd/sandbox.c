@@ -6,7 +6,8 @@
  * to make (bwrap --disable-userns, where bwrap has it), on an empty root that shows it only
  * what is on an allow list, read only: /usr, the system's /bin and
  * /lib* (links into /usr on a merged system), a minimal /etc with no
- * secret in it, the directory of its own program, and the paths its
+ * secret in it, the directory of its own program (and of each file its
+ * command names: a script, a lag wrapper's bot), and the paths its
  * definition names (--ro=PATH, --dir=PATH, the one it may write).  It
  * gets fresh size-capped tmpfs on /tmp, /dev/shm and its HOME; the
  * root and bwrap's /dev, tmpfs without a size, are left read-only.  Nothing else of
@@ -418,7 +419,7 @@ sandbox_depth(const char *p)
 	SANDBOX_MAXARGV, (s), NULL) == -1) goto full; } while (0)
 #define ENV(k, v)	do { if (sandbox_push(sc, sc->envp, &ne,	\
 	SANDBOX_MAXENV + 4, (k), (v)) == -1) goto full; } while (0)
-#define BOUND(p)	do { if (nbound == (int)NELEM(bound)) goto full;	\
+#define BOUND(p)	do { if (nbound == (int)NELEM(bound)) goto many;	\
 	snprintf(bound[nbound++], sizeof(bound[0]), "%s", (p)); } while (0)
 
 /*
@@ -434,7 +435,7 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
     struct sandbox_cmd *sc, char *err, size_t errlen)
 {
 	char		 real[4096], dir[4096], size[32], nproc[32], etc[80];
-	char		 bound[SANDBOX_MAXRO + 4][4096];
+	char		 bound[SANDBOX_MAXRO + 16][4096];
 	const char	*v, *path;
 	int		 n = 0, ne = 0, j, nbound = 0, kind;
 
@@ -494,9 +495,9 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 		BOUND(real);
 	}
 	/*
-	 * its program: the first word that names a file it would not see
-	 * otherwise, with its directory unless that is a top-level one or
-	 * holds what bots may not see; then only the file itself
+	 * its program and the files its command names: each one's
+	 * directory, unless that is a top-level one or holds what bots
+	 * may not see; then only the file itself
 	 */
 	for (j = 0; o->cmd[j] != NULL; j++) {
 		if (resolve(o->cmd[j], real, sizeof(real), arg) != 1 ||
@@ -508,7 +509,6 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 			BOUND(dir);
 		else if (sandbox_bindable(c, real, 0))
 			BOUND(real);
-		break;
 	}
 	if (strchr(o->cmd[0], '/') == NULL && sandbox_which(c, o->cmd[0],
 	    path, resolve, arg, bound, nbound, err, errlen) == -1)
@@ -572,5 +572,8 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 	return 0;
 full:
 	snprintf(err, errlen, "the bot's command is too long");
+	return -1;
+many:
+	snprintf(err, errlen, "too many files in the command");
 	return -1;
 }

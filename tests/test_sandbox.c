@@ -70,6 +70,7 @@ conf_init(struct sandbox_conf *c)
 	snprintf(c->cwd, sizeof(c->cwd), "/srv/refd");
 	c->nproc = 64;
 	c->tmp_mb = 64;
+	c->no_userns = 1;
 	assert_int_equal(sandbox_system(c, "/lib", "usr/lib"), 0);
 	assert_int_equal(sandbox_system(c, "/lib64", NULL), 0);
 	assert_int_equal(sandbox_system(c, "/home", NULL), -1);
@@ -200,8 +201,12 @@ test_bwrap_words(void **state)
 	    "/srv/refd/bots"));
 	assert_false(HAS(sc.argv, "--bind"));
 	/* refd's directory, empty but for it, and then the root sealed */
-	assert_true(HAS(sc.argv, "--dir", "/srv/refd", "--remount-ro", "/",
-	    "--chdir", "/srv/refd"));
+	assert_true(HAS(sc.argv, "--dir", "/srv/refd", "--remount-ro", "/dev",
+	    "--remount-ro", "/", "--chdir", "/srv/refd"));
+	/* every tmpfs sized, no user namespace of its own */
+	assert_true(HAS(sc.argv, "--dev", "/dev", "--size", "67108864",
+	    "--tmpfs", "/dev/shm"));
+	assert_true(HAS(sc.argv, "--unshare-user", "--disable-userns"));
 	n = count(sc.argv);
 	assert_true(n > 7);
 	assert_true(HAS(sc.argv, "--", "prlimit", "--nproc=64", "--",
@@ -253,8 +258,8 @@ test_bwrap_options(void **state)
 		assert_false(HAS(sc.argv, "--ro-bind", "/srv/refd/sub",
 		    "/srv/refd/sub"));
 		assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/sub/y.py"));
-		/* only the program: a later word naming a file is not shown */
-		assert_false(HAS(sc.argv, "--ro-bind", "/srv/refd/x.py"));
+		/* a later word naming a file: shown too, by itself here */
+		assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/x.py"));
 		assert_int_equal(build(&c, tmp, &sc, err, sizeof(err)), 0);
 		assert_false(HAS(sc.argv, "--ro-bind", "/tmp/refd-logs/x.log"));
 	}
