@@ -293,18 +293,20 @@ ctl_quit(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 static int
 ctl_bot_add(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
-	char	 why[512];
+	struct bot	*b;
+	char		 why[512];
 
 	(void)c;
-	/* a program the bot user cannot run is refused now, not in a match */
-	if (cmd->argc >= 3 && strcmp(cmd->argv[1], bots_kind_name(BOT_SPAWN))
-	    == 0 && bots_find(cmd->argv[0]) == NULL &&
-	    spawn_runnable(cmd->argv + 2, why, sizeof(why)) == -1) {
-		snprintf(r, len, "bot %s cannot start: %s", cmd->argv[0], why);
-		return -1;
-	}
 	if (bots_define(cmd->argc, cmd->argv, r, len) == -1)
 		return -1;
+	/* a program the bot user cannot run is refused now, not in a match */
+	b = bots_find(cmd->argv[0]);
+	if (b->kind == BOT_SPAWN && spawn_runnable(b->argv, why,
+	    sizeof(why)) == -1) {
+		snprintf(r, len, "bot %s cannot start: %s", b->name, why);
+		bots_remove(b);
+		return -1;
+	}
 	snprintf(r, len, "%s", cmd->argv[0]);
 	return 0;
 }
