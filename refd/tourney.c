@@ -40,6 +40,7 @@
 #include "log.h"
 #include "match.h"
 #include "sandbox.h"
+#include "spawn.h"
 #include "tourney.h"
 #include "tstand.h"
 #include "util.h"
@@ -159,38 +160,6 @@ tourney_find(int64_t id)
 	return NULL;
 }
 
-/*
- * Is the spawn command cmd one execvp(3) can run: a path to an
- * executable file, or a name found so on PATH?  Checked before the
- * first match, so that a missing program stops the tournament at once
- * rather than forfeiting every match it was to play.
- */
-static int
-tourney_runnable(const char *cmd)
-{
-	const char	*path, *p, *e;
-	char		 buf[PATH_MAX];
-	struct stat	 sb;
-
-	if (strchr(cmd, '/') != NULL)
-		return access(cmd, X_OK) == 0 && stat(cmd, &sb) == 0 &&
-		    S_ISREG(sb.st_mode);
-	if ((path = getenv("PATH")) == NULL)
-		path = "/usr/bin:/bin";
-	for (p = path; ; p = e + 1) {
-		e = strchr(p, ':');
-		if (e == NULL)
-			e = p + strlen(p);
-		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
-		    e == p ? "." : p, cmd) < sizeof(buf) &&
-		    access(buf, X_OK) == 0 && stat(buf, &sb) == 0 &&
-		    S_ISREG(sb.st_mode))
-			return 1;
-		if (*e == '\0')
-			return 0;
-	}
-}
-
 /* Does the known bot b have the command of a "bot" line's words? */
 static int
 tourney_samebot(const struct bot *b, int n, char **w)
@@ -218,9 +187,7 @@ tourney_bots(const struct tdef *d, const char *fname, char *err,
     size_t errlen)
 {
 	char			 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], why[256];
-	struct sandbox_opts	 o;
 	struct bot		*b;
-	const char		*cmd;
 	int			 i, n;
 
 	for (i = 0; i < d->nbotdefs; i++) {
@@ -249,13 +216,9 @@ tourney_bots(const struct tdef *d, const char *fname, char *err,
 		}
 		if (b->kind != BOT_SPAWN)
 			continue;
-		/* the command, after the bot's sandbox options */
-		cmd = sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == 0 ?
-		    o.cmd[0] : b->argv[0];
-		if (!tourney_runnable(cmd)) {
-			snprintf(err, errlen, "%s:%d: bot %s cannot start: "
-			    "%.100s is no executable file", fname,
-			    d->botline[i], d->bots[i], cmd);
+		if (spawn_runnable(b->argv, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%d: bot %s cannot start: %s",
+			    fname, d->botline[i], d->bots[i], why);
 			return -1;
 		}
 	}
