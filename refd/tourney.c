@@ -388,8 +388,11 @@ tourney_uses_bot(const char *name)
  * Duplicate deals: every arrangement of a table plays one seed, so a bot
  * that remembers one arrangement knows the next one's cards.  A spawned
  * bot forgets (a fresh sandbox each match) unless it has a directory of
- * its own; a remote bot is out of refd's reach.  Either is refused
- * unless the definition trusts them.
+ * its own (--dir) or the host's network (--net: two copies can talk,
+ * or one can keep what it saw on another machine); a remote bot is out
+ * of refd's reach.  Each is refused unless the definition trusts them,
+ * when a tournament starts and again whenever it is resumed, since the
+ * bots of those names may have been defined again meanwhile.
  */
 static int
 tourney_trust(const struct tdef *d, char *err, size_t errlen)
@@ -411,11 +414,19 @@ tourney_trust(const struct tdef *d, char *err, size_t errlen)
 			    "is trusted", d->botline[i], b->name);
 			return -1;
 		}
-		if (sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == 0 &&
-		    o.dir != NULL) {
+		if (sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == -1)
+			continue;	/* refused when it is started */
+		if (o.dir != NULL) {
 			snprintf(err, errlen, "line %d: duplicate deals with "
 			    "bot %s, which keeps a directory (--dir) from match "
 			    "to match: say \"trust_remote yes\" if it is "
+			    "trusted", d->botline[i], b->name);
+			return -1;
+		}
+		if (o.net) {
+			snprintf(err, errlen, "line %d: duplicate deals with "
+			    "bot %s, which has the network (--net) to pass on "
+			    "what it saw: say \"trust_remote yes\" if it is "
 			    "trusted", d->botline[i], b->name);
 			return -1;
 		}
@@ -865,7 +876,7 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	sqlite3_stmt	*st;
 	struct tdef	 d;
 	struct tourney	*t;
-	char		 name[64];
+	char		 name[64], why[300];
 	const char	*text, *seed, *state;
 	struct bot	*added[TDEF_MAXBOTS];
 	int		 rc = -1, nadded;
@@ -906,6 +917,13 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	}
 	d.have_seed = 1;
 	if (tourney_bots(&d, name, added, &nadded, err, errlen) == -1) {
+		tourney_waits(id, &d, err);
+		tdef_free(&d);
+		goto out;
+	}
+	if (tourney_trust(&d, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s: not resumed: %s", name, why);
+		tourney_unbots(added, nadded);
 		tourney_waits(id, &d, err);
 		tdef_free(&d);
 		goto out;
