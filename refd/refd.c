@@ -478,6 +478,14 @@ main(int argc, char *argv[])
 	if (!db_writable(logdb))
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	refd_key();
+	/* the bots added at run time, kept beside the log */
+	if (strcmp(conf.db_path, ":memory:") != 0) {
+		char	 bpath[sizeof(conf.db_path) + 8];
+
+		snprintf(bpath, sizeof(bpath), "%s.bots", conf.db_path);
+		if (bots_store(bpath, err, sizeof(err)) == -1)
+			fatalx("%s", err);
+	}
 	if (db_abort_unfinished(logdb, "refd restarted", &n) == -1)
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	if (n > 0)
