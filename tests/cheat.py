@@ -650,6 +650,55 @@ def test_memory_counted(r, conf):
     assert grew <= 3 * 64 + 48, "shared memory grew by %d MiB" % grew
     shutil.rmtree(tmp, ignore_errors=True)
 
+def test_calls_refused(r, conf):
+    """ptrace, process_vm_readv, perf_event_open, bpf, userfaultfd,
+    keyctl, io_uring, inotify, unshare and clone into a new user
+    namespace: refused by the system-call filter."""
+    mid, text = beside(r, "ch-calls", CHEAT + ["calls"])
+    check_blocked(text, "calls")
+    for what in ("ptrace attach", "keyctl", "io_uring_setup", "unshare",
+                 "clone a new user namespace"):
+        assert "cheat calls tried " + what in text, (what, text[:500])
+
+
+def test_page_cache_refused(r, conf):
+    """A bot cannot read or drop the page cache's state, which would
+    carry a message from one match to the next: fadvise DONTNEED,
+    preadv2 with RWF_NOWAIT, mincore, madvise page-out, cachestat."""
+    mid, text = beside(r, "ch-pcache", CHEAT + ["pagecache"])
+    check_blocked(text, "pagecache")
+    assert "cheat pagecache tried preadv2 RWF_NOWAIT" in text, text[:500]
+
+
+def test_lock_channel(r, conf):
+    """Two bots at one table: one holds flock, fcntl and OFD locks on a
+    host file both read, the other never sees them held; healthy
+    matches beside them finish."""
+    healthy(r)
+    r.add("ch-lsend", CHEAT + ["lockchan", "send"])
+    r.add("ch-lrecv", CHEAT + ["lockchan", "recv"])
+    mid = r.start("classic2", ["ch-lsend", "ch-lrecv"], "deals_to_win=1")
+    others = [r.start("classic2", ["ok1", "ok2"], "deals_to_win=1")
+              for _ in range(2)]
+    for m in others:
+        result, reason = r.wait(m)
+        assert result.startswith(("seat", "draw")), (m, result, reason)
+    r.wait(mid)
+    send = bot_log(r, mid, 0, "ch-lsend")
+    recv = bot_log(r, mid, 1, "ch-lrecv")
+    check_blocked(send, "lockchan")
+    check_blocked(recv, "lockchan")
+    assert "cheat lockchan tried see flock" in recv, recv[:300]
+    # a definition may allow them to bots that need them: then they
+    # are a channel, as they were to every bot
+    r.add("ch-lsend2", ["--locks"] + CHEAT + ["lockchan", "send"])
+    r.add("ch-lrecv2", ["--locks"] + CHEAT + ["lockchan", "recv"])
+    mid = r.start("classic2", ["ch-lsend2", "ch-lrecv2"], "deals_to_win=1")
+    r.wait(mid)
+    text = bot_log(r, mid, 1, "ch-lrecv2")
+    assert "cheat lockchan REACHED saw the other bot's flock" in text, \
+        text[:500]
+
 
 def tour(r, name, text):
     path = os.path.join(r.tmp, name + ".tour")
@@ -907,7 +956,8 @@ TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
          test_log_replaced, test_not_dumpable, test_ordinary_user,
          test_planted_secrets, test_outside_view_named,
-         test_memory_counted,
+         test_memory_counted, test_calls_refused, test_page_cache_refused,
+         test_lock_channel,
          test_duplicate_seed,
          test_duplicate_remote_refused, test_net_unauthenticated_caps,
          test_net_control_limits, test_net_token_guessing]
