@@ -17,7 +17,8 @@ until quit.  Attacks:
                 processes it can see; read their fds, memory, environ
   fds           descriptors beyond 0, 1 and 2
   env           variables beyond PATH, LANG and HOME
-  socket P      connect to the control socket P and shut refd down
+  socket P      connect to the control socket P and shut refd down (@P
+                as for files)
   signals PID   SIGSTOP refd (PID) and every process it can signal
   escape MARK   setsid and a double fork: a grandchild that outlives
                 the match, its command line holding MARK
@@ -157,6 +158,7 @@ def attack_env():
 
 def attack_socket():
     for p in ARGS:
+        p = p[1:] if p.startswith("@") else p
         tried("connect " + p)
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(2)
