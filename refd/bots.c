@@ -5,13 +5,20 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
 #include "bots.h"
+#include "chain.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -191,4 +198,86 @@ bots_free(void)
 		free(b->argv);
 		free(b);
 	}
+}
+
+/*
+ * Where execvp(3) finds the command cmd: a path to an executable file,
+ * or a name found so on PATH.  Returns 0 with the path in buf, or -1.
+ */
+int
+bots_which(const char *cmd, char *buf, size_t len)
+{
+	const char	*path, *p, *e;
+	struct stat	 sb;
+
+	if (strchr(cmd, '/') != NULL)
+		return access(cmd, X_OK) == 0 && stat(cmd, &sb) == 0 &&
+		    S_ISREG(sb.st_mode) && (size_t)snprintf(buf, len, "%s",
+		    cmd) < len ? 0 : -1;
+	if ((path = getenv("PATH")) == NULL)
+		path = "/usr/bin:/bin";
+	for (p = path; ; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		if ((size_t)snprintf(buf, len, "%.*s/%s", (int)(e - p),
+		    e == p ? "." : p, cmd) < len &&
+		    access(buf, X_OK) == 0 && stat(buf, &sb) == 0 &&
+		    S_ISREG(sb.st_mode))
+			return 0;
+		if (*e == '\0')
+			return -1;
+	}
+}
+
+/*
+ * A spawned bot's identity across machines, for a cluster
+ * (refd-cluster(7)): "argv:H1,prog:H2", H1 its words' hash as the log
+ * keeps it (chain_argv()), H2 the BLAKE2b-256 of the program file its
+ * command runs (after its sandbox options), so that two machines run the
+ * same bot only if both the words and the program are the same.  Into
+ * out (at least BOTS_IDENTLEN bytes); 0, or -1 with the reason in err.
+ */
+int
+bots_identity(int argc, char **argv, char *out, size_t len, char *err,
+    size_t errlen)
+{
+	crypto_generichash_state st;
+	struct sandbox_opts	 o;
+	uint8_t			 h[32], buf[65536];
+	char			 path[PATH_MAX], hex[65], *v[REFD_MAXARGV + 1];
+	ssize_t			 n;
+	int			 i, fd;
+
+	if (argc < 1 || argc > REFD_MAXARGV || len < BOTS_IDENTLEN) {
+		snprintf(err, errlen, "no command");
+		return -1;
+	}
+	for (i = 0; i < argc; i++)
+		v[i] = argv[i];
+	v[argc] = NULL;
+	if (sandbox_opts_parse(v, &o, err, errlen) == -1)
+		return -1;
+	if (bots_which(o.cmd[0], path, sizeof(path)) == -1) {
+		snprintf(err, errlen, "%.200s is no executable file",
+		    o.cmd[0]);
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		return -1;
+	}
+	crypto_generichash_init(&st, NULL, 0, sizeof(h));
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crypto_generichash_update(&st, buf, n);
+	close(fd);
+	if (n == -1) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		return -1;
+	}
+	crypto_generichash_final(&st, h, sizeof(h));
+	chain_argv(argc, argv, out, len);
+	util_hex(h, sizeof(h), hex);
+	snprintf(out + strlen(out), len - strlen(out), ",prog:%s", hex);
+	return 0;
 }

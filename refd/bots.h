@@ -14,6 +14,7 @@
 #define REFD_NAMELEN		32
 #define REFD_MAXARGV		32	/* words of a spawned bot's command */
 #define REFD_ARGLEN		1024	/* bytes of one such word */
+#define BOTS_IDENTLEN		144	/* "argv:H,prog:H" (bots_identity()) */
 
 struct seat;
 
@@ -38,5 +39,7 @@ struct bot	*bots_first(void);
 struct bot	*bots_next(struct bot *);
 int		 bots_auth(const char *, const char *);
 void		 bots_free(void);
+int		 bots_which(const char *, char *, size_t);
+int		 bots_identity(int, char **, char *, size_t, char *, size_t);
 
 #endif /* REFD_BOTS_H */
