@@ -15,6 +15,7 @@ int64_t		 tourney_start(const char *, char *, size_t);
 int		 tourney_resume(int64_t, char *, size_t);
 void		 tourney_resume_all(void);
 int		 tourney_stop(int64_t, char *, size_t);
+int		 tourney_cancel(int64_t, char *, char *, size_t);
 void		 tourney_list(FILE *);
 int		 tourney_status(int64_t, int, FILE *, char *, size_t);
 int		 tourney_over(int64_t, const char **, const char **);

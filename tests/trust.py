@@ -179,7 +179,113 @@ def test_duplicate_resume_rechecked():
     c.done()
 
 
-TESTS = [test_duplicate_refuses_net, test_duplicate_resume_rechecked]
+# --- 6. seeds stay secret until they are used up -------------------------
+
+def refctl(*args):
+    p = subprocess.run([REFCTL] + list(args), capture_output=True,
+                       text=True, timeout=120)
+    return p.returncode, p.stdout + p.stderr
+
+
+def everything_shown(c, tid):
+    """Every place refd and refctl show a tournament or one of its
+    matches: the control socket's status, list and wait, refd's own
+    output, and the offline standings, results and exports."""
+    r = c.r
+    out = [r.must("tournament_status", tid), r.must("tournament_list"),
+           r.must("status"), c.err()]
+    for sub, fmt in (("standings", "text"), ("standings", "csv"),
+                     ("standings", "json"), ("results", "text"),
+                     ("results", "csv"), ("results", "json"),
+                     ("export", None)):
+        args = ["tournament", sub, "--db", r.db, tid]
+        if fmt:
+            args += ["--format", fmt]
+        rc, text = refctl(*args)
+        assert rc == 0, (args, text)
+        out.append(text)
+    for (mid,) in r.query("SELECT id FROM matches WHERE tournament = ?",
+                          int(tid)):
+        for args in (["show", "--db", r.db, str(mid)],
+                     ["export", "--db", r.db, str(mid)]):
+            rc, text = refctl(*args)
+            assert rc == 0, (args, text)
+            out.append(text)
+    return "\n".join(out)
+
+
+def test_seed_secret_until_over():
+    """A duplicate tournament whose definition names its seed, stopped:
+    its commitment is shown, its master seed and its matches' seeds
+    nowhere, neither by refd nor by refctl; it resumes.  Cancelled for
+    good (tournament_cancel, and refctl tournament cancel of one a
+    restart left stopped), the seed is revealed everywhere, it can never
+    be resumed, the cancel is in the log chain and the audit is green."""
+    c = Case("bot a spawn %s\nbot b spawn %s\n" % (" ".join(GOOD),
+                                                   " ".join(GOOD)))
+    r = c.r
+    master = "5eed" * 16
+    path = c.file("d.tour", DUP.replace("matches 8", "matches 400") %
+                  "a b" + "seed %s\n" % master)
+    h = healthy_start(r)
+    tid = r.must("tournament_start", path)
+    for _ in range(200):
+        if r.query("SELECT count(*) FROM matches WHERE tournament = ? "
+                   "AND state = 'done'", int(tid))[0][0] >= 3:
+            break
+        time.sleep(0.05)
+    r.must("tournament_stop", tid)
+    commit = [l.split()[1] for l in
+              r.must("tournament_status", tid).splitlines()
+              if l.startswith("commitment ")]
+    assert commit and len(commit[0]) == 64
+    seeds = {master} | {s for (s,) in r.query(
+        "SELECT seed FROM matches WHERE tournament = ?", int(tid))}
+    assert len(seeds) >= 2, seeds
+    shown = everything_shown(c, tid)
+    leaked = [s for s in seeds if s in shown]
+    assert not leaked, "a stopped tournament shows seed %s" % leaked[0]
+    assert commit[0] in shown
+    # stopped is not over: it resumes, and stops again
+    r.must("tournament_resume", tid)
+    r.must("tournament_stop", tid)
+    healthy_check(r, h)
+    # cancelled: over for good, its seed revealed
+    ans = r.must("tournament_cancel", tid)
+    assert ans == "%s cancelled seed %s" % (tid, master), ans
+    ok, text = r.ctl("tournament_resume", tid)
+    assert not ok and "cancelled" in text, text
+    ok, text = r.ctl("tournament_cancel", tid)
+    assert not ok and "cancelled already" in text, text
+    shown = everything_shown(c, tid)
+    assert "seed %s" % master in r.must("tournament_status", tid)
+    assert all(s in shown for s in seeds), "a cancelled tournament " \
+        "hides its seed"
+    # one stopped, then refd restarted: refctl cancels it from the log
+    path2 = c.file("e.tour", DUP % "a b")
+    tid2 = r.must("tournament_start", path2)
+    r.must("tournament_stop", tid2)
+    r.stop()
+    r = c.start()
+    rc, text = refctl("-c", r.sock, "tournament", "cancel", tid2)
+    assert rc == 0 and ("%s cancelled seed " % tid2) in text, text
+    ok, text = r.ctl("tournament_resume", tid2)
+    assert not ok and "cancelled" in text, text
+    states = r.query("SELECT id, state, reason FROM tournaments ORDER BY id")
+    assert states == [(int(tid), "cancelled", "cancelled by the operator"),
+                      (int(tid2), "cancelled", "cancelled by the operator")
+                      ], states
+    chain = r.query("SELECT text FROM log_chain WHERE kind = 'tstate' AND "
+                    "tournament = ? ORDER BY no DESC LIMIT 1", int(tid2))
+    assert "state=cancelled" in chain[0][0], chain
+    rc, text = refctl("audit", "--db", r.db, "--all")
+    assert rc == 0, text[-800:]
+    assert "tournament %s verified" % tid in text, text[-800:]
+    c.done()
+
+
+TESTS = [test_duplicate_refuses_net, test_duplicate_resume_rechecked,
+         test_seed_secret_until_over]
 
 
 def main():
