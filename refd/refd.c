@@ -115,7 +115,8 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
 	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
 	/* strangers get a smaller share, and no address all of it */
-	if (seat_unauth(peer, &same) >= conf.max_unauth ||
+	if ((seat_unauth(peer, &same) >= conf.max_unauth &&
+	    (same >= conf.max_per_addr || !seat_unauth_evict(peer, same))) ||
 	    same >= conf.max_per_addr) {
 		if (util_now_ms() - unauth_warned_ms > 1000) {
 			log_warnx("bot listener: %s refused: %d unauthenticated "

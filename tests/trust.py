@@ -284,8 +284,157 @@ def test_seed_secret_until_over():
     c.done()
 
 
+# --- 7. remote bots nobody can keep out ---------------------------------
+
+FAR = "bot far remote far-token-0123\n"
+
+
+def connect_from(port, src):
+    s = socket.socket()
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def remote_bot(r, src, mode="good"):
+    """A remote bot "far" connected from src; once it authenticated."""
+    bot = harness.RemoteBot(r.port, "far", "far-token-0123", mode, src=src)
+    bot.start()
+    for _ in range(250):
+        if bot.auth is not None or bot.error is not None:
+            break
+        time.sleep(0.02)
+    return bot
+
+
+def auth_from(port, src, name, token):
+    """One auth attempt from source address src; returns the answer."""
+    s = socket.socket()
+    s.settimeout(10)
+    try:
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(("auth %s %s\n" % (name, token)).encode())
+        data = b""
+        while not data.endswith(b"\n\n"):
+            chunk = s.recv(100)
+            if not chunk:
+                break
+            data += chunk
+        return data.decode()
+    except OSError as e:
+        return "error %s" % e
+    finally:
+        s.close()
+
+
+def play_far(r):
+    """A match of far against ok1: it must finish with no fault."""
+    mid = r.start("classic2", ["far", "ok1"], "deals_to_win=1")
+    healthy_check(r, [mid])
+
+
+def test_strangers_cannot_lock_out():
+    """Strangers from 36 addresses fill every unauthenticated slot and
+    more; a registered remote bot connecting from another address still
+    gets in and plays, and the healthy matches beside finish."""
+    c = Case(FAR)
+    r = c.r
+    h = healthy_start(r)
+    flood = []
+    try:
+        for k in range(8):
+            for a in range(2, 38):
+                try:
+                    flood.append(connect_from(r.port, "127.0.0.%d" % a))
+                except OSError:
+                    pass
+        time.sleep(0.2)
+        bot = remote_bot(r, "127.0.0.40")
+        assert bot.auth and bot.auth.startswith("="), \
+            "locked out by strangers: %r %r" % (bot.auth, bot.error)
+        play_far(r)
+        healthy_check(r, h)
+    finally:
+        for s in flood:
+            s.close()
+    c.done()
+
+
+def test_wrong_tokens_cannot_lock_out():
+    """25 wrong tokens in a registered bot's name, from another address
+    and from several more: the bot, from the address it authenticated
+    from before, still gets in and plays."""
+    c = Case(FAR)
+    r = c.r
+    h = healthy_start(r)
+    first = remote_bot(r, "127.0.0.5")
+    assert first.auth and first.auth.startswith("="), first.auth
+    answers = []
+    srcs = ["127.0.0.1"] * 10 + ["127.0.0.%d" % (10 + i % 5)
+                                 for i in range(15)]
+    threads = [threading.Thread(target=lambda s=s, i=i: answers.append(
+        auth_from(r.port, s, "far", "wrong-token-%d" % i)))
+        for i, s in enumerate(srcs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(answers) == 25 and all(a.startswith("?") for a in answers)
+    # the guessers are throttled, even with the right token ...
+    ans = auth_from(r.port, "127.0.0.1", "far", "far-token-0123")
+    assert ans.startswith("?"), ans
+    # ... but the bot is not, from its own address
+    again = remote_bot(r, "127.0.0.5")
+    assert again.auth and again.auth.startswith("="), \
+        "locked out by wrong tokens: %r" % again.auth
+    play_far(r)
+    play_far(r)
+    healthy_check(r, h)
+    c.done()
+
+
+def test_vanished_peer_not_seated():
+    """An idle pooled connection whose peer is gone without a word (it
+    never answers again, no end of file) is probed before a match and
+    closed, never seated: the match plays on the bot's live connection,
+    with no fault."""
+    c = Case(FAR)
+    r = c.r
+    h = healthy_start(r)
+    zombie = connect_from(r.port, "127.0.0.6")
+    zombie.sendall(b"auth far far-token-0123\n")
+    zombie.settimeout(10)
+    assert zombie.recv(100).startswith(b"="), "the zombie got in"
+    time.sleep(0.3)
+    live = remote_bot(r, "127.0.0.7")
+    assert live.auth and live.auth.startswith("="), live.auth
+    time.sleep(1.5)         # neither has been heard from lately
+    play_far(r)
+    # refd closed the zombie: what it sent, then end of file
+    data = b""
+    zombie.settimeout(5)
+    try:
+        while True:
+            chunk = zombie.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    assert b"genplay" not in data and b"match_start" not in data, data
+    ev = r.query("SELECT detail FROM bot_events WHERE bot = 'far' AND "
+                 "kind = 'disconnect'")
+    assert any(d.startswith("127.0.0.6:") for (d,) in ev), ev
+    assert "no answer to a probe" in c.err()
+    healthy_check(r, h)
+    zombie.close()
+    c.done()
+
+
 TESTS = [test_duplicate_refuses_net, test_duplicate_resume_rechecked,
-         test_seed_secret_until_over]
+         test_seed_secret_until_over, test_strangers_cannot_lock_out,
+         test_wrong_tokens_cannot_lock_out, test_vanished_peer_not_seated]
 
 
 def main():
