@@ -48,6 +48,7 @@
 
 #include "refd.h"
 #include "botproto.h"
+#include "botlog.h"
 #include "bots.h"
 #include "chain.h"
 #include "clock.h"
@@ -70,6 +71,13 @@
 #define SEAT_ERRTAIL		256	/* bytes of a bot's stderr kept */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
 #define SEAT_STAMP_AGE_US	(60 * 1000000) /* oldest arrival stamp taken */
+/*
+ * What a bot may send between two answers, comments and blank lines
+ * included: past either bound it is cut off with a "flood" fault, so
+ * that a bot writing endless comments costs refd a bounded read.
+ */
+#define SEAT_NOISE_LINES	1024
+#define SEAT_NOISE_BYTES	(256 * 1024)
 
 enum seat_state {
 	SEAT_AUTH,		/* remote: waiting for "auth NAME TOKEN" */
@@ -148,6 +156,8 @@ struct seat {
 	int		 freeing;	/* free is scheduled */
 	int		 auth_refused;	/* the refusal is due at the timer */
 	int64_t		 heard_us;	/* remote: its last answer, or auth */
+	int		 nlines;	/* lines since its last answer */
+	size_t		 nbytes;	/* and their bytes */
 	int		 probing;	/* idle: asked if it is still there */
 	/* the match's transcript hashes, from seat_transcript_begin() on */
 	int		 tx_on;		/* hashing this match's lines */
@@ -264,6 +274,8 @@ static void	seat_fault_timed(struct seat *, const char *, const char *,
 
 /* Told when a remote bot's connection comes free (seat_on_ready()). */
 static void	(*ready_cb)(struct bot *);
+/* Told when a seat is freed, its room under max_connections with it. */
+static void	(*free_cb)(void);
 
 /* Name of a seat state, for the debug log. */
 static const char *
@@ -528,6 +540,13 @@ seat_on_ready(void (*fn)(struct bot *))
 	ready_cb = fn;
 }
 
+/* fn hears of every seat freed: a bot connection's room is free. */
+void
+seat_on_free(void (*fn)(void))
+{
+	free_cb = fn;
+}
+
 /* s's seat number at its table, -1 when it has none. */
 int
 seat_index(const struct seat *s)
@@ -778,8 +797,10 @@ seat_stderr_read(struct seat *s)
 	keep = (size_t)n;
 	if (keep > SEAT_STDERR_CAP - s->logged)
 		keep = SEAT_STDERR_CAP - s->logged;
-	if (write(s->logfd, buf, keep) == (ssize_t)keep)
+	if (write(s->logfd, buf, keep) == (ssize_t)keep) {
 		s->logged += keep;
+		botlog_grew(keep);
+	}
 	if (s->logged >= SEAT_STDERR_CAP)
 		dprintf(s->logfd, "\n[refd: stderr log capped at %d bytes]\n",
 		    SEAT_STDERR_CAP);
@@ -1815,6 +1836,28 @@ seat_transcript(struct seat *s, char *buf, size_t len)
 	chain_tx_text(&s->tx_sent, &s->tx_ans, buf, len);
 }
 
+/*
+ * Count a line of len bytes against what the bot may send before its
+ * next answer; past it, a "flood" fault.  Returns 0, or -1 when the
+ * seat takes no more lines.
+ */
+static int
+seat_noise(struct seat *s, size_t len)
+{
+	char	 ev[96];
+
+	s->nlines++;
+	s->nbytes += len + 1;
+	if (s->nlines <= SEAT_NOISE_LINES && s->nbytes <= SEAT_NOISE_BYTES)
+		return 0;
+	snprintf(ev, sizeof(ev), "%d lines, %zu bytes without an answer; "
+	    "the bound is %d lines, %d bytes", s->nlines, s->nbytes,
+	    SEAT_NOISE_LINES, SEAT_NOISE_BYTES);
+	s->broken = 1;
+	seat_fault(s, "flood", ev);
+	return -1;
+}
+
 /* One line from a bot in play: part of an answer, or noise. */
 static void
 seat_line(struct seat *s, char *line, size_t len)
@@ -1825,8 +1868,11 @@ seat_line(struct seat *s, char *line, size_t len)
 	awaited = s->npend > s->unsent;
 	r = frame_line(&s->fr, line, len, awaited,
 	    awaited ? (long)s->pend[s->phead].id : -1);
-	if (r == FRAME_DONE)
+	if (r == FRAME_DONE) {
+		s->nlines = 0;
+		s->nbytes = 0;
 		seat_answer(s);
+	}
 	else if (r != FRAME_MORE)
 		seat_fault(s, frame_fault_name(r), s->fr.ev);
 }
@@ -1887,6 +1933,8 @@ seat_take_line(struct seat *s, char *line, size_t len)
 		seat_fault(s, "garbage", ev);
 		return -1;
 	}
+	if (s->state != SEAT_AUTH && seat_noise(s, len) == -1)
+		return -1;
 	if (s->state == SEAT_AUTH)
 		seat_auth(s, line);
 	else if (s->state == SEAT_IDLE && s->npend > 0)
@@ -2228,6 +2276,8 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	TAILQ_REMOVE(&seats, s, entry);
 	nseats_alive--;
+	if (free_cb != NULL)
+		free_cb();
 	seat_txa_drop(s);
 	/*
 	 * What the bot wrote to stderr before it went belongs in its log,

@@ -48,6 +48,7 @@ void		 seat_drop_idle(struct bot *);
 void		 seat_attach(struct seat *, int, const struct seat_cb *,
 		    void *);
 void		 seat_on_ready(void (*)(struct bot *));
+void		 seat_on_free(void (*)(void));
 int		 seat_send(struct seat *, enum pend_kind, int, const char *,
 		    ...) __attribute__((format(printf, 4, 5)));
 void		 seat_release(struct seat *);

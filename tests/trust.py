@@ -432,9 +432,91 @@ def test_vanished_peer_not_seated():
     c.done()
 
 
+# --- 8. bounds that still ran open ---------------------------------------
+
+def test_endless_comments():
+    """A bot that answers genplay with comment lines without end is cut
+    off with a "flood" fault once it passes the bound on what a bot may
+    send between two answers; the healthy matches beside it finish."""
+    c = Case("bot chatty spawn %s comments\n" % " ".join(harness.EVIL))
+    r = c.r
+    h = healthy_start(r)
+    r.ctl("bot_add", "ok0", "spawn", *GOOD)
+    mid = r.start("classic2", ["chatty", "ok0"], "deals_to_win=1")
+    start = time.monotonic()
+    result, reason = r.wait(mid)
+    assert result == "forfeit0", (result, reason)
+    faults = r.query("SELECT kind, evidence FROM faults WHERE match_id = ?",
+                     mid)
+    assert faults and faults[0][0] == "flood", faults
+    assert "without an answer" in faults[0][1], faults
+    assert time.monotonic() - start < 30
+    healthy_check(r, h)
+    c.done()
+
+
+def test_botlog_total_cap():
+    """Bots that each fill their 1 MiB stderr log, match after match:
+    with botlog_max_mb 2 the directory's bot logs stay near 2 MiB, the
+    oldest removed first; nothing else in the directory is touched."""
+    c = Case("botlog_max_mb 2\nbot loud spawn %s stderrflood\n"
+             "bot ok0 spawn %s\n" % (" ".join(harness.EVIL),
+                                     " ".join(GOOD)))
+    r = c.r
+    keep = c.file("match0-seat0-notes.txt", "x" * (3 << 20))
+    mids = []
+    for _ in range(6):
+        mid = r.start("classic2", ["loud", "ok0"], "deals_to_win=1")
+        healthy_check(r, [mid])
+        mids.append(mid)
+    time.sleep(0.5)
+    logs = {f: os.path.getsize(os.path.join(c.tmp, f))
+            for f in os.listdir(c.tmp) if f.startswith("match") and
+            f.endswith(".log")}
+    total = sum(logs.values())
+    assert total <= (2 << 20) + (1 << 20) + 4096, (total, logs)
+    loud = ["match%d-seat0-loud.log" % m for m in mids]
+    assert loud[-1] in logs, "the newest log was removed: %s" % logs
+    assert loud[0] not in logs, "the oldest log was kept: %s" % logs
+    assert os.path.getsize(keep) == 3 << 20
+    assert "oldest removed" in c.err()
+    c.done()
+
+
+def test_spawn_cap():
+    """max_connections 4 and four matches of two spawned bots each,
+    started at once: never more than 4 bots run, the matches beyond the
+    cap wait for room, and all of them finish with no fault."""
+    slow = " ".join(harness.EVIL) + " slow 20"
+    c = Case("max_connections 4\nbot s1 spawn %s\nbot s2 spawn %s\n" %
+             (slow, slow))
+    r = c.r
+    mids = [r.start("classic2", ["s1", "s2"], "deals_to_win=1")
+            for _ in range(4)]
+    most = 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        st = r.must("status")
+        conns = int(st.split("connections ")[1].split()[0])
+        most = max(most, conns)
+        running = int(st.split("matches_running ")[1].split()[0])
+        if running == 0:
+            break
+        time.sleep(0.02)
+    assert most <= 4, "%d bots ran under max_connections 4" % most
+    assert most >= 2
+    healthy_check(r, mids)
+    # a match that could never have room is refused at once
+    ok, text = r.ctl("match_start", "classic5", "s1", "s2", "s1", "s2",
+                     "s1")
+    assert not ok and "max_connections is 4" in text, text
+    c.done()
+
+
 TESTS = [test_duplicate_refuses_net, test_duplicate_resume_rechecked,
          test_seed_secret_until_over, test_strangers_cannot_lock_out,
-         test_wrong_tokens_cannot_lock_out, test_vanished_peer_not_seated]
+         test_wrong_tokens_cannot_lock_out, test_vanished_peer_not_seated,
+         test_endless_comments, test_botlog_total_cap, test_spawn_cap]
 
 
 def main():
