@@ -91,6 +91,8 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		    1048576 },
 		{ "cluster_batch_ms", offsetof(struct refd_conf,
 		    cluster_batch_ms), 100, 3600000 },
+		{ "botlog_max_mb", offsetof(struct refd_conf, botlog_max_mb),
+		    0, 16777216 },
 	};
 	const char	*errstr;
 	size_t		 i;

@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "refd.h"
+#include "botlog.h"
 #include "bots.h"
 #include "ckpt.h"
 #include "clock.h"
@@ -120,7 +121,8 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
 	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
 	/* strangers get a smaller share, and no address all of it */
-	if (seat_unauth(peer, &same) >= conf.max_unauth ||
+	if ((seat_unauth(peer, &same) >= conf.max_unauth &&
+	    (same >= conf.max_per_addr || !seat_unauth_evict(peer, same))) ||
 	    same >= conf.max_per_addr) {
 		if (util_now_ms() - unauth_warned_ms > 1000) {
 			log_warnx("bot listener: %s refused: %d unauthenticated "
@@ -187,6 +189,8 @@ bots_setup(void)
 	if (conf.botlog_dir[0] != '\0' && mkdir(conf.botlog_dir, 0700) == -1 &&
 	    errno != EEXIST)
 		fatal("bot log directory %s", conf.botlog_dir);
+	/* their total under botlog_max_mb, the oldest going first */
+	botlog_init(conf.botlog_dir, (int64_t)conf.botlog_max_mb << 20);
 	if ((strcmp(conf.db_path, ":memory:") != 0 &&
 	    spawn_hide(conf.db_path, 0, err, sizeof(err)) == -1) ||
 	    spawn_hide(conf.ctl_path, 0, err, sizeof(err)) == -1 ||
@@ -413,6 +417,7 @@ main(int argc, char *argv[])
 	conf.bank_ms = (int)mset_default(MSET_BANK_MS);
 	conf.startup_ms = (int)mset_default(MSET_STARTUP_MS);
 	conf.max_conns = 4096;
+	conf.botlog_max_mb = 1024;
 	conf.auth_ms = 10000;
 	conf.max_unauth = 256;
 	conf.max_per_addr = 32;
@@ -556,6 +561,7 @@ main(int argc, char *argv[])
 		fatalx("bot spawner: %s", err);
 	/* news travels up through the callbacks each layer is given */
 	seat_on_ready(match_remote_ready);
+	seat_on_free(match_slot_freed);
 	match_observe(ctl_match_event, ctl_match_done);
 	match_observe(NULL, tourney_match_done);
 	match_observe(NULL, worker_match_done);

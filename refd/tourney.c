@@ -63,7 +63,7 @@ struct tourney {
 	int		 done_here;	/* slots finished since this refd started */
 	int64_t		 started_ms;	/* when this refd took it up */
 	int64_t		 ended_ms;	/* and when it ended, if over */
-	int		 over;		/* done or stopped */
+	int		 over;		/* done, stopped or cancelled */
 	char		 commit[2 * BRI_COMMITLEN + 1]; /* of the master seed */
 	char		 state_name[16];
 	char		 reason[256];
@@ -503,13 +503,19 @@ tourney_halt(struct tourney *t, const char *why)
 	}
 }
 
-/* End a tournament: log its state, answer whoever waits. */
+/*
+ * End a tournament: log its state, answer whoever waits.  Only a
+ * tournament over for good (done, cancelled) has its seed revealed; a
+ * stopped one may deal from it again.  A stopped one may still be
+ * cancelled, which ends it a second time.
+ */
 static void
 tourney_end(struct tourney *t, const char *state, const char *reason)
 {
 	char	 seed[BRI_SEED_STRLEN];
 
-	if (t->over)
+	if (t->over && (strcmp(t->state_name, "stopped") != 0 ||
+	    strcmp(state, "cancelled") != 0))
 		return;
 	t->over = 1;
 	t->ended_ms = util_now_ms();
@@ -519,8 +525,10 @@ tourney_end(struct tourney *t, const char *state, const char *reason)
 		log_warnx("tournament %lld: state not logged: %s",
 		    (long long)t->id, db_error(logdb));
 	log_info("tournament %lld: %s (%s)", (long long)t->id, state, reason);
-	log_info("tournament %lld: master seed %s revealed (commitment %s)",
-	    (long long)t->id, bri_seed_format(&t->def.seed, seed), t->commit);
+	if (tdef_over(state))
+		log_info("tournament %lld: master seed %s revealed "
+		    "(commitment %s)", (long long)t->id,
+		    bri_seed_format(&t->def.seed, seed), t->commit);
 	if (end_cb != NULL)
 		end_cb(t->id, t->state_name, t->reason);
 }
@@ -940,8 +948,9 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	text = (const char *)sqlite3_column_text(st, 0);
 	seed = (const char *)sqlite3_column_text(st, 1);
 	state = (const char *)sqlite3_column_text(st, 2);
-	if (state != NULL && strcmp(state, "done") == 0) {
-		snprintf(err, errlen, "tournament %lld is done", (long long)id);
+	if (tdef_over(state)) {
+		snprintf(err, errlen, "tournament %lld is %s: it cannot be "
+		    "resumed", (long long)id, state);
 		goto out;
 	}
 	snprintf(name, sizeof(name), "tournament %lld", (long long)id);
@@ -1023,6 +1032,69 @@ tourney_stop(int64_t id, char *err, size_t errlen)
 	tourney_end(t, "stopped", "stopped by the operator");
 	tourney_halt(t, "tournament stopped");
 	return 0;
+}
+
+/*
+ * Cancel a tournament for good: running or stopped, in this refd or only
+ * in the log (one a restart did not resume).  Its running matches end
+ * aborted, "cancelled" is logged, and its master seed, used up now, is
+ * revealed: written into seed (BRI_SEED_STRLEN bytes).  It can never be
+ * resumed.  Returns 0, or -1 with the reason in err.
+ */
+int
+tourney_cancel(int64_t id, char *seed, char *err, size_t errlen)
+{
+	struct tourney	*t = tourney_find(id);
+	sqlite3_stmt	*st;
+	const char	*state, *hex;
+	int		 rc = -1;
+
+	if (t != NULL && !tdef_over(t->state_name)) {
+		tourney_end(t, "cancelled", "cancelled by the operator");
+		tourney_halt(t, "tournament cancelled");
+		bri_seed_format(&t->def.seed, seed);
+		return 0;
+	}
+	if (t != NULL) {
+		snprintf(err, errlen, "tournament %lld is %s already",
+		    (long long)id, t->state_name);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db_handle(logdb), "SELECT state, seed FROM "
+	    "tournaments WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "log: %s",
+		    sqlite3_errmsg(db_handle(logdb)));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(err, errlen, "no tournament %lld in the log",
+		    (long long)id);
+		goto out;
+	}
+	state = (const char *)sqlite3_column_text(st, 0);
+	hex = (const char *)sqlite3_column_text(st, 1);
+	if (tdef_over(state)) {
+		snprintf(err, errlen, "tournament %lld is %s already",
+		    (long long)id, state);
+		goto out;
+	}
+	snprintf(seed, BRI_SEED_STRLEN, "%s", hex != NULL ? hex : "-");
+	if (!db_writable(logdb) || db_tourney_state(logdb, id, "cancelled",
+	    "cancelled by the operator") == -1) {
+		snprintf(err, errlen, "the log cannot be written: %s",
+		    db_error(logdb));
+		goto out;
+	}
+	tourney_waits_not(id);
+	log_info("tournament %lld: cancelled (cancelled by the operator)",
+	    (long long)id);
+	log_info("tournament %lld: master seed %s revealed", (long long)id,
+	    seed);
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
 }
 
 /* One line per tournament this refd knows. */
@@ -1302,7 +1374,7 @@ tourney_status(int64_t id, int brief, FILE *f, char *err, size_t errlen)
 	if (t->reason[0])
 		fprintf(f, "reason %s\n", t->reason);
 	fprintf(f, "commitment %s\n", t->commit);
-	if (t->over)
+	if (tdef_over(t->state_name))
 		fprintf(f, "seed %s\n", bri_seed_format(&t->def.seed, seed));
 	if (t->def.sprt) {
 		sp = &t->sprt;

@@ -18,6 +18,7 @@ int64_t		 tourney_start(const char *, char *, size_t);
 int		 tourney_resume(int64_t, char *, size_t);
 void		 tourney_resume_all(void);
 int		 tourney_stop(int64_t, char *, size_t);
+int		 tourney_cancel(int64_t, char *, char *, size_t);
 void		 tourney_list(FILE *);
 void		 tourney_bot_added(void);
 int64_t		 tourney_uses_bot(const char *);
