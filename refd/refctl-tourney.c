@@ -393,10 +393,11 @@ t_offline(int argc, char **argv, int what)
 		tstand_free(&ts);
 		goto out;
 	}
+	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0)
+		/* after the SPRT's verdict, only what it read counts */
+		tstand_sprt_prefix(&d, slots, nslots, &ts, &sp);
 	st_compute(ts.m, ts.n, d.nbots, 1, tab);
-	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
-		if (d.sprt)
-			tstand_sprt(&d, slots, nslots, &ts, &sp);
+	if (slots != NULL) {
 		if ((unit = tstand_units(&d, slots, nslots, &ts)) != NULL)
 			st_teams(ts.m, ts.n, unit, d.nbots, 1, tab);
 		free(unit);

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,7 @@ tstand_free(struct tstand *t)
 	free(t->id);
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
+	t->upto = INT_MAX;
 }
 
 /*
@@ -315,6 +317,33 @@ tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
 }
 
 /*
+ * What the standings of gauntlet d count once its SPRT has decided: the
+ * schedule's prefix its verdict read, in whole observations (duplicate
+ * sets), and no match that finished after it, whatever the concurrency.
+ * Runs the SPRT over ts into s and drops from ts every match of a later
+ * slot.  Returns the first slot not counted: nslots if the test has not
+ * decided (or d has none), when nothing is dropped.
+ */
+int
+tstand_sprt_prefix(const struct tdef *d, const struct tslot *slots,
+    int nslots, struct tstand *ts, struct st_sprt *s)
+{
+	int	 pos, k;
+
+	if (!d->sprt)
+		return nslots;
+	pos = tstand_sprt(d, slots, nslots, ts, s);
+	if (s->decided == 0)
+		return nslots;
+	/* ts is in schedule order */
+	for (k = 0; k < ts->n && ts->slot[k] < pos; k++)
+		;
+	ts->n = k;
+	ts->upto = pos;
+	return pos;
+}
+
+/*
  * The unit of each finished match of ts, for resampling whole: its
  * block (a duplicate set) with duplicate deals, else its slot.  A new
  * array the caller frees, or NULL when memory runs out.
@@ -376,16 +405,16 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 	    "coalesce(max(p.ms), 0) FROM plays p JOIN seats s ON s.match_id = "
 	    "p.match_id AND s.seat = p.seat JOIN matches m ON m.id = "
 	    "p.match_id WHERE m.tournament = ?1 AND m.state = 'done' AND "
-	    "s.bot = ?2 AND p.fault = 0", -1, &sq, NULL) != SQLITE_OK ||
+	    "s.bot = ?2 AND p.fault = 0 AND m.slot < ?4", -1, &sq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT p.ms FROM plays p JOIN seats s ON "
 	    "s.match_id = p.match_id AND s.seat = p.seat JOIN matches m ON "
 	    "m.id = p.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
-	    "AND s.bot = ?2 AND p.fault = 0 ORDER BY p.ms LIMIT 1 OFFSET ?3",
+	    "AND s.bot = ?2 AND p.fault = 0 AND m.slot < ?4 ORDER BY p.ms LIMIT 1 OFFSET ?3",
 	    -1, &sp, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT count(*) FROM faults f JOIN seats s "
 	    "ON s.match_id = f.match_id AND s.seat = f.seat JOIN matches m ON "
 	    "m.id = f.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
-	    "AND s.bot = ?2 AND f.kind = 'timeout'", -1, &sf, NULL) != SQLITE_OK) {
+	    "AND s.bot = ?2 AND f.kind = 'timeout' AND m.slot < ?4", -1, &sf, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
@@ -406,6 +435,7 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 		sqlite3_reset(sq);
 		sqlite3_bind_int64(sq, 1, tid);
 		sqlite3_bind_text(sq, 2, d->bots[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int(sq, 4, ts->upto);
 		if (sqlite3_step(sq) == SQLITE_ROW) {
 			tm->moves = sqlite3_column_int(sq, 0);
 			tm->mean = sqlite3_column_double(sq, 1);
@@ -416,6 +446,7 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 			sqlite3_reset(sp);
 			sqlite3_bind_int64(sp, 1, tid);
 			sqlite3_bind_text(sp, 2, d->bots[i], -1, SQLITE_STATIC);
+			sqlite3_bind_int(sp, 4, ts->upto);
 			sqlite3_bind_int(sp, 3, (int)((99LL * tm->moves + 99) /
 			    100) - 1);
 			if (sqlite3_step(sp) == SQLITE_ROW)
@@ -424,6 +455,7 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 		sqlite3_reset(sf);
 		sqlite3_bind_int64(sf, 1, tid);
 		sqlite3_bind_text(sf, 2, d->bots[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int(sf, 4, ts->upto);
 		if (sqlite3_step(sf) == SQLITE_ROW)
 			tm->timeouts = sqlite3_column_int(sf, 0);
 	}

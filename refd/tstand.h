@@ -40,6 +40,8 @@ struct tstand {
 	struct st_deal	*deals;		/* every match's deals, in one array */
 	int64_t		*id;		/* each match's id in the log */
 	int		*slot;		/* and its slot in the schedule */
+	int		 upto;		/* slots counted, INT_MAX: all
+					   (tstand_sprt_prefix()) */
 	int		 have_extra;	/* tstand_extra() filled these: */
 	struct tstand_meta meta;
 	struct tstand_time time[TDEF_MAXBOTS];	/* by bot index */
@@ -58,6 +60,8 @@ int	tstand_results(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
 	    char *, size_t);
 int	tstand_sprt(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *, struct st_sprt *);
+int	tstand_sprt_prefix(const struct tdef *, const struct tslot *, int,
+	    struct tstand *, struct st_sprt *);
 void	tstand_sprt_begin(const struct tdef *, struct st_sprt *);
 int	tstand_sprt_more(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *, struct st_sprt *, int);

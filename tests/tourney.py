@@ -534,6 +534,46 @@ def test_sprt_stops(tmp):
     assert reasons[1] == reasons[4], reasons
 
 
+def test_sprt_prefix(tmp):
+    """After an SPRT stop the standings count the schedule's prefix the
+    verdict read, in whole duplicate sets: a duplicate gauntlet of twins
+    gives the same standings at concurrency 1 and 6, the matches that
+    finished after the verdict left out, and the audit's recount agrees."""
+    got = {}
+    for conc in (1, 6):
+        r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+        try:
+            r.add("heur", [os.path.join(harness.BUILD, "bots", "heurbot")])
+            r.add("twin", [os.path.join(harness.BUILD, "bots", "heurbot")])
+            path = write(tmp, "prefix%d.tour" % conc, "variant classic2\n"
+                         "format gauntlet\ncandidate heur\nbots twin\n"
+                         "duplicate yes\nmatches 400\nconcurrency %d\n"
+                         "sprt 0 10 0.05 0.05\nseed %064x\n" % (conc, 0xc9))
+            tid = run(r, path)
+            state = r.must("tournament_wait", tid)
+            assert "SPRT" in state and "H0" in state, state
+            j = json.loads(standings(r.db, tid, "json"))
+            rows = [{k: v for k, v in x.items() if not k.startswith(
+                "think_") and k not in ("id", "started", "ended")} for x in
+                csv.DictReader(io.StringIO(
+                    standings(r.db, tid)))]
+            done = r.query("SELECT count(*) FROM matches WHERE tournament"
+                           " = ? AND state = 'done'", int(tid))[0][0]
+            units = j["sprt"]["units"]
+            counted = sum(int(x["played"]) for x in rows) // 2
+            # whole sets of two, every one the verdict read, no other
+            assert counted == 2 * units, (counted, units, rows)
+            assert done >= counted, (done, counted)
+            got[conc] = (rows, j["sprt"], counted)
+            p = refctl("audit", "--db", r.db, "--all", check=False)
+            assert p.returncode == 0 and "standings recounted: %d " \
+                "matches" % counted in p.stdout, p.stdout[-1500:]
+        finally:
+            r.stop()
+    assert got[1] == got[6], "concurrency changed standings:\n%s\n%s" % (
+        got[1], got[6])
+
+
 def test_sprt_twins(tmp):
     """Twin bots: the SPRT never decides within 20 matches, on 10 seeds,
     and says so when the tournament ends at its match limit."""
@@ -937,7 +977,7 @@ def test_timed_wait(tmp):
 TESTS = [test_refctl_table, test_schedules, test_five_six_seats,
          test_bad_definitions,
          test_bot_lines, test_bots_as_data, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
-         test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
+         test_sprt_prefix, test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
          test_status_cost, test_drawing_off_loop, test_drawing_fails,
          test_timed_wait]
 
