@@ -194,6 +194,10 @@ bots_setup(void)
 		log_warnx("spawned bots refused: %s", err);
 	else if (conf.sandbox_none)
 		log_warnx("sandbox none: spawned bots run unsandboxed");
+	else if (spawn_memcg_missing() != NULL)
+		log_warnx("no memory cgroup for bots: bot_memory_mb bounds "
+		    "each process, not what a sandbox holds in tmpfs and shared "
+		    "memory (%s)", spawn_memcg_missing());
 }
 
 /* Stop gracefully: running matches end aborted, with nothing half-written. */
@@ -244,8 +248,10 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 		refd_shutdown();
 		return;
 	}
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		spawn_reaped(pid);
 		seat_reap(pid, status);
+	}
 }
 
 /*
@@ -388,6 +394,7 @@ main(int argc, char *argv[])
 	char		 err[512];
 	long long	 n64;
 	int		 ch, daemonize = 0, verbose = 0, i, n, k, lockfd = -1;
+	pid_t		 pid;
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
 
 	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
@@ -547,8 +554,9 @@ main(int argc, char *argv[])
 	seat_shutdown_all();
 	while ((m = TAILQ_FIRST(&matches)) != NULL)
 		match_free(m);
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		spawn_reaped(pid);
+	spawn_cleanup();	/* the bots' memory cgroups, refd's own */
 	/* let the scheduled frees run */
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	for (i = 0; i < 3; i++)
