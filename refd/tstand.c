@@ -107,7 +107,6 @@ tstand_free(struct tstand *t)
 	free(t->id);
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
-	t->upto = INT_MAX;
 }
 
 /*
@@ -127,6 +126,7 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, int from,
 	const char	*name;
 
 	memset(t, 0, sizeof(*t));
+	t->upto = INT_MAX;
 	if (sqlite3_prepare_v2(h, "SELECT id, slot, result, mpoints FROM "
 	    "matches WHERE tournament = ? AND state = 'done' AND slot >= ? "
 	    "ORDER BY slot, id", -1, &sm, NULL) != SQLITE_OK ||
