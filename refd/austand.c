@@ -362,8 +362,8 @@ as_check(struct as_count *c, sqlite3 *h, FILE *out)
 				b = as_compare(out, tid, &d, got, want);
 			if (b == 0)
 				fprintf(out, "tournament %lld standings "
-				    "recounted: %d matches, as refctl "
-				    "tournament standings reports them\n", tid,
+				    "recounted: %d matches, as refctl's "
+				    "standings\n", tid,
 				    n);
 			bad += b;
 			tstand_free(&ts);

@@ -472,10 +472,11 @@ t_schedule(int argc, char **argv)
 		tdef_free(&d);
 		return 1;
 	}
-	printf("# %s: %s %s%s, %d matches%s\n", d.name,
+	printf("# %s: %s %s%s, %d matches\n", d.name,
 	    bri_variant_name(d.opt.variant), tdef_format_name(d.format),
-	    d.duplicate ? " with duplicate deals" : "", nslots,
-	    d.have_seed ? "" : " (no seed given: seeds shown for seed 0)");
+	    d.duplicate ? " with duplicate deals" : "", nslots);
+	if (!d.have_seed)
+		printf("# no seed given: seeds shown for seed 0\n");
 	/* the match settings given, as the table spells them */
 	printf("# settings");
 	for (k = 0; k < MSET_NKEYS; k++)
@@ -483,14 +484,21 @@ t_schedule(int argc, char **argv)
 			mset_format(&d.set, k, seed, sizeof(seed));
 			printf(" %s=%s", mset_name(k), seed);
 		}
-	printf("\n# slot block arrangement seed seats...\n");
+	/* within 80 columns: each block's seed once, after the seatings */
+	printf("\n# slot block arrangement seats...\n");
 	for (i = 0; i < nslots; i++) {
-		printf("%d %d %d %s", i, slots[i].block, slots[i].arrangement,
-		    bri_seed_format(&slots[i].seed, seed));
+		printf("%d %d %d", i, slots[i].block, slots[i].arrangement);
 		for (k = 0; k < bri_variant_seats(d.opt.variant); k++)
 			printf(" %s", d.bots[slots[i].bot[k]]);
 		putchar('\n');
 	}
+	/* with duplicate deals a block plays one seed, else each slot its own */
+	printf("# %s seed\n", d.duplicate ? "block" : "slot");
+	for (i = 0; i < nslots; i++)
+		if (!d.duplicate || i == 0 ||
+		    slots[i].block != slots[i - 1].block)
+			printf("# %d %s\n", d.duplicate ? slots[i].block : i,
+			    bri_seed_format(&slots[i].seed, seed));
 	free(slots);
 	tdef_free(&d);
 	return 0;

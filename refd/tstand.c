@@ -586,6 +586,40 @@ tstand_roles(FILE *f, const struct tdef *d, const struct st_table *t)
  * state of its SPRT sp (NULL: none) and, if ts has them (tstand_extra()),
  * the tournament's name, seed and dates and each bot's thinking time.
  */
+/*
+ * Does every bot that played have an interval of zero width?  Then the
+ * bootstrap had nothing to vary: one duplicate set resampled whole, or
+ * results all alike.
+ */
+static int
+tstand_flat(const struct st_table *t, int team)
+{
+	const struct st_row	*r;
+	int			 i, n = 0;
+
+	if (team && t->tdeals == 0)
+		return 0;
+	for (i = 0; i < t->nbots; i++) {
+		r = &t->row[i];
+		if (r->played == 0)
+			continue;
+		if ((team ? r->telo_hi - r->telo_lo : r->elo_hi - r->elo_lo) >
+		    1e-9)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/* The warning under a table whose intervals all have zero width. */
+static void
+tstand_flat_warn(FILE *f)
+{
+	fprintf(f, "warning: every interval has zero width: the resamples "
+	    "never differed\n(a single duplicate set, or results all "
+	    "alike): they say nothing of the error\n");
+}
+
 void
 tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
     const struct st_table *t, const struct st_sprt *sp, enum tstand_fmt fmt)
@@ -646,6 +680,10 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 	if (fmt == TSTAND_JSON) {
 		fprintf(f, "{\"tournament\": ");
 		tstand_json_str(f, d->name);
+		if (tstand_flat(t, 0) || tstand_flat(t, 1))
+			fprintf(f, ", \"warning\": \"every interval %shas zero "
+			    "width\"", tstand_flat(t, 0) ? "" :
+			    "of the role-aware rating ");
 		fprintf(f, ", \"variant\": \"%s\", \"resamples\": %d, "
 		    "\"standings\": [", bri_variant_name(d->opt.variant),
 		    t->resamples);
@@ -754,6 +792,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 		    "%4d\n", i + 1, d->bots[r->bot], r->elo, r->elo_lo,
 		    r->elo_hi, r->score, r->played, r->won, r->drawn, r->lost);
 	}
+	if (tstand_flat(t, 0))
+		tstand_flat_warn(f);
 	fprintf(f, "\n%-16s %6s %11s %6s", "bot", "deals", "w/l/v", "mp/dl");
 	if (joker)
 		fprintf(f, " %7s %9s %9s", "joker%", "as joker", "as ally");
@@ -800,6 +840,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 			fprintf(f, "%-16.16s %6.1f [%7.1f,%7.1f]\n",
 			    d->bots[r->bot], r->telo, r->telo_lo, r->telo_hi);
 		}
+		if (tstand_flat(t, 1))
+			tstand_flat_warn(f);
 	}
 	tstand_cross(f, d, t);
 	if (sp != NULL)
@@ -827,6 +869,9 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 	if (fmt == TSTAND_CSV)
 		fprintf(f, "slot,match,variant,state,result,mpoints,seed,"
 		    "bots\n");
+	else if (fmt == TSTAND_TEXT)
+		fprintf(f, "%-5s %-6s %-10s %-7s %-8s %-9s %s\n", "slot",
+		    "match", "variant", "state", "result", "mpoints", "bots");
 	else if (fmt == TSTAND_JSON)
 		fprintf(f, "[");
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -853,15 +898,13 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 			fprintf(f, ", \"bots\": ");
 			tstand_json_str(f, c[7]);
 			fprintf(f, "}");
-		} else
-			fprintf(f, "%s%c%s%c%s%c%s%c%s%c\"%s\"%c%s%c%s\n", c[0],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[1],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[2],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[3],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[4],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[5],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[6],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[7]);
+		} else if (fmt == TSTAND_CSV)
+			fprintf(f, "%s,%s,%s,%s,%s,\"%s\",%s,%s\n", c[0], c[1],
+			    c[2], c[3], c[4], c[5], c[6], c[7]);
+		else
+			/* within 80 columns: the seeds are in CSV and JSON */
+			fprintf(f, "%-5s %-6s %-10s %-7s %-8s %-9s %s\n", c[0],
+			    c[1], c[2], c[3], c[4], c[5], c[7]);
 		first = 0;
 	}
 	if (fmt == TSTAND_JSON)

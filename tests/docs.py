@@ -112,6 +112,33 @@ def test_refctl_match_seats(tmp):
     assert m and m.group(1) == "nine", m and m.group(0)
 
 
+def test_script_lines(tmp):
+    """scripts/check's last lines say what each count counts, and the
+    demo's first line fits 80 columns."""
+    text = open(os.path.join(SRC, "scripts", "check")).read()
+    tail = text[text.index("\nfi\n") + 4:]
+    os.makedirs(os.path.join(tmp, "tests"))
+    for name, body in (("vectors.sh.log", "1053 passed, 0 failed\n"),
+                       ("e2e.log", "ok x\n31 passed, 0 failed\n"),
+                       ("a.trs", ":test-result: PASS\n"),
+                       ("b.trs", ":test-result: PASS\n")):
+        with open(os.path.join(tmp, "tests", name), "w") as f:
+            f.write(body)
+    p = subprocess.run(["sh", "-c", tail], cwd=tmp, capture_output=True,
+                       text=True, timeout=60)
+    lines = p.stdout.splitlines()
+    assert p.returncode == 0 and len(lines) == 3, (p.stdout, p.stderr)
+    assert "deal vectors" in lines[0] and "1053 passed" in lines[0], lines
+    assert "e2e" in lines[1] and "31 passed" in lines[1], lines
+    assert "test programs" in lines[2] and "2 passed, 0 failed" in \
+        lines[2], lines
+    demo = open(os.path.join(SRC, "scripts", "demo")).read()
+    first = demo.index('\necho "')
+    out = subprocess.run(["sh", "-c", demo[first:].split("\nstatus=")[0]],
+                         capture_output=True, text=True).stdout
+    assert out and all(len(l) < 80 for l in out.splitlines()), out
+
+
 def test_show_missing_match(tmp):
     """refctl show of a match not in the log exits 1, as refctl(1) says
     of the offline tools."""
@@ -127,7 +154,8 @@ def test_show_missing_match(tmp):
 
 
 TESTS = [test_watch_events, test_match_start_keys, test_tournament_variants,
-         test_refctl_match_seats, test_show_missing_match]
+         test_refctl_match_seats, test_show_missing_match,
+         test_script_lines]
 
 
 def main():
