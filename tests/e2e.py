@@ -659,7 +659,8 @@ def test_start_failure_cause(r):
             assert not ok and "bot user nobody cannot execute " + prog in \
                 text and closed + " is closed to it" in text, text
             ok, text = r.ctl("bot_add", "sf-closed", "spawn", "sh", prog)
-            assert not ok and "bot user nobody cannot read " + prog in \
+            # the script's directory, which bwrap binds back as nobody
+            assert not ok and "bot user nobody cannot read " + closed in \
                 text, text
             ok, text = r.ctl("bot_add", "sf-closed", "spawn",
                              os.path.join(d, "nothing"))
