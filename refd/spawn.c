@@ -830,8 +830,9 @@ spawn_runnable(char *const *argv, char *err, size_t errlen)
 	if (sb.mode != SANDBOX_BWRAP)
 		return 0;
 	/*
-	 * what bwrap binds back, the bot's script or directory say, bwrap
-	 * opens as the bot user: "Can't find source path" otherwise
+	 * the bot's own files bwrap binds back, its script or directory
+	 * say, bwrap opens as the bot user: "Can't find source path"
+	 * otherwise (a --dir is the operator's to open to it: refd(8))
 	 */
 	if ((sc = malloc(sizeof(*sc))) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -842,8 +843,7 @@ spawn_runnable(char *const *argv, char *err, size_t errlen)
 	    sizeof(why)) == 0)
 		for (j = 0; rc == 0 && sc->argv[j] != NULL &&
 		    sc->argv[j + 1] != NULL; j++)
-			if ((strcmp(sc->argv[j], "--ro-bind") == 0 ||
-			    strcmp(sc->argv[j], "--bind") == 0) &&
+			if (strcmp(sc->argv[j], "--ro-bind") == 0 &&
 			    strcmp(sc->argv[j + 1], "/") != 0)
 				rc = spawn_user_may(sc->argv[j + 1], R_OK,
 				    "read", err, errlen);
