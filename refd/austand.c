@@ -157,7 +157,7 @@ as_table(struct as_count *c, long long tid, const struct tdef *d, int upto,
 	for (*n = 0, i = 0; i < c->n; i++) {
 		struct as_rec *r = &c->rec[i];
 
-		if (r->tid != tid || r->slot >= upto || (i > 0 &&
+		if (r->tid != tid || (upto > 0 && r->slot >= upto) || (i > 0 &&
 		    c->rec[i - 1].tid == tid && c->rec[i - 1].slot == r->slot))
 			continue;
 		ms[*n] = r->m;
