@@ -31,6 +31,8 @@ int	cmd_export(int, char **);	/* refctl-export.c */
 int	cmd_verify_receipt(int, char **); /* refctl-receipt.c */
 int	cmd_bridge(int, char **);	/* refctl-bridge.c */
 int	cmd_tournament(int, char **);	/* refctl-tourney.c */
+int	cmd_backup(int, char **);	/* refctl-backup.c */
+int	backup_make(const char *, const char *, char *, size_t);
 
 /* refctl-ctl.c: the control socket; each answer line goes to cb. */
 void	refctl_socket(const char *);
