@@ -1860,9 +1860,11 @@ au_receipt(struct au *a)
 	long long	 no;
 
 	a->receipt[0] = '\0';
-	if (sqlite3_prepare_v2(a->h, "SELECT e.no, e.link, e.sig, (SELECT"
-	    " substr(k.text, 5) FROM log_chain AS k WHERE k.kind = 'key' AND"
-	    " k.no < e.no ORDER BY k.no DESC LIMIT 1), e.text"
+	/* the key in force: a key event before, or the archive's head's */
+	if (sqlite3_prepare_v2(a->h, "SELECT e.no, e.link, e.sig,"
+	    " coalesce((SELECT substr(k.text, 5) FROM log_chain AS k WHERE"
+	    " k.kind = 'key' AND k.no < e.no ORDER BY k.no DESC LIMIT 1),"
+	    " (SELECT key FROM log_origin WHERE no < e.no)), e.text"
 	    " FROM log_chain AS e"
 	    " WHERE e.kind = 'end' AND e.match_id = ?1 ORDER BY e.no LIMIT 1",
 	    -1, &st, NULL) != SQLITE_OK)

@@ -91,14 +91,21 @@ static const char *const db_sql[S_COUNT] = {
 	    "SELECT id FROM matches WHERE state = 'running' ORDER BY id",
 	/* a match's last link so far: its number and its hex */
 	[S_LAST_LINK] = DB_LAST_LINK_SQL,
+	/* the newest event, or the archive's head the chain goes on from */
 	[S_HEAD] =
-	    "SELECT no, link FROM log_chain ORDER BY no DESC LIMIT 1",
+	    "SELECT no, link FROM (SELECT no, link FROM log_chain"
+	    " ORDER BY no DESC LIMIT 1)"
+	    " UNION ALL SELECT no, link FROM log_origin"
+	    " ORDER BY 1 DESC LIMIT 1",
 	[S_LOG_INSERT] =
 	    "INSERT INTO log_chain (no, kind, match_id, tournament, text,"
 	    " link, sig) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	/* the newest key event, or the key of the archive's head */
 	[S_KEY_LAST] =
-	    "SELECT text FROM log_chain WHERE kind = 'key'"
-	    " ORDER BY no DESC LIMIT 1",
+	    "SELECT text FROM (SELECT no, text FROM (SELECT no, text"
+	    " FROM log_chain WHERE kind = 'key' ORDER BY no DESC LIMIT 1)"
+	    " UNION ALL SELECT no, 'key ' || key FROM log_origin"
+	    " ORDER BY 1 DESC LIMIT 1)",
 	[S_MATCH_INSERT] =
 	    "INSERT INTO matches (variant, options, seed, commitment, rng,"
 	    " move_ms, bank_ms, startup_ms, policy, max_faults, tournament,"

@@ -23,7 +23,7 @@
  * Sync the directory that holds path, so that a file just renamed into
  * it survives a power loss.  0, or -1 with errno set.
  */
-static int
+int
 backup_syncdir(const char *path)
 {
 	char	 d[PATH_MAX];
