@@ -36,7 +36,8 @@ for f in "$conf" "$unit" "$incdir/briscola.h" \
     "$mandir/man5/refd-tournament.5" "$mandir/man7/refd-protocol.7" \
     "$mandir/man7/refd-audit.7" "$mandir/man7/refd-standings.7" \
     "$mandir/man8/refd.8"; do
-	[ -f "$f" ] || fail "$f: not installed"
+	# a package's pages are compressed
+	[ -f "$f" ] || [ -f "$f.gz" ] || fail "$f: not installed"
 done
 # As root, spawned bots run as nobody: the installed bots must be theirs
 # to run, which is what installing them under pkglibexecdir is for.
