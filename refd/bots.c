@@ -177,18 +177,29 @@ bots_auth(const char *name, const char *token)
 	return sodium_memcmp(h, b->token, sizeof(h)) == 0;
 }
 
+/*
+ * Forget bot b and free it.  The caller makes sure that nothing holds
+ * it: no seat of a match, no idle connection (seat.c's pool).
+ */
+void
+bots_remove(struct bot *b)
+{
+	int	 i;
+
+	TAILQ_REMOVE(&bots, b, entry);
+	for (i = 0; i < b->argc; i++)
+		free(b->argv[i]);
+	free(b->argv);
+	sodium_memzero(b->token, sizeof(b->token));
+	free(b);
+}
+
 /* Forget every bot, at exit. */
 void
 bots_free(void)
 {
 	struct bot	*b;
-	int		 i;
 
-	while ((b = TAILQ_FIRST(&bots)) != NULL) {
-		TAILQ_REMOVE(&bots, b, entry);
-		for (i = 0; i < b->argc; i++)
-			free(b->argv[i]);
-		free(b->argv);
-		free(b);
-	}
+	while ((b = TAILQ_FIRST(&bots)) != NULL)
+		bots_remove(b);
 }

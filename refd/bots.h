@@ -37,6 +37,7 @@ struct bot	*bots_find(const char *);
 struct bot	*bots_first(void);
 struct bot	*bots_next(struct bot *);
 int		 bots_auth(const char *, const char *);
+void		 bots_remove(struct bot *);
 void		 bots_free(void);
 
 #endif /* REFD_BOTS_H */

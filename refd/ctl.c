@@ -34,6 +34,7 @@
 #include "log.h"
 #include "match.h"
 #include "seat.h"
+#include "spawn.h"
 #include "tourney.h"
 #include "util.h"
 
@@ -292,9 +293,20 @@ ctl_quit(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 static int
 ctl_bot_add(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
+	struct bot	*b;
+	char		 why[512];
+
 	(void)c;
 	if (bots_define(cmd->argc, cmd->argv, r, len) == -1)
 		return -1;
+	/* a program the bot user cannot run is refused now, not in a match */
+	b = bots_find(cmd->argv[0]);
+	if (b->kind == BOT_SPAWN && spawn_runnable(b->argv, why,
+	    sizeof(why)) == -1) {
+		snprintf(r, len, "bot %s cannot start: %s", b->name, why);
+		bots_remove(b);
+		return -1;
+	}
 	snprintf(r, len, "%s", cmd->argv[0]);
 	return 0;
 }

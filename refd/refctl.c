@@ -219,7 +219,8 @@ static const struct refctl_cmd cmds[] = {
 	    "matches as JSON, one a line" } } },
 	{ "verify-receipt", cmd_verify_receipt, NULL, 0, 0, 1,
 	    { { "--db FILE --match ID --receipt LINE\n"
-	    "[--transcript FILE --seat S]", "a bot's receipt against the log" } } },
+	    "[--key KEY] [--transcript FILE [--seat S]]",
+	    "a bot's receipt against the log" } } },
 	{ "backup", cmd_backup, NULL, 0, 0, 1,
 	    { { "DB FILE", "a consistent copy of a live log" } } },
 	{ "archive", cmd_archive, NULL, 0, 0, 1,

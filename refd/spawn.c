@@ -37,6 +37,7 @@
 #include "log.h"
 #include "sandbox.h"
 #include "spawn.h"
+#include "util.h"
 
 
 static int	lim_cpu;	/* RLIMIT_CPU of bots in seconds, 0: none */
@@ -46,6 +47,7 @@ static struct sandbox_conf sb = { .mode = SANDBOX_BWRAP, .bwrap = "bwrap",
 static int	drop;		/* root: become bot_uid, bot_gid */
 static uid_t	bot_uid;
 static gid_t	bot_gid;
+static char	bot_user_name[64];	/* bot_uid's name, for messages */
 static char	refusal[512];	/* why no bot may be spawned, "" if none */
 
 /* Set the resource limits every bot started from now on gets. */
@@ -477,6 +479,8 @@ spawn_setup(enum sandbox_mode mode, const char *bot_user, char *err,
 		}
 		bot_uid = pw->pw_uid;
 		bot_gid = pw->pw_gid;
+		snprintf(bot_user_name, sizeof(bot_user_name), "%s",
+		    pw->pw_name);
 		drop = 1;
 	}
 	if (mode == SANDBOX_NONE)
@@ -533,4 +537,167 @@ spawn_cannot_run(const char *errtail, char *buf, size_t len)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Keep the last cap - 1 bytes of a bot's stderr in tail (*len of them
+ * so far, NUL-terminated), adding the n bytes of buf.
+ */
+void
+spawn_tail_keep(char *tail, size_t *len, size_t cap, const char *buf,
+    size_t n)
+{
+	size_t	 keep, cut;
+
+	keep = n < cap - 1 ? n : cap - 1;
+	if (*len + keep >= cap) {
+		cut = *len + keep - (cap - 1);
+		memmove(tail, tail + cut, *len - cut);
+		*len -= cut;
+	}
+	memcpy(tail + *len, buf + n - keep, keep);
+	*len += keep;
+	tail[*len] = '\0';
+}
+
+/*
+ * Why a bot's output ended, as the end of its stderr (tail, len bytes)
+ * tells: "cannot run COMMAND: reason" when it could not be executed
+ * (spawn_cannot_run()), else "its stderr ends with 'LINE'", its last
+ * line that says anything, in printable form; NULL when it said nothing.
+ */
+const char *
+spawn_last_words(const char *tail, size_t len, char *buf, size_t buflen)
+{
+	const char	*e, *s;
+	char		 q[200];	/* util_printable writes 130 at most */
+
+	if (spawn_cannot_run(tail, buf, buflen) != NULL)
+		return buf;
+	for (e = tail + len; e > tail && (e[-1] == '\n' || e[-1] == '\r' ||
+	    e[-1] == ' '); e--)
+		;
+	for (s = e; s > tail && s[-1] != '\n'; s--)
+		;
+	if (e == s)
+		return NULL;
+	/* a cannot-run line after the shell's own words, say */
+	if (spawn_cannot_run(s, buf, buflen) != NULL)
+		return buf;
+	util_printable(q, sizeof(q), s, (size_t)(e - s));
+	snprintf(buf, buflen, "its stderr ends with '%s'", q);
+	return buf;
+}
+
+/*
+ * Does the bot user's (bot_uid, bot_gid, no other group) mode allow want
+ * (R_OK, X_OK, or both) on st?
+ */
+static int
+spawn_mode_lets(const struct stat *st, int want)
+{
+	int	 bits;
+
+	if (st->st_uid == bot_uid)
+		bits = (st->st_mode >> 6) & 7;
+	else if (st->st_gid == bot_gid)
+		bits = (st->st_mode >> 3) & 7;
+	else
+		bits = st->st_mode & 7;
+	return (bits & want) == want;
+}
+
+/*
+ * May the bot user reach real (an absolute, resolved path) and do want
+ * with it?  Every directory on the way must let it search.  0, or -1
+ * with the reason in err.
+ */
+static int
+spawn_user_may(const char *real, int want, const char *what, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+	char		 dir[PATH_MAX];
+	size_t		 i;
+
+	for (i = 1; real[i - 1] != '\0'; i++) {
+		if (real[i] != '/' && real[i] != '\0')
+			continue;
+		snprintf(dir, sizeof(dir), "%.*s", i == 1 ? 1 : (int)i, real);
+		if (stat(dir, &st) == -1)
+			break;		/* said by the caller's own checks */
+		if (real[i] == '\0')
+			break;
+		if (!spawn_mode_lets(&st, X_OK)) {
+			snprintf(err, errlen, "bot user %s cannot %s %.200s: "
+			    "%.200s is closed to it (mode %04o, owner uid %ld)",
+			    bot_user_name, what, real, dir,
+			    (unsigned)(st.st_mode & 07777), (long)st.st_uid);
+			return -1;
+		}
+	}
+	if (stat(real, &st) == 0 && !spawn_mode_lets(&st, want)) {
+		snprintf(err, errlen, "bot user %s cannot %s %.200s (mode %04o, "
+		    "owner uid %ld)", bot_user_name, what, real,
+		    (unsigned)(st.st_mode & 07777), (long)st.st_uid);
+		return -1;
+	}
+	return 0;
+}
+
+/* The executable file execvp(3) would run for cmd, into buf; 0 if none. */
+static int
+spawn_which(const char *cmd, char *buf, size_t len)
+{
+	const char	*path, *p, *e;
+	struct stat	 st;
+
+	if (strchr(cmd, '/') != NULL) {
+		snprintf(buf, len, "%s", cmd);
+		return access(cmd, X_OK) == 0 && stat(cmd, &st) == 0 &&
+		    S_ISREG(st.st_mode);
+	}
+	if ((path = getenv("PATH")) == NULL)
+		path = "/usr/bin:/bin";
+	for (p = path; ; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		if ((size_t)snprintf(buf, len, "%.*s/%s", (int)(e - p),
+		    e == p ? "." : p, cmd) < len && access(buf, X_OK) == 0 &&
+		    stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+			return 1;
+		if (*e == '\0')
+			return 0;
+	}
+}
+
+int
+spawn_runnable(char *const *argv, char *err, size_t errlen)
+{
+	struct sandbox_opts	 o;
+	char			 path[PATH_MAX], real[PATH_MAX], why[256];
+	int			 j;
+
+	if (sandbox_opts_parse(argv, &o, why, sizeof(why)) == -1)
+		return 0;	/* the registry says why */
+	if (!spawn_which(o.cmd[0], path, sizeof(path))) {
+		snprintf(err, errlen, "%.200s is no executable file", o.cmd[0]);
+		return -1;
+	}
+	if (!drop)
+		return 0;	/* bots run as refd's own user: access(2) said */
+	if (realpath(path, real) == NULL) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (spawn_user_may(real, X_OK, "execute", err, errlen) == -1)
+		return -1;
+	/* the files it names, a script say: the sandbox binds them back */
+	for (j = 1; o.cmd[j] != NULL; j++)
+		if (strchr(o.cmd[j], '/') != NULL &&
+		    realpath(o.cmd[j], real) != NULL &&
+		    spawn_user_may(real, R_OK, "read", err, errlen) == -1)
+			return -1;
+	return 0;
 }

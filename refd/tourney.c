@@ -40,6 +40,7 @@
 #include "log.h"
 #include "match.h"
 #include "sandbox.h"
+#include "spawn.h"
 #include "tourney.h"
 #include "tstand.h"
 #include "util.h"
@@ -159,38 +160,6 @@ tourney_find(int64_t id)
 	return NULL;
 }
 
-/*
- * Is the spawn command cmd one execvp(3) can run: a path to an
- * executable file, or a name found so on PATH?  Checked before the
- * first match, so that a missing program stops the tournament at once
- * rather than forfeiting every match it was to play.
- */
-static int
-tourney_runnable(const char *cmd)
-{
-	const char	*path, *p, *e;
-	char		 buf[PATH_MAX];
-	struct stat	 sb;
-
-	if (strchr(cmd, '/') != NULL)
-		return access(cmd, X_OK) == 0 && stat(cmd, &sb) == 0 &&
-		    S_ISREG(sb.st_mode);
-	if ((path = getenv("PATH")) == NULL)
-		path = "/usr/bin:/bin";
-	for (p = path; ; p = e + 1) {
-		e = strchr(p, ':');
-		if (e == NULL)
-			e = p + strlen(p);
-		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
-		    e == p ? "." : p, cmd) < sizeof(buf) &&
-		    access(buf, X_OK) == 0 && stat(buf, &sb) == 0 &&
-		    S_ISREG(sb.st_mode))
-			return 1;
-		if (*e == '\0')
-			return 0;
-	}
-}
-
 /* Does the known bot b have the command of a "bot" line's words? */
 static int
 tourney_samebot(const struct bot *b, int n, char **w)
@@ -218,9 +187,7 @@ tourney_bots(const struct tdef *d, const char *fname, char *err,
     size_t errlen)
 {
 	char			 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], why[256];
-	struct sandbox_opts	 o;
 	struct bot		*b;
-	const char		*cmd;
 	int			 i, n;
 
 	for (i = 0; i < d->nbotdefs; i++) {
@@ -249,13 +216,9 @@ tourney_bots(const struct tdef *d, const char *fname, char *err,
 		}
 		if (b->kind != BOT_SPAWN)
 			continue;
-		/* the command, after the bot's sandbox options */
-		cmd = sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == 0 ?
-		    o.cmd[0] : b->argv[0];
-		if (!tourney_runnable(cmd)) {
-			snprintf(err, errlen, "%s:%d: bot %s cannot start: "
-			    "%.100s is no executable file", fname,
-			    d->botline[i], d->bots[i], cmd);
+		if (spawn_runnable(b->argv, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%d: bot %s cannot start: %s",
+			    fname, d->botline[i], d->bots[i], why);
 			return -1;
 		}
 	}
@@ -266,8 +229,11 @@ tourney_bots(const struct tdef *d, const char *fname, char *err,
  * Duplicate deals: every arrangement of a table plays one seed, so a bot
  * that remembers one arrangement knows the next one's cards.  A spawned
  * bot forgets (a fresh sandbox each match) unless it has a directory of
- * its own; a remote bot is out of refd's reach.  Either is refused
- * unless the definition trusts them.
+ * its own (--dir) or the host's network (--net: two copies can talk,
+ * or one can keep what it saw on another machine); a remote bot is out
+ * of refd's reach.  Each is refused unless the definition trusts them,
+ * when a tournament starts and again whenever it is resumed, since the
+ * bots of those names may have been defined again meanwhile.
  */
 static int
 tourney_trust(const struct tdef *d, char *err, size_t errlen)
@@ -289,11 +255,19 @@ tourney_trust(const struct tdef *d, char *err, size_t errlen)
 			    "is trusted", d->botline[i], b->name);
 			return -1;
 		}
-		if (sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == 0 &&
-		    o.dir != NULL) {
+		if (sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == -1)
+			continue;	/* refused when it is started */
+		if (o.dir != NULL) {
 			snprintf(err, errlen, "line %d: duplicate deals with "
 			    "bot %s, which keeps a directory (--dir) from match "
 			    "to match: say \"trust_remote yes\" if it is "
+			    "trusted", d->botline[i], b->name);
+			return -1;
+		}
+		if (o.net) {
+			snprintf(err, errlen, "line %d: duplicate deals with "
+			    "bot %s, which has the network (--net) to pass on "
+			    "what it saw: say \"trust_remote yes\" if it is "
 			    "trusted", d->botline[i], b->name);
 			return -1;
 		}
@@ -740,7 +714,7 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	sqlite3_stmt	*st;
 	struct tdef	 d;
 	struct tourney	*t;
-	char		 name[64];
+	char		 name[64], why[300];
 	const char	*text, *seed, *state;
 	int		 rc = -1;
 
@@ -780,6 +754,11 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	}
 	d.have_seed = 1;
 	if (tourney_bots(&d, name, err, errlen) == -1) {
+		tdef_free(&d);
+		goto out;
+	}
+	if (tourney_trust(&d, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s: not resumed: %s", name, why);
 		tdef_free(&d);
 		goto out;
 	}

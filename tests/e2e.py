@@ -586,6 +586,91 @@ def test_ragged_answers(r):
                            for a in answers), answers[:3]
 
 
+def test_second_refd_refused(r):
+    """A second refd on the same log exits at once, naming the first
+    one's pid, and touches nothing: the first one's running match plays
+    on and finishes, logged done, and it serves new matches after."""
+    r.add("one-a", EVIL + ["slow", "20"])
+    r.add("one-b", EVIL + ["slow", "20"])
+    mid = r.start("classic2", ["one-a", "one-b"], "deals_to_win=3")
+    for _ in range(400):
+        if r.query("SELECT count(*) FROM plays WHERE match_id = ?",
+                   mid)[0][0] > 0:
+            break
+        time.sleep(0.05)
+    before = r.query("SELECT count(*) FROM matches")[0][0]
+    other = os.path.join(r.tmp, "other.sock")
+    p = subprocess.run([REFD, "-D", r.db, "-c", other],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    assert "the log is in use by refd pid %d" % r.proc.pid in p.stderr, \
+        p.stderr
+    assert "aborted" not in p.stderr, p.stderr
+    assert not os.path.exists(other), "the second refd made its socket"
+    (state,), = r.query("SELECT state FROM matches WHERE id = ?", mid)
+    assert state == "running", state
+    assert r.query("SELECT count(*) FROM matches")[0][0] == before
+    result, reason = r.wait(mid)
+    assert result != "aborted", (result, reason)
+    check_log(r, mid)
+    mid2 = r.start("classic2", ["one-a", "one-b"], "deals_to_win=1")
+    result, reason = r.wait(mid2)
+    assert result != "aborted", (result, reason)
+
+
+def test_start_failure_cause(r):
+    """A bot that cannot start says why in its fault: the exec error, or
+    the last line of its stderr; bot_add refuses a program the bot user
+    cannot execute, naming the user and the path."""
+    d = tempfile.mkdtemp()
+    try:
+        os.chmod(d, 0o755)
+        gone = os.path.join(d, "gone")
+        with open(gone, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(gone, 0o755)
+        boom = os.path.join(d, "boom.sh")
+        with open(boom, "w") as f:
+            f.write("echo starting >&2\necho 'boom: no config' >&2\n"
+                    "exit 1\n")
+        os.chmod(boom, 0o644)
+        r.add("sf-gone", [gone])
+        r.add("sf-boom", ["sh", boom])
+        r.add("sf-ok", EVIL + ["good"])
+        os.unlink(gone)
+        mid = r.start("classic2", ["sf-gone", "sf-ok"])
+        result, reason = r.wait(mid)
+        assert result == "forfeit0" and "cannot run " in reason and \
+            gone in reason and "No such file" in reason, (result, reason)
+        mid = r.start("classic2", ["sf-ok", "sf-boom"])
+        result, reason = r.wait(mid)
+        assert result == "forfeit1" and "its stderr ends with " \
+            "'boom: no config'" in reason, (result, reason)
+        if os.geteuid() != 0:
+            return
+        # a directory only root may enter
+        closed = tempfile.mkdtemp()
+        try:
+            prog = os.path.join(closed, "bot")
+            shutil.copy(os.path.join(SRC, "bots", "randbot.sh"), prog)
+            os.chmod(prog, 0o755)
+            ok, text = r.ctl("bot_add", "sf-closed", "spawn", prog)
+            assert not ok and "bot user nobody cannot execute " + prog in \
+                text and closed + " is closed to it" in text, text
+            ok, text = r.ctl("bot_add", "sf-closed", "spawn", "sh", prog)
+            assert not ok and "bot user nobody cannot read " + prog in \
+                text, text
+            ok, text = r.ctl("bot_add", "sf-closed", "spawn",
+                             os.path.join(d, "nothing"))
+            assert not ok and "is no executable file" in text, text
+            assert "sf-closed" not in r.must("bot_list")
+        finally:
+            shutil.rmtree(closed)
+    finally:
+        shutil.rmtree(d)
+
+
 def test_stop_and_refuse(r):
     """match_stop aborts a running match; bad input gets clear errors."""
     r.add("slow", EVIL + ["late", "400"])
@@ -1002,6 +1087,7 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_bridge_example_bots,
          test_bot_transcript, test_bot_hygiene, test_bot_signals,
          test_ragged_answers,
+         test_second_refd_refused, test_start_failure_cause,
          test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
          test_idle_lines, test_commit_window, test_commit_ms_zero,
