@@ -1615,6 +1615,7 @@ cmd_checkbot(int argc, char **argv)
 		fprintf(stderr, "refctl checkbot: %s\n", why);
 		return 2;
 	}
+	atexit(spawn_cleanup);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 

@@ -453,6 +453,18 @@ seat_take_idle(struct bot *b)
 	return s;
 }
 
+/* Close every idle connection of b, a bot being removed. */
+void
+seat_drop_idle(struct bot *b)
+{
+	struct seat	*s;
+
+	while ((s = TAILQ_FIRST(&b->idle)) != NULL) {
+		db_bot_event(logdb, 0, -1, b->name, "disconnect", s->peer);
+		seat_close(s);
+	}
+}
+
 /* How many of b's connections are idle. */
 int
 seat_idle_count(struct bot *b)

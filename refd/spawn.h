@@ -31,6 +31,9 @@ void	spawn_limits(int, int);
 int	spawn_hide(const char *, int, char *, size_t);
 int	spawn_setup(enum sandbox_mode, const char *, char *, size_t);
 enum sandbox_mode spawn_mode(void);
+void	spawn_reaped(pid_t);
+void	spawn_cleanup(void);
+const char *spawn_memcg_missing(void);
 const char *spawn_cannot_run(const char *, char *, size_t);
 /*
  * spawn_runnable(argv, err, errlen): can a bot of these words (sandbox
