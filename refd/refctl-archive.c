@@ -163,8 +163,9 @@ arch_cut_find(sqlite3 *h, const struct al_origin *o, const char *before,
 			nt++;
 			toptour = tid > toptour ? tid : toptour;
 		} else if (strcmp(kind, "tstate") == 0) {
-			/* stopped may be resumed: only done ends it */
-			if (strstr(text, " state=done ") != NULL) {
+			/* stopped may be resumed: done or cancelled ends it */
+			if (strstr(text, " state=done ") != NULL ||
+			    strstr(text, " state=cancelled ") != NULL) {
 				if (tend == NULL || strcmp(tend, before) >= 0)
 					break;
 				open--;

@@ -1,18 +1,30 @@
--- schema/5.sql: a log that lives for years.  refctl archive moves the
--- finished matches and tournaments of a log's beginning, with the
--- events of its log chain, into an archive log that ends with a signed
--- head; the log keeps that head as its origin, and its chain goes on
--- from it (refd-log(5), The log chain).  At most one row: the newest
--- archive's end.
-CREATE TABLE log_origin (
-	no		INTEGER PRIMARY KEY CHECK (no > 0),
-	link		TEXT NOT NULL CHECK (length(link) = 64),
-	sig		TEXT NOT NULL CHECK (length(sig) = 128),
-	key		TEXT NOT NULL CHECK (length(key) = 64),
-	last_match	INTEGER NOT NULL CHECK (last_match >= 0),
-	last_tournament	INTEGER NOT NULL CHECK (last_tournament >= 0),
-	archive		TEXT NOT NULL,
-	archived	TEXT NOT NULL
+-- schema/5.sql: a tournament can be cancelled for good.  A cancelled
+-- tournament, like a done one, is over: it is never resumed, and its
+-- master seed may be shown.  SQLite cannot change a CHECK in place, so
+-- the table is rebuilt under its own name with its rows copied as they
+-- are (ids and the AUTOINCREMENT counter kept), so that no chained text
+-- changes.
+
+CREATE TABLE tournaments5 (
+	id		INTEGER PRIMARY KEY AUTOINCREMENT,
+	name		TEXT NOT NULL,
+	definition	TEXT NOT NULL,
+	seed		TEXT NOT NULL CHECK (length(seed) = 64 AND
+			    seed NOT GLOB '*[^0-9a-f]*'),
+	total		INTEGER NOT NULL CHECK (total > 0),
+	started		TEXT NOT NULL
+			    DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+	ended		TEXT,
+	state		TEXT NOT NULL DEFAULT 'running'
+			    CHECK (state IN ('running', 'done', 'stopped',
+			    'cancelled')),
+	reason		TEXT
 );
+INSERT INTO tournaments5 (id, name, definition, seed, total, started,
+    ended, state, reason)
+    SELECT id, name, definition, seed, total, started, ended, state, reason
+    FROM tournaments;
+DROP TABLE tournaments;
+ALTER TABLE tournaments5 RENAME TO tournaments;
 
 PRAGMA user_version = 5;
