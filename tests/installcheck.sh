@@ -104,7 +104,11 @@ done
 
 refctl bot add heur -- "$bots/heurbot" >/dev/null
 refctl bot add crand -- "$bots/randbot" >/dev/null
-refctl bot add python -- python3 "$bots/randbot.py" >/dev/null
+# the system's interpreter, which the bot user can run (not a shim
+# under a private home that PATH may name first)
+py=python3
+[ ! -x /usr/bin/python3 ] || py=/usr/bin/python3
+refctl bot add python -- $py "$bots/randbot.py" >/dev/null
 refctl bot add awk -- sh "$bots/randbot.sh" >/dev/null
 out=$(refctl match --variant joker3 heur python awk) ||
     { cat "$t/refd.err" >&2; fail "the match failed: $out"; }
