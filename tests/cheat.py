@@ -570,9 +570,10 @@ def memfill_match(r2, tmp, limit):
     returns (its bot log, peak growth of shared memory in MiB, its
     match's options)."""
     import threading
-    for i in range(3):
-        r2.add("m%d" % i, harness.EVIL + ["good"])
-    r2.add("filler", CHEAT + ["memfill", "400", str(limit)])
+    for i in range(3):     # once: the second time they are there
+        r2.ctl("bot_add", "m%d" % i, "spawn", *harness.EVIL, "good")
+    r2.ctl("bot_add", "filler", "spawn", *CHEAT, "memfill", "400",
+           str(limit))
     base = shmem_mib()
     peak = [base]
     stop = threading.Event()
@@ -624,7 +625,13 @@ def test_memory_counted(r, conf):
     still hold."""
     r2, tmp = net_refd("bot_memory_mb 128\n")
     try:
-        text, grew, opts = memfill_match(r2, tmp, 128)
+        # the host's shared memory is every process's (a PostgreSQL
+        # starting beside the suite takes its buffers): once more if it
+        # grew past the bound, to tell such a neighbour from the bot
+        for _ in range(3):
+            text, grew, opts = memfill_match(r2, tmp, 128)
+            if grew <= 128 + 48:
+                break
     finally:
         r2.stop()
     assert "cheat memfill tried fill /dev/shm" in text, text[:300]
@@ -642,7 +649,10 @@ def test_memory_counted(r, conf):
         f.write("bot_memory_mb 128\n")
     r3 = harness.Refd(tmp, extra=["-f", c], preexec_fn=drop_to_nobody)
     try:
-        text, grew, opts = memfill_match(r3, tmp, 3 * 64)
+        for _ in range(3):
+            text, grew, opts = memfill_match(r3, tmp, 3 * 64)
+            if grew <= 3 * 64 + 48:
+                break
     finally:
         r3.stop()
     err = open(os.path.join(tmp, "refd.err")).read()
