@@ -60,6 +60,7 @@
 /* What a command's answer must be. */
 enum ck_kind {
 	CK_HELLO,		/* name, version: any answer, startup_ms */
+	CK_KNOWN,		/* known_command before a match: 'true' */
 	CK_NOTE,		/* a notification: any answer will do */
 	CK_GENPLAY,		/* a move: a card of the hand, in time */
 	CK_GENBID,		/* chiamata5: a legal call, in time */
@@ -987,7 +988,7 @@ ck_answer_done(struct ck_bot *b)
 {
 	struct ck_answer	*a = &b->ans;
 	const char		*why;
-	char			 lr[400], cr[300];
+	char			 lr[400], cr[300], kr[400];
 	int64_t			 us;
 
 	b->in_answer = 0;
@@ -1029,6 +1030,15 @@ ck_answer_done(struct ck_bot *b)
 	case CK_PROBE:
 		if ((why = a->cmd.check(a->ok, a->text)) != NULL)
 			ck_problem(b, &a->cmd, "%s: %s", why, lr);
+		break;
+	case CK_KNOWN:
+		/* as match.c: the bot is refused, the variant cannot start */
+		if (!a->faulty && (why = botproto_known_refused(kr, sizeof(kr),
+		    a->ok, a->text, ck.seat, CK_BOTNAME, ck.m.opt.variant)) !=
+		    NULL) {
+			ck_problem(b, &a->cmd, "%s: %s", why, lr);
+			b->dead = 1;
+		}
 		break;
 	case CK_QUIT:
 		b->quitted = 1;
@@ -1352,9 +1362,18 @@ ck_variant(enum bri_variant var)
 	if (ck_spawn(&b) == -1)
 		return -1;
 
-	/* as match_seat_up; match_hello_done waits for both answers */
+	/*
+	 * as match_seat_up; match_hello_done waits for every answer, and a
+	 * table with an auction refuses a bot that does not know its
+	 * commands (botproto_known_refused)
+	 */
 	ck_queue(&b, CK_HELLO, NULL, ck.startup_ms, "name", "\n");
 	ck_queue(&b, CK_HELLO, NULL, ck.startup_ms, "version", "\n");
+	for (i = 0; i < botproto_nknown(var); i++) {
+		snprintf(buf, sizeof(buf), "known_command %s",
+		    botproto_known(i));
+		ck_queue(&b, CK_KNOWN, NULL, ck.startup_ms, buf, "\n");
+	}
 	ck_wait_all(&b);
 	bri_seed_commit(&ck.seed, cm);
 	util_hex(cm, sizeof(cm), commit);

@@ -218,7 +218,8 @@ static const struct refctl_cmd cmds[] = {
 	    "matches as JSON, one a line" } } },
 	{ "verify-receipt", cmd_verify_receipt, NULL, 0, 0, 1,
 	    { { "--db FILE --match ID --receipt LINE\n"
-	    "[--transcript FILE --seat S]", "a bot's receipt against the log" } } },
+	    "[--key KEY] [--transcript FILE [--seat S]]",
+	    "a bot's receipt against the log" } } },
 	{ NULL, NULL, NULL, 0, 0, 0, { { NULL, NULL } } }
 };
 
