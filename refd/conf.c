@@ -89,6 +89,8 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		    86400 },
 		{ "bot_memory_mb", offsetof(struct refd_conf, bot_mem_mb), 0,
 		    1048576 },
+		{ "botlog_max_mb", offsetof(struct refd_conf, botlog_max_mb),
+		    0, 16777216 },
 	};
 	const char	*errstr;
 	size_t		 i;

@@ -16,6 +16,7 @@ struct refd_conf {
 	char		 listen_host[64];/* the bot listener, "" for none */
 	int		 listen_port;
 	char		 botlog_dir[1024]; /* per-bot stderr logs */
+	int		 botlog_max_mb;	/* their total, 0: no cap */
 	int		 move_ms;	/* default clocks (mset.h) */
 	int		 bank_ms;
 	int		 startup_ms;

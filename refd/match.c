@@ -241,6 +241,64 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 	return 0;
 }
 
+/* The seats of m that are spawned bots. */
+static int
+match_nspawned(const struct match *m)
+{
+	struct bot	*b;
+	int		 i, n = 0;
+
+	for (i = 0; i < m->nseats; i++)
+		if ((b = bots_find(m->conf.bots[i])) != NULL &&
+		    b->kind == BOT_SPAWN)
+			n++;
+	return n;
+}
+
+/*
+ * Seat every seat of m, its start-up limit counted from now.  A seat
+ * that cannot start aborts the match.
+ */
+static void
+match_seat_all(struct match *m)
+{
+	struct timeval	 tv;
+	char		 err[256], why[300];
+	int		 i;
+
+	tv.tv_sec = m->conf.startup_ms / 1000;
+	tv.tv_usec = (m->conf.startup_ms % 1000) * 1000;
+	evtimer_add(m->wait_timer, &tv);
+	for (i = 0; i < m->nseats && !match_over(m); i++)
+		if (match_seat_up(m, i, err, sizeof(err)) == -1) {
+			snprintf(why, sizeof(why), "cannot start %s: %s",
+			    m->conf.bots[i], err);
+			match_finish(m, MATCH_ABORTED, "aborted", why);
+		}
+}
+
+/*
+ * A bot connection was freed: the matches that wait for room under
+ * max_connections for their spawned bots start, first come first
+ * served, as long as there is room for all of a match's bots at once:
+ * a match half started would hold room while it waits for the rest.
+ */
+void
+match_slot_freed(void)
+{
+	struct match	*m, *t;
+
+	TAILQ_FOREACH_SAFE(m, &matches, entry, t) {
+		if (!m->slot_wait || match_over(m))
+			continue;
+		if (seat_count() + match_nspawned(m) > conf.max_conns)
+			return;
+		m->slot_wait = 0;
+		log_debug("match %lld: room for its bots", (long long)m->id);
+		match_seat_all(m);
+	}
+}
+
 /* A remote bot of b connected or came free: seat it where awaited. */
 void
 match_remote_ready(struct bot *b)
@@ -272,8 +330,8 @@ match_wait_expired(evutil_socket_t fd, short what, void *arg)
 	for (i = 0; i < m->nseats; i++)
 		if (m->seat[i] == NULL)
 			break;
-	if (m->state != MATCH_WAITING || i == m->nseats)
-		return;
+	if (m->state != MATCH_WAITING || i == m->nseats || m->slot_wait)
+		return;		/* waiting for room has no limit */
 	snprintf(why, sizeof(why), "remote bot %s did not connect in time",
 	    m->conf.bots[i]);
 	match_finish(m, MATCH_ABORTED, "aborted", why);
@@ -315,8 +373,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	char		 seed[BRI_SEED_STRLEN], ident[BRI_MAXSEATS][256];
 	struct mset	 ms;
 	uint8_t		 commit[BRI_COMMITLEN];
-	struct timeval	 tv;
-	int		 i, n;
+	int		 i, n, nspawn = 0;
 
 	if (refd_stopping()) {
 		snprintf(err, errlen, "refd is shutting down");
@@ -329,10 +386,16 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		if (bots_find(mc->bots[i]) == NULL) {
+		if ((b = bots_find(mc->bots[i])) == NULL) {
 			snprintf(err, errlen, "unknown bot %s", mc->bots[i]);
 			return NULL;
-		}
+		} else if (b->kind == BOT_SPAWN)
+			nspawn++;
+	if (nspawn > conf.max_conns) {
+		snprintf(err, errlen, "%d spawned bots at once, but "
+		    "max_connections is %d", nspawn, conf.max_conns);
+		return NULL;
+	}
 	if (bri_options_check(&mc->opt) != BRI_OK) {
 		snprintf(err, errlen, "bad match options");
 		return NULL;
@@ -369,6 +432,9 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	if (spawn_mode() == SANDBOX_NONE)	/* said in the header, forever */
 		snprintf(m->options + strlen(m->options), sizeof(m->options) -
 		    strlen(m->options), " sandbox=none");
+	else if (spawn_memcg_missing() != NULL)	/* bot_memory_mb half kept */
+		snprintf(m->options + strlen(m->options), sizeof(m->options) -
+		    strlen(m->options), " memcg=none");
 
 	m->dbm.variant = bri_variant_name(mc->opt.variant);
 	m->dbm.options = m->options;
@@ -410,16 +476,17 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	    bri_variant_name(mc->opt.variant));
 
 	m->wait_timer = evtimer_new(base, match_wait_expired, m);
-	tv.tv_sec = mc->startup_ms / 1000;
-	tv.tv_usec = (mc->startup_ms % 1000) * 1000;
-	evtimer_add(m->wait_timer, &tv);
-	for (i = 0; i < n && !match_over(m); i++)
-		if (match_seat_up(m, i, err, errlen) == -1) {
-			char why[300];
-			snprintf(why, sizeof(why), "cannot start %s: %s",
-			    mc->bots[i], err);
-			match_finish(m, MATCH_ABORTED, "aborted", why);
-		}
+	/*
+	 * Its spawned bots start only when max_connections has room for all
+	 * of them, after every match that waited before it: until then it
+	 * waits, however long, rather than fail.
+	 */
+	m->slot_wait = 1;
+	match_slot_freed();
+	if (m->slot_wait)
+		log_info("match %lld: waits for room for %d bots "
+		    "(max_connections %d, %d connections)", (long long)m->id,
+		    match_nspawned(m), conf.max_conns, seat_count());
 	return m;
 }
 

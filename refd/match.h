@@ -64,6 +64,8 @@ struct match {
 	int		 nplays;	/* plays in the current deal */
 	int64_t		 ask_us;	/* when genplay was sent */
 	struct event	*wait_timer;	/* remote seats' start-up limit */
+	int		 slot_wait;	/* waits for max_connections room
+					   for its spawned bots */
 	char		 result[16];	/* "seat1", "draw", "forfeit2" */
 	int		 end_unlogged;	/* the log refused its end: retry */
 	char		 reason[256];
@@ -83,6 +85,7 @@ void		 match_stop(struct match *, const char *);
 int		 match_observe(void (*)(struct match *, const char *),
 		    void (*)(struct match *));
 void		 match_remote_ready(struct bot *);
+void		 match_slot_freed(void);
 const char	*match_state_name(enum match_state);
 int		 match_running(void);
 int		 match_playing(void);

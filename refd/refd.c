@@ -26,6 +26,7 @@
 #include <sodium.h>
 
 #include "refd.h"
+#include "botlog.h"
 #include "bots.h"
 #include "ckpt.h"
 #include "clock.h"
@@ -115,7 +116,8 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
 	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
 	/* strangers get a smaller share, and no address all of it */
-	if (seat_unauth(peer, &same) >= conf.max_unauth ||
+	if ((seat_unauth(peer, &same) >= conf.max_unauth &&
+	    (same >= conf.max_per_addr || !seat_unauth_evict(peer, same))) ||
 	    same >= conf.max_per_addr) {
 		if (util_now_ms() - unauth_warned_ms > 1000) {
 			log_warnx("bot listener: %s refused: %d unauthenticated "
@@ -182,6 +184,8 @@ bots_setup(void)
 	if (conf.botlog_dir[0] != '\0' && mkdir(conf.botlog_dir, 0700) == -1 &&
 	    errno != EEXIST)
 		fatal("bot log directory %s", conf.botlog_dir);
+	/* their total under botlog_max_mb, the oldest going first */
+	botlog_init(conf.botlog_dir, (int64_t)conf.botlog_max_mb << 20);
 	if ((strcmp(conf.db_path, ":memory:") != 0 &&
 	    spawn_hide(conf.db_path, 0, err, sizeof(err)) == -1) ||
 	    spawn_hide(conf.ctl_path, 0, err, sizeof(err)) == -1 ||
@@ -194,6 +198,10 @@ bots_setup(void)
 		log_warnx("spawned bots refused: %s", err);
 	else if (conf.sandbox_none)
 		log_warnx("sandbox none: spawned bots run unsandboxed");
+	else if (spawn_memcg_missing() != NULL)
+		log_warnx("no memory cgroup for bots: bot_memory_mb bounds "
+		    "each process, not what a sandbox holds in tmpfs and shared "
+		    "memory (%s)", spawn_memcg_missing());
 }
 
 /* Stop gracefully: running matches end aborted, with nothing half-written. */
@@ -244,8 +252,10 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 		refd_shutdown();
 		return;
 	}
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		spawn_reaped(pid);
 		seat_reap(pid, status);
+	}
 }
 
 /*
@@ -375,6 +385,7 @@ main(int argc, char *argv[])
 	char		 err[512];
 	long long	 n64;
 	int		 ch, daemonize = 0, verbose = 0, i, n, k, lockfd = -1;
+	pid_t		 pid;
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
 
 	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
@@ -383,6 +394,7 @@ main(int argc, char *argv[])
 	conf.bank_ms = (int)mset_default(MSET_BANK_MS);
 	conf.startup_ms = (int)mset_default(MSET_STARTUP_MS);
 	conf.max_conns = 4096;
+	conf.botlog_max_mb = 1024;
 	conf.auth_ms = 10000;
 	conf.max_unauth = 256;
 	conf.max_per_addr = 32;
@@ -458,6 +470,14 @@ main(int argc, char *argv[])
 	if (!db_writable(logdb))
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	refd_key();
+	/* the bots added at run time, kept beside the log */
+	if (strcmp(conf.db_path, ":memory:") != 0) {
+		char	 bpath[sizeof(conf.db_path) + 8];
+
+		snprintf(bpath, sizeof(bpath), "%s.bots", conf.db_path);
+		if (bots_store(bpath, err, sizeof(err)) == -1)
+			fatalx("%s", err);
+	}
 	if (db_abort_unfinished(logdb, "refd restarted", &n) == -1)
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	if (n > 0)
@@ -501,6 +521,7 @@ main(int argc, char *argv[])
 		fatalx("bot spawner: %s", err);
 	/* news travels up through the callbacks each layer is given */
 	seat_on_ready(match_remote_ready);
+	seat_on_free(match_slot_freed);
 	match_observe(ctl_match_event, ctl_match_done);
 	match_observe(NULL, tourney_match_done);
 	tourney_observe(ctl_tourney_done);
@@ -526,8 +547,9 @@ main(int argc, char *argv[])
 	seat_shutdown_all();
 	while ((m = TAILQ_FIRST(&matches)) != NULL)
 		match_free(m);
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		spawn_reaped(pid);
+	spawn_cleanup();	/* the bots' memory cgroups, refd's own */
 	/* let the scheduled frees run */
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	for (i = 0; i < 3; i++)

@@ -401,6 +401,9 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 	tstand_col(st, 2, ts->meta.started, sizeof(ts->meta.started));
 	tstand_col(st, 3, ts->meta.ended, sizeof(ts->meta.ended));
 	tstand_col(st, 4, ts->meta.state, sizeof(ts->meta.state));
+	/* a seed that may deal again is no one's to read */
+	if (!tdef_over(ts->meta.state))
+		snprintf(ts->meta.seed, sizeof(ts->meta.seed), "-");
 	for (i = 0; i < d->nbots; i++) {
 		tm = &ts->time[i];
 		sqlite3_reset(sq);
@@ -774,13 +777,39 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 		tstand_sprt_print(f, d, sp);
 }
 
-/* Print every match of tournament tid: slot, id, seats, result, points. */
+/*
+ * Is the seed of tournament tid's matches still secret, the tournament
+ * not over for good (tdef_over())?  A match of no tournament (tid < 1)
+ * has no secret seed; a tournament the log lacks or cannot show has.
+ */
+int
+tstand_seed_secret(sqlite3 *h, int64_t tid)
+{
+	sqlite3_stmt	*st;
+	int		 secret = 1;
+
+	if (tid < 1)
+		return 0;
+	if (sqlite3_prepare_v2(h, "SELECT state FROM tournaments WHERE id = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int64(st, 1, tid);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		secret = !tdef_over((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return secret;
+}
+
+/*
+ * Print every match of tournament tid: slot, id, seats, result, points,
+ * and its seed once the tournament is over ("-" before).
+ */
 int
 tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
     char *err, size_t errlen)
 {
 	sqlite3_stmt	*st;
-	int		 first = 1;
+	int		 first = 1, secret = tstand_seed_secret(h, tid);
 
 	if (sqlite3_prepare_v2(h, "SELECT m.slot, m.id, m.variant, m.state, "
 	    "coalesce(m.result, ''), coalesce(m.mpoints, ''), m.seed, "
@@ -805,6 +834,8 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 			if (c[i] == NULL)
 				c[i] = "";
 		}
+		if (secret)
+			c[6] = "-";
 		if (fmt == TSTAND_JSON) {
 			fprintf(f, "%s\n  {\"slot\": %s, \"match\": %s, "
 			    "\"variant\": ", first ? "" : ",", c[0][0] ? c[0] :

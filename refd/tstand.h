@@ -66,5 +66,6 @@ int	*tstand_units(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *);
 void	tstand_json_str(FILE *, const char *);
 int	tstand_fmt_parse(const char *, enum tstand_fmt *);
+int	tstand_seed_secret(struct sqlite3 *, int64_t);
 
 #endif
