@@ -386,6 +386,12 @@ def test_crash_campaign(r, tmp):
         if cur.must("tournament_status", tid, "progress").split(
                 "\n")[0].endswith("done"):
             break
+        # a loaded machine writes slowly: from the tenth kill on, a
+        # refd that has made no checkpoint yet runs until it has one
+        for _ in range(600 if kills >= 10 and ckpts == 0 else 0):
+            if checkpoints(cur.must("status")) > 0:
+                break
+            time.sleep(0.05)
         ckpts += checkpoints(cur.must("status"))
         cur.proc.send_signal(signal.SIGKILL)
         cur.proc.wait()
@@ -677,8 +683,13 @@ def test_stalled_sync(r, tmp):
         after_syncs(shim_events(log, 3), "stopped", "M")
         # two at once, of different lengths so that their ends fall
         # apart: while the first end's sync runs, the other plays on
+        # (the long one's bots take 20 ms a move, so that it still plays
+        # when the short one ends, however slowly its bots start)
+        for i in range(3):
+            r2.add("x%d" % i, EVIL + ["slow", "20"])
         open(log, "w").close()
-        mids = [r2.start("joker3", ["y0", "y1", "y2"], "target=11"),
+        mids = [playing(r2, r2.start("joker3", ["x0", "x1", "x2"],
+                                     "target=5")),
                 r2.start("classic2", ["y0", "y1"], "deals_to_win=1")]
         for m in mids:
             result, reason = r2.wait(m)
@@ -726,13 +737,24 @@ def show_poller(r2, mid, shown=None):
     return poller, done
 
 
+def playing(r2, mid):
+    """Wait until match mid is playing, its bots started, however slowly
+    a loaded machine starts them."""
+    for _ in range(1200):
+        if " playing " in r2.must("match_show", str(mid)):
+            return mid
+        time.sleep(0.05)
+    raise AssertionError("match %d never started playing" % mid)
+
+
 def idle_beside(r2):
     """A match that plays beside the others but writes nothing: its bots
     take 5 s a move.  The syncs of theirs go to refd's thread."""
     for i in range(3):
         r2.add("w%d" % i, EVIL + ["slow", "5000"])
-    mid = r2.start("joker3", ["w0", "w1", "w2"], "move_ms=30000")
-    time.sleep(0.5)
+    mid = playing(r2, r2.start("joker3", ["w0", "w1", "w2"],
+                               "move_ms=30000"))
+    time.sleep(0.2)
     return mid
 
 
@@ -987,10 +1009,10 @@ def test_sync_failure(r, tmp):
         for i in range(3):
             r2.add("z%d" % i, EVIL + ["slow", "20"])
         open(log, "w").close()
-        mids = [r2.start("classic2", ["y0", "y1"], "deals_to_win=1")]
-        mids += [r2.start("joker3", ["z0", "z1", "z2"], "notify=eager")
-                 for _ in range(2)]
-        for m in mids:
+        mids = [playing(r2, r2.start("joker3", ["z0", "z1", "z2"],
+                                     "notify=eager")) for _ in range(2)]
+        mids.append(r2.start("classic2", ["y0", "y1"], "deals_to_win=1"))
+        for m in mids[::-1]:
             result, reason = r2.wait(m)
             assert result == "aborted" and "log" in reason, (result, reason)
         ev = shim_events(log, 8)
