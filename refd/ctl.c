@@ -37,6 +37,7 @@
 #include "spawn.h"
 #include "tourney.h"
 #include "util.h"
+#include "worker.h"
 
 #define CTL_MAXCONNS	64
 #define CTL_MAXOUT	(1024 * 1024)	/* a client's unread output */
@@ -593,6 +594,7 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 		snprintf(r + n, len - n, "\nlisten %s:%d", conf.listen_host,
 		    conf.listen_port);
 	}
+	worker_status(r, len);
 	return 0;
 }
 

@@ -385,10 +385,6 @@ t_offline(int argc, char **argv, int what)
 	enum tstand_fmt	 fmt = TSTAND_TEXT;
 	struct tdef	 d;
 	struct tstand	 ts;
-	struct st_table	*tab;
-	struct st_sprt	 sp;
-	struct tslot	*slots = NULL;
-	int		 nslots = 0, *unit;
 	sqlite3		*h;
 	char		 err[512];
 	int64_t		 id;
@@ -433,32 +429,20 @@ t_offline(int argc, char **argv, int what)
 		fprintf(stderr, "refctl: %s\n", err);
 		goto out;
 	}
-	if ((tab = malloc(sizeof(*tab))) == NULL) {
-		tstand_free(&ts);
-		goto out;
-	}
-	st_compute(ts.m, ts.n, d.nbots, 1, tab);
-	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
-		if (d.sprt)
-			tstand_sprt(&d, slots, nslots, &ts, &sp);
-		if ((unit = tstand_units(&d, slots, nslots, &ts)) != NULL)
-			st_teams(ts.m, ts.n, unit, d.nbots, 1, tab);
-		free(unit);
-	}
 	if (tstand_extra(h, id, &d, &ts, err, sizeof(err)) == -1)
 		fprintf(stderr, "refctl: %s\n", err);
 	if (what == T_EXPORT) {
 		printf("{\"format\": \"refd-tournament-export-1\",\n");
 		export_head(h, id);
 		printf("\"standings\": ");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ? &sp :
-		    NULL, TSTAND_JSON);
+		rc = tstand_report(stdout, &d, &ts, TSTAND_JSON) == 0 ? 0 : 1;
 		printf(",\n\"matches\": ");
-		rc = tstand_results(stdout, h, id, TSTAND_JSON, err,
-		    sizeof(err)) == 0 ? 0 : 1;
-		printf("}\n");
-		if (rc != 0)
+		if (tstand_results(stdout, h, id, TSTAND_JSON, err,
+		    sizeof(err)) != 0) {
 			fprintf(stderr, "refctl: %s\n", err);
+			rc = 1;
+		}
+		printf("}\n");
 	} else {
 		if (fmt == TSTAND_TEXT && ts.have_extra)
 			printf("tournament %lld %s: %d matches, %s\n"
@@ -468,12 +452,8 @@ t_offline(int argc, char **argv, int what)
 			    " (hidden until the tournament is over)",
 			    ts.meta.started, ts.meta.ended[0] ? ts.meta.ended :
 			    "-");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ?
-		    &sp : NULL, fmt);
-		rc = 0;
+		rc = tstand_report(stdout, &d, &ts, fmt) == 0 ? 0 : 1;
 	}
-	free(slots);
-	free(tab);
 	tstand_free(&ts);
 out:
 	tdef_free(&d);

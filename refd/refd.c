@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@
 #include "spawnq.h"
 #include "tourney.h"
 #include "util.h"
+#include "worker.h"
 
 struct refd_conf	 conf;
 struct event_base	*base;
@@ -65,6 +67,7 @@ usage(int status)
 	    "usage: refd [-dhv] [-c socket] [-D database] [-f config] "
 	    "[-L botlogdir]\n"
 	    "            [-l host:port] [-m move_ms] [-s startup_ms]\n"
+	    "            [--cluster conninfo --worker name]\n"
 	    "  -c socket     control socket (default refd.sock)\n"
 	    "  -D database   SQLite log (default refd.db)\n"
 	    "  -d            run as a daemon, logging to syslog\n"
@@ -73,7 +76,9 @@ usage(int status)
 	    "  -l host:port  listen for remote bots (default: none)\n"
 	    "  -m ms         default per-move limit (default %lld)\n"
 	    "  -s ms         default start-up limit (default %lld)\n"
-	    "  -v            more verbose; -vv for debugging\n",
+	    "  -v            more verbose; -vv for debugging\n"
+	    "  --cluster c   play a cluster's slots (refd-cluster(7))\n"
+	    "  --worker name as this worker of it\n",
 	    mset_default(MSET_MOVE_MS), mset_default(MSET_STARTUP_MS));
 	exit(status);
 }
@@ -387,6 +392,11 @@ main(int argc, char *argv[])
 	int		 ch, daemonize = 0, verbose = 0, i, n, k, lockfd = -1;
 	pid_t		 pid;
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
+	static const struct option longopts[] = {
+		{ "cluster", required_argument, NULL, 'C' },
+		{ "worker", required_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 }
+	};
 
 	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
 	snprintf(conf.ctl_path, sizeof(conf.ctl_path), "refd.sock");
@@ -402,6 +412,7 @@ main(int argc, char *argv[])
 	conf.commit_ms = 5;
 	conf.ckpt_pages = DB_CKPT_PAGES;
 	conf.keep_matches = 1000;
+	conf.cluster_batch_ms = 60000;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
 	if (harden_self() == -1)
@@ -409,8 +420,21 @@ main(int argc, char *argv[])
 	if (bri_init() != BRI_OK)
 		fatalx("cannot initialise libsodium");
 
-	while ((ch = getopt(argc, argv, "c:D:df:hL:l:m:s:v")) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:D:df:hL:l:m:s:v", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
+		case 'C':
+			if ((size_t)snprintf(conf.cluster, sizeof(conf.cluster),
+			    "%s", optarg) >= sizeof(conf.cluster))
+				fatalx("--cluster: too long");
+			break;
+		case 'W':
+			if (!util_name_ok(optarg))
+				fatalx("--worker: a name of 1 to 32 letters, "
+				    "digits, _ . or -");
+			snprintf(conf.worker, sizeof(conf.worker), "%s",
+			    optarg);
+			break;
 		case 'c':
 			snprintf(conf.ctl_path, sizeof(conf.ctl_path), "%s",
 			    optarg);
@@ -453,6 +477,9 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage(1);
+	if ((conf.cluster[0] != '\0') != (conf.worker[0] != '\0'))
+		fatalx("a cluster's worker needs both --cluster and --worker "
+		    "(cluster and worker in refd.conf)");
 	log_init("refd", !daemonize, verbose);
 	/* the log and the bots' stderr hold every hand: private to refd */
 	umask(077);
@@ -524,6 +551,7 @@ main(int argc, char *argv[])
 	seat_on_free(match_slot_freed);
 	match_observe(ctl_match_event, ctl_match_done);
 	match_observe(NULL, tourney_match_done);
+	match_observe(NULL, worker_match_done);
 	tourney_observe(ctl_tourney_done);
 	tourney_observe_drawn(ctl_tourney_drawn);
 	for (i = 0; i < 3; i++) {
@@ -539,6 +567,9 @@ main(int argc, char *argv[])
 	if (clock_start(base) == -1)
 		fatalx("heartbeat: out of memory");
 	tourney_resume_all();
+	if (conf.cluster[0] != '\0' &&
+	    worker_start(conf.cluster, conf.worker, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 
 	event_base_dispatch(base);
 
@@ -555,6 +586,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	tourney_free_all();
+	worker_free();
 	clock_stop();
 	bots_free();
 	/* a match whose end the log refused (a full disk) ends in it now */
