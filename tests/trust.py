@@ -391,6 +391,23 @@ def test_wrong_tokens_cannot_lock_out():
     play_far(r)
     play_far(r)
     healthy_check(r, h)
+    # a new refd on the same log still knows the bot's address
+    r.stop()
+    r = c.start()
+    answers = []
+    threads = [threading.Thread(target=lambda i=i: answers.append(
+        auth_from(r.port, "127.0.0.%d" % (20 + i % 5), "far",
+                  "wrong-again-%d" % i))) for i in range(25)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(a.startswith("?") for a in answers), answers
+    ans = auth_from(r.port, "127.0.0.30", "far", "far-token-0123")
+    assert ans.startswith("?"), "a new address is not throttled: " + ans
+    after = remote_bot(r, "127.0.0.5")
+    assert after.auth and after.auth.startswith("="), \
+        "locked out after a restart: %r" % after.auth
     c.done()
 
 
