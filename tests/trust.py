@@ -440,8 +440,12 @@ def test_vanished_peer_not_seated():
     except OSError:
         pass
     assert b"genplay" not in data and b"match_start" not in data, data
-    ev = r.query("SELECT detail FROM bot_events WHERE bot = 'far' AND "
-                 "kind = 'disconnect'")
+    for _ in range(250):    # logged with the next commit
+        ev = r.query("SELECT detail FROM bot_events WHERE bot = 'far' "
+                     "AND kind = 'disconnect'")
+        if any(d.startswith("127.0.0.6:") for (d,) in ev):
+            break
+        time.sleep(0.02)
     assert any(d.startswith("127.0.0.6:") for (d,) in ev), ev
     assert "no answer to a probe" in c.err()
     healthy_check(r, h)
