@@ -23,12 +23,31 @@
 int
 conf_listen(struct refd_conf *c, const char *s, char *err, size_t errlen)
 {
-	const char	*colon = strrchr(s, ':'), *errstr;
+	const char	*colon = strrchr(s, ':'), *errstr, *host = s;
 	long long	 port;
+	size_t		 len;
 
-	if (colon == NULL || colon == s ||
-	    (size_t)(colon - s) >= sizeof(c->listen_host)) {
+	if (colon == NULL || colon == s) {
 		snprintf(err, errlen, "listen: host:port expected");
+		return -1;
+	}
+	len = (size_t)(colon - s);
+	/* an IPv6 address in brackets: [::1]:7433 */
+	if (s[0] == '[') {
+		if (len < 3 || s[len - 1] != ']') {
+			snprintf(err, errlen, "listen: [IPv6 address]:port "
+			    "expected");
+			return -1;
+		}
+		host = s + 1;
+		len -= 2;
+	} else if (memchr(s, ':', len) != NULL) {
+		snprintf(err, errlen, "listen: an IPv6 address goes in "
+		    "brackets: [address]:port");
+		return -1;
+	}
+	if (len >= sizeof(c->listen_host)) {
+		snprintf(err, errlen, "listen: host too long");
 		return -1;
 	}
 	port = util_num(colon + 1, 0, 65535, &errstr);
@@ -36,8 +55,8 @@ conf_listen(struct refd_conf *c, const char *s, char *err, size_t errlen)
 		snprintf(err, errlen, "listen: port %s", errstr);
 		return -1;
 	}
-	memcpy(c->listen_host, s, colon - s);
-	c->listen_host[colon - s] = '\0';
+	memcpy(c->listen_host, host, len);
+	c->listen_host[len] = '\0';
 	c->listen_port = (int)port;
 	return 0;
 }
@@ -89,6 +108,8 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		    86400 },
 		{ "bot_memory_mb", offsetof(struct refd_conf, bot_mem_mb), 0,
 		    1048576 },
+		{ "cluster_batch_ms", offsetof(struct refd_conf,
+		    cluster_batch_ms), 100, 3600000 },
 		{ "botlog_max_mb", offsetof(struct refd_conf, botlog_max_mb),
 		    0, 16777216 },
 	};
@@ -134,6 +155,20 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 	}
 	if (strcmp(argv[0], "bot") == 0)
 		return bots_define(argc - 1, argv + 1, err, errlen);
+	if (strcmp(argv[0], "cluster") == 0 && argc >= 2) {
+		/* a CONNINFO's words (refd-cluster(7)), joined again */
+		c->cluster[0] = '\0';
+		for (k = 1, n = 0; k < argc; k++)
+			n += snprintf(c->cluster + n, n < (long long)sizeof(
+			    c->cluster) ? sizeof(c->cluster) - n : 0, "%s%s",
+			    k > 1 ? " " : "", argv[k]);
+		if (n >= (long long)sizeof(c->cluster)) {
+			c->cluster[0] = '\0';
+			snprintf(err, errlen, "cluster: too long");
+			return -1;
+		}
+		return 0;
+	}
 	if (argc != 2) {
 		snprintf(err, errlen, "unknown setting or wrong arity: %s",
 		    argv[0]);
@@ -147,7 +182,14 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		snprintf(c->botlog_dir, sizeof(c->botlog_dir), "%s", argv[1]);
 	else if (strcmp(argv[0], "listen") == 0)
 		return conf_listen(c, argv[1], err, errlen);
-	else if (strcmp(argv[0], "bot_user") == 0)
+	else if (strcmp(argv[0], "worker") == 0) {
+		if (!util_name_ok(argv[1]) || strlen(argv[1]) > 32) {
+			snprintf(err, errlen, "worker: a name of 1 to 32 "
+			    "letters, digits, _ . or -");
+			return -1;
+		}
+		snprintf(c->worker, sizeof(c->worker), "%s", argv[1]);
+	} else if (strcmp(argv[0], "bot_user") == 0)
 		snprintf(c->bot_user, sizeof(c->bot_user), "%s", argv[1]);
 	else if (strcmp(argv[0], "sandbox") == 0) {
 		if (strcmp(argv[1], "bwrap") != 0 &&

@@ -32,6 +32,9 @@ struct refd_conf {
 	int		 ckpt_pages;	/* WAL pages between checkpoints */
 	int		 keep_matches;	/* finished matches still listed */
 	char		 bot_user[64];	/* who bots run as when refd is root */
+	char		 cluster[1024];	/* a cluster's CONNINFO, or "" */
+	char		 worker[64];	/* this refd's name as its worker */
+	int		 cluster_batch_ms; /* a lease's batch lasts about this */
 };
 
 int		 conf_parse(struct refd_conf *, FILE *, const char *, char *,

@@ -37,6 +37,7 @@
 #include "spawn.h"
 #include "tourney.h"
 #include "util.h"
+#include "worker.h"
 
 #define CTL_MAXCONNS	64
 #define CTL_MAXOUT	(1024 * 1024)	/* a client's unread output */
@@ -591,9 +592,11 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	/* with -l host:0 this is the only place the real port shows */
 	if (conf.listen_host[0] != '\0') {
 		n = strlen(r);
-		snprintf(r + n, len - n, "\nlisten %s:%d", conf.listen_host,
+		snprintf(r + n, len - n, strchr(conf.listen_host, ':') != NULL ?
+		    "\nlisten [%s]:%d" : "\nlisten %s:%d", conf.listen_host,
 		    conf.listen_port);
 	}
+	worker_status(r, len);
 	return 0;
 }
 

@@ -548,7 +548,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	    mc->policy, mc->max_faults);
 	ms.val[MSET_NOTIFY] = mc->notify;
 	mset_text(&ms, mc->opt.variant, m->options, sizeof(m->options));
-	if (mc->tournament != 0)	/* its seed may serve other matches */
+	if (mc->tournament != 0 || mc->hide_seed) /* it may serve others */
 		snprintf(m->options + strlen(m->options), sizeof(m->options) -
 		    strlen(m->options), " seed_reveal=tournament");
 	if (spawn_mode() == SANDBOX_NONE)	/* said in the header, forever */
@@ -1256,7 +1256,7 @@ match_announce(struct match *m, const struct match_end *e)
 		    m->dbm.head_no, head, m->dbm.sig, key);
 	}
 	botproto_match_end_text(end, sizeof(end), m->result, m->bm.mpoints,
-	    m->nseats, m->conf.tournament != 0 ? "-" :
+	    m->nseats, m->conf.tournament != 0 || m->conf.hide_seed ? "-" :
 	    bri_seed_format(&m->bm.seed, seed), chain,
 	    receipt[0] != '\0' ? receipt : NULL);
 	for (i = 0; i < m->nseats; i++) {
@@ -1268,7 +1268,8 @@ match_announce(struct match *m, const struct match_end *e)
 		/* each seat's receipt ends with its own transcript hashes */
 		if (receipt[0] != '\0' && strcmp(e->tx[i], "-") != 0)
 			botproto_match_end_text(end, sizeof(end), m->result,
-			    m->bm.mpoints, m->nseats, m->conf.tournament != 0 ?
+			    m->bm.mpoints, m->nseats, m->conf.tournament != 0 ||
+			    m->conf.hide_seed ?
 			    "-" : bri_seed_format(&m->bm.seed, seed), chain,
 			    match_receipt(rs, sizeof(rs), receipt,
 			    i, e->tx[i]));

@@ -35,6 +35,8 @@ struct match_conf {
 	struct bri_options opt;
 	struct bri_seed	 seed;
 	int		 have_seed;	/* else a new one from getrandom */
+	int		 hide_seed;	/* it serves other matches: never told
+					   (a tournament's, a cluster's) */
 	int		 nbots;
 	char		 bots[BRI_MAXSEATS][REFD_NAMELEN + 1];
 	int		 move_ms;	/* per-move limit */

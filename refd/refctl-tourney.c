@@ -385,14 +385,12 @@ t_offline(int argc, char **argv, int what)
 	enum tstand_fmt	 fmt = TSTAND_TEXT;
 	struct tdef	 d;
 	struct tstand	 ts;
-	struct st_table	*tab;
+	struct tslot	*slots;
 	struct st_sprt	 sp;
-	struct tslot	*slots = NULL;
-	int		 nslots = 0, *unit;
 	sqlite3		*h;
 	char		 err[512];
 	int64_t		 id;
-	int		 i, rc = 1;
+	int		 i, rc = 1, nslots;
 
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
@@ -433,17 +431,10 @@ t_offline(int argc, char **argv, int what)
 		fprintf(stderr, "refctl: %s\n", err);
 		goto out;
 	}
-	if ((tab = malloc(sizeof(*tab))) == NULL) {
-		tstand_free(&ts);
-		goto out;
-	}
-	st_compute(ts.m, ts.n, d.nbots, 1, tab);
+	/* the header counts what the standings count (tstand_report()) */
 	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
-		if (d.sprt)
-			tstand_sprt(&d, slots, nslots, &ts, &sp);
-		if ((unit = tstand_units(&d, slots, nslots, &ts)) != NULL)
-			st_teams(ts.m, ts.n, unit, d.nbots, 1, tab);
-		free(unit);
+		tstand_sprt_prefix(&d, slots, nslots, &ts, &sp);
+		free(slots);
 	}
 	if (tstand_extra(h, id, &d, &ts, err, sizeof(err)) == -1)
 		fprintf(stderr, "refctl: %s\n", err);
@@ -451,14 +442,14 @@ t_offline(int argc, char **argv, int what)
 		printf("{\"format\": \"refd-tournament-export-1\",\n");
 		export_head(h, id);
 		printf("\"standings\": ");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ? &sp :
-		    NULL, TSTAND_JSON);
+		rc = tstand_report(stdout, &d, &ts, TSTAND_JSON) == 0 ? 0 : 1;
 		printf(",\n\"matches\": ");
-		rc = tstand_results(stdout, h, id, TSTAND_JSON, err,
-		    sizeof(err)) == 0 ? 0 : 1;
-		printf("}\n");
-		if (rc != 0)
+		if (tstand_results(stdout, h, id, TSTAND_JSON, err,
+		    sizeof(err)) != 0) {
 			fprintf(stderr, "refctl: %s\n", err);
+			rc = 1;
+		}
+		printf("}\n");
 	} else {
 		if (fmt == TSTAND_TEXT && ts.have_extra)
 			printf("tournament %lld %s: %d matches, %s\n"
@@ -468,12 +459,8 @@ t_offline(int argc, char **argv, int what)
 			    " (hidden until the tournament is over)",
 			    ts.meta.started, ts.meta.ended[0] ? ts.meta.ended :
 			    "-");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ?
-		    &sp : NULL, fmt);
-		rc = 0;
+		rc = tstand_report(stdout, &d, &ts, fmt) == 0 ? 0 : 1;
 	}
-	free(slots);
-	free(tab);
 	tstand_free(&ts);
 out:
 	tdef_free(&d);
@@ -517,10 +504,11 @@ t_schedule(int argc, char **argv)
 		tdef_free(&d);
 		return 1;
 	}
-	printf("# %s: %s %s%s, %d matches%s\n", d.name,
+	printf("# %s: %s %s%s, %d matches\n", d.name,
 	    bri_variant_name(d.opt.variant), tdef_format_name(d.format),
-	    d.duplicate ? " with duplicate deals" : "", nslots,
-	    d.have_seed ? "" : " (no seed given: seeds shown for seed 0)");
+	    d.duplicate ? " with duplicate deals" : "", nslots);
+	if (!d.have_seed)
+		printf("# no seed given: seeds shown for seed 0\n");
 	/* the match settings given, as the table spells them */
 	printf("# settings");
 	for (k = 0; k < MSET_NKEYS; k++)
@@ -528,14 +516,21 @@ t_schedule(int argc, char **argv)
 			mset_format(&d.set, k, seed, sizeof(seed));
 			printf(" %s=%s", mset_name(k), seed);
 		}
-	printf("\n# slot block arrangement seed seats...\n");
+	/* within 80 columns: each block's seed once, after the seatings */
+	printf("\n# slot block arrangement seats...\n");
 	for (i = 0; i < nslots; i++) {
-		printf("%d %d %d %s", i, slots[i].block, slots[i].arrangement,
-		    bri_seed_format(&slots[i].seed, seed));
+		printf("%d %d %d", i, slots[i].block, slots[i].arrangement);
 		for (k = 0; k < bri_variant_seats(d.opt.variant); k++)
 			printf(" %s", d.bots[slots[i].bot[k]]);
 		putchar('\n');
 	}
+	/* with duplicate deals a block plays one seed, else each slot its own */
+	printf("# %s seed\n", d.duplicate ? "block" : "slot");
+	for (i = 0; i < nslots; i++)
+		if (!d.duplicate || i == 0 ||
+		    slots[i].block != slots[i - 1].block)
+			printf("# %d %s\n", d.duplicate ? slots[i].block : i,
+			    bri_seed_format(&slots[i].seed, seed));
 	free(slots);
 	tdef_free(&d);
 	return 0;

@@ -211,11 +211,14 @@ static const struct refctl_cmd cmds[] = {
 	    { { "SUBCOMMAND ...", "tournaments (refctl tournament -h)" } } },
 	{ "bridge", cmd_bridge, NULL, 0, 0, 0,
 	    { { "-p PORT -n NAME -- CMD", "play a stdio bot over TCP" } } },
+	{ "cluster", cmd_cluster, NULL, 0, 0, 1,
+	    { { "SUBCOMMAND ...", "many refds, one tournament (-h)" } } },
 	{ "checkbot", cmd_checkbot, NULL, 0, 0, 1,
 	    { { "[-ev] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]",
 	    "check a bot, without refd" } } },
 	{ "audit", cmd_audit, NULL, 0, 0, 1,
-	    { { "--db FILE [--all] [--allow-running] [--key KEY]\n[ID...]",
+	    { { "--db FILE [--all] [--allow-running] [--key KEY]\n"
+	    "[--archive FILE...] [ID...]",
 	    "verify matches from the log" } } },
 	{ "show", cmd_show, NULL, 0, 0, 1,
 	    { { "--db FILE ID [--deal N] [--seat S]",
@@ -227,6 +230,11 @@ static const struct refctl_cmd cmds[] = {
 	    { { "--db FILE --match ID --receipt LINE\n"
 	    "[--key KEY] [--transcript FILE [--seat S]]",
 	    "a bot's receipt against the log" } } },
+	{ "backup", cmd_backup, NULL, 0, 0, 1,
+	    { { "DB FILE", "a consistent copy of a live log" } } },
+	{ "archive", cmd_archive, NULL, 0, 0, 1,
+	    { { "DB --before DATE FILE",
+	    "move finished matches to an archive" } } },
 	{ NULL, NULL, NULL, 0, 0, 0, { { NULL, NULL } } }
 };
 
@@ -327,6 +335,9 @@ main(int argc, char *argv[])
 		if (c->fn == cmd_tournament)
 			for (c = refctl_tourney_cmds; c->name != NULL; c++)
 				refctl_help(stderr, "tournament ", c);
+		else if (c->fn == cmd_cluster)
+			for (c = refctl_cluster_cmds; c->name != NULL; c++)
+				refctl_help(stderr, "cluster ", c);
 		else
 			refctl_help(stderr, "", c);
 		rc = 2;

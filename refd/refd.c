@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@
 #include "spawnq.h"
 #include "tourney.h"
 #include "util.h"
+#include "worker.h"
 
 struct refd_conf	 conf;
 struct event_base	*base;
@@ -65,6 +67,7 @@ usage(int status)
 	    "usage: refd [-dhv] [-c socket] [-D database] [-f config] "
 	    "[-L botlogdir]\n"
 	    "            [-l host:port] [-m move_ms] [-s startup_ms]\n"
+	    "            [--cluster conninfo --worker name]\n"
 	    "  -c socket     control socket (default refd.sock)\n"
 	    "  -D database   SQLite log (default refd.db)\n"
 	    "  -d            run as a daemon, logging to syslog\n"
@@ -73,7 +76,9 @@ usage(int status)
 	    "  -l host:port  listen for remote bots (default: none)\n"
 	    "  -m ms         default per-move limit (default %lld)\n"
 	    "  -s ms         default start-up limit (default %lld)\n"
-	    "  -v            more verbose; -vv for debugging\n",
+	    "  -v            more verbose; -vv for debugging\n"
+	    "  --cluster c   play a cluster's slots (refd-cluster(7))\n"
+	    "  --worker name as this worker of it\n",
 	    mset_default(MSET_MOVE_MS), mset_default(MSET_STARTUP_MS));
 	exit(status);
 }
@@ -101,7 +106,8 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
 {
 	struct sockaddr_in	*sin = (struct sockaddr_in *)sa;
-	char			 peer[64], addr[INET_ADDRSTRLEN];
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)sa;
+	char			 peer[80], addr[INET6_ADDRSTRLEN];
 	int			 one = 1, same, idle = 30, intvl = 10, cnt = 3;
 
 	(void)l;
@@ -113,8 +119,15 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		close(fd);
 		return;
 	}
-	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
-	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
+	if (sa->sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &sin6->sin6_addr, addr, sizeof(addr));
+		snprintf(peer, sizeof(peer), "[%s]:%d", addr,
+		    ntohs(sin6->sin6_port));
+	} else {
+		inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
+		snprintf(peer, sizeof(peer), "%s:%d", addr,
+		    ntohs(sin->sin_port));
+	}
 	/* strangers get a smaller share, and no address all of it */
 	if ((seat_unauth(peer, &same) >= conf.max_unauth &&
 	    (same >= conf.max_per_addr || !seat_unauth_evict(peer, same))) ||
@@ -138,35 +151,48 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	seat_accept(fd, peer);	/* which closes fd if it fails */
 }
 
-/* Listen for remote bots on the configured address. */
+/* Listen for remote bots on the configured address, IPv4 or IPv6. */
 static int
 bot_listen(void)
 {
-	struct sockaddr_in	 sin;
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
 	socklen_t		 slen;
+	int			 v6;
 
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(conf.listen_port);
-	if (inet_pton(AF_INET, conf.listen_host, &sin.sin_addr) != 1) {
-		log_warnx("listen: %s is not an IPv4 address",
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, conf.listen_host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(conf.listen_port);
+		slen = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, conf.listen_host,
+	    &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(conf.listen_port);
+		slen = sizeof(*sin6);
+	} else {
+		log_warnx("listen: %s is not an IPv4 or IPv6 address",
 		    conf.listen_host);
 		return -1;
 	}
+	v6 = ss.ss_family == AF_INET6;
 	bot_listener = evconnlistener_new_bind(base, bot_accept, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
-	    128, (struct sockaddr *)&sin, sizeof(sin));
+	    128, (struct sockaddr *)&ss, slen);
 	if (bot_listener == NULL) {
-		log_warn("listen %s:%d", conf.listen_host, conf.listen_port);
+		log_warn("listen %s%s%s:%d", v6 ? "[" : "", conf.listen_host,
+		    v6 ? "]" : "", conf.listen_port);
 		return -1;
 	}
 	/* port 0 asks the kernel for one: keep the real one for status */
-	slen = sizeof(sin);
+	slen = sizeof(ss);
 	if (getsockname(evconnlistener_get_fd(bot_listener),
-	    (struct sockaddr *)&sin, &slen) == 0)
-		conf.listen_port = ntohs(sin.sin_port);
-	log_info("listening for bots on %s:%d", conf.listen_host,
-	    conf.listen_port);
+	    (struct sockaddr *)&ss, &slen) == 0)
+		conf.listen_port = ntohs(v6 ? sin6->sin6_port :
+		    sin->sin_port);
+	log_info("listening for bots on %s%s%s:%d", v6 ? "[" : "",
+	    conf.listen_host, v6 ? "]" : "", conf.listen_port);
 	return 0;
 }
 
@@ -400,6 +426,11 @@ main(int argc, char *argv[])
 	int		 ch, daemonize = 0, verbose = 0, i, n, k, lockfd = -1;
 	pid_t		 pid;
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
+	static const struct option longopts[] = {
+		{ "cluster", required_argument, NULL, 'C' },
+		{ "worker", required_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 }
+	};
 
 	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
 	snprintf(conf.ctl_path, sizeof(conf.ctl_path), "refd.sock");
@@ -415,6 +446,7 @@ main(int argc, char *argv[])
 	conf.commit_ms = 5;
 	conf.ckpt_pages = DB_CKPT_PAGES;
 	conf.keep_matches = 1000;
+	conf.cluster_batch_ms = 60000;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
 	if (harden_self() == -1)
@@ -422,8 +454,21 @@ main(int argc, char *argv[])
 	if (bri_init() != BRI_OK)
 		fatalx("cannot initialise libsodium");
 
-	while ((ch = getopt(argc, argv, "c:D:df:hL:l:m:s:v")) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:D:df:hL:l:m:s:v", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
+		case 'C':
+			if ((size_t)snprintf(conf.cluster, sizeof(conf.cluster),
+			    "%s", optarg) >= sizeof(conf.cluster))
+				fatalx("--cluster: too long");
+			break;
+		case 'W':
+			if (!util_name_ok(optarg))
+				fatalx("--worker: a name of 1 to 32 letters, "
+				    "digits, _ . or -");
+			snprintf(conf.worker, sizeof(conf.worker), "%s",
+			    optarg);
+			break;
 		case 'c':
 			snprintf(conf.ctl_path, sizeof(conf.ctl_path), "%s",
 			    optarg);
@@ -466,6 +511,9 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage(1);
+	if ((conf.cluster[0] != '\0') != (conf.worker[0] != '\0'))
+		fatalx("a cluster's worker needs both --cluster and --worker "
+		    "(cluster and worker in refd.conf)");
 	log_init("refd", !daemonize, verbose);
 	/* the log and the bots' stderr hold every hand: private to refd */
 	umask(077);
@@ -537,6 +585,7 @@ main(int argc, char *argv[])
 	seat_on_free(match_slot_freed);
 	match_observe(ctl_match_event, ctl_match_done);
 	match_observe(NULL, tourney_match_done);
+	match_observe(NULL, worker_match_done);
 	tourney_observe(ctl_tourney_done);
 	tourney_observe_drawn(ctl_tourney_drawn);
 	for (i = 0; i < 3; i++) {
@@ -552,6 +601,9 @@ main(int argc, char *argv[])
 	if (clock_start(base) == -1)
 		fatalx("heartbeat: out of memory");
 	tourney_resume_all();
+	if (conf.cluster[0] != '\0' &&
+	    worker_start(conf.cluster, conf.worker, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 
 	event_base_dispatch(base);
 
@@ -568,6 +620,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	tourney_free_all();
+	worker_free();
 	clock_stop();
 	bots_free();
 	/* a match whose end the log refused (a full disk) ends in it now */

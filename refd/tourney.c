@@ -721,6 +721,62 @@ tourney_clash(const struct tourney *t, int j)
 	return 0;
 }
 
+/*
+ * The settings of the match that slot sl of d plays, with refd's
+ * defaults where d leaves them: a tournament's match and a cluster's
+ * slot (worker.c) play alike.  Not of a tournament of this refd yet:
+ * mc's tournament is 0 and its seed is not to be told.
+ */
+void
+tourney_slot_conf(const struct tdef *d, const struct tslot *sl,
+    struct match_conf *mc)
+{
+	int	 i;
+
+	memset(mc, 0, sizeof(*mc));
+	mc->opt = d->opt;
+	mc->seed = sl->seed;
+	mc->have_seed = 1;
+	mc->hide_seed = 1;
+	mc->nbots = bri_variant_seats(d->opt.variant);
+	for (i = 0; i < mc->nbots; i++)
+		snprintf(mc->bots[i], sizeof(mc->bots[i]), "%s",
+		    d->bots[sl->bot[i]]);
+	mc->move_ms = d->move_ms > 0 ? d->move_ms : conf.move_ms;
+	mc->bank_ms = d->bank_ms >= 0 ? d->bank_ms : conf.bank_ms;
+	mc->startup_ms = d->startup_ms > 0 ? d->startup_ms : conf.startup_ms;
+	mc->policy = d->policy == POLICY_DEFAULT ?
+	    (enum fault_policy)mset_default(MSET_POLICY) : d->policy;
+	mc->max_faults = d->max_faults > 0 ? d->max_faults :
+	    (int)mset_default(MSET_MAX_FAULTS);
+	mc->notify = (enum notify_mode)d->set.val[MSET_NOTIFY];
+	mc->slot = -1;
+}
+
+/*
+ * Take up the bots definition d (from fname) brings and check that each
+ * participant can play, and may play duplicate deals: what a tournament
+ * checks before its first match, and a cluster's worker before it leases
+ * a slot.  Returns 0, or -1 with "fname:line: reason" in err.
+ */
+int
+tourney_take_bots(const struct tdef *d, const char *fname, char *err,
+    size_t errlen)
+{
+	struct bot	*added[TDEF_MAXBOTS];
+	char		 why[300];
+	int		 nadded = 0;
+
+	if (tourney_bots(d, fname, added, &nadded, err, errlen) == -1)
+		return -1;
+	if (tourney_trust(d, why, sizeof(why)) == -1) {
+		tourney_unbots(added, nadded);
+		snprintf(err, errlen, "%s:%s", fname, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* Start matches until the concurrency is reached or nothing is left. */
 static void
 tourney_fill(struct tourney *t)
@@ -729,7 +785,7 @@ tourney_fill(struct tourney *t)
 	struct tslot	*sl;
 	struct match	*m;
 	char		 err[256], why[400];
-	int		 i, j;
+	int		 j;
 
 	while (!t->over && !refd_stopping() &&
 	    t->nrunning < t->def.concurrency) {
@@ -741,25 +797,7 @@ tourney_fill(struct tourney *t)
 		if (j == t->nslots)
 			return;		/* the next match to end calls again */
 		sl = &t->slots[j];
-		memset(&mc, 0, sizeof(mc));
-		mc.opt = t->def.opt;
-		mc.seed = sl->seed;
-		mc.have_seed = 1;
-		mc.nbots = bri_variant_seats(t->def.opt.variant);
-		for (i = 0; i < mc.nbots; i++)
-			snprintf(mc.bots[i], sizeof(mc.bots[i]), "%s",
-			    t->def.bots[sl->bot[i]]);
-		mc.move_ms = t->def.move_ms > 0 ? t->def.move_ms : conf.move_ms;
-		mc.bank_ms = t->def.bank_ms >= 0 ? t->def.bank_ms :
-		    conf.bank_ms;
-		mc.startup_ms = t->def.startup_ms > 0 ? t->def.startup_ms :
-		    conf.startup_ms;
-		mc.policy = t->def.policy == POLICY_DEFAULT ?
-		    (enum fault_policy)mset_default(MSET_POLICY) :
-		    t->def.policy;
-		mc.max_faults = t->def.max_faults > 0 ? t->def.max_faults :
-		    (int)mset_default(MSET_MAX_FAULTS);
-		mc.notify = (enum notify_mode)t->def.set.val[MSET_NOTIFY];
+		tourney_slot_conf(&t->def, sl, &mc);
 		mc.tournament = t->id;
 		mc.slot = j;
 		t->state[j] = SLOT_RUNNING;
@@ -1092,6 +1130,7 @@ tourney_draw_text(sqlite3 *h, int64_t tid, const struct tdef *d,
 {
 	struct tstand	 ts;
 	struct st_table	*tab;
+	struct st_sprt	 s;
 	FILE		*f;
 	char		*buf = NULL;
 	int		*unit;
@@ -1099,6 +1138,8 @@ tourney_draw_text(sqlite3 *h, int64_t tid, const struct tdef *d,
 	*len = 0;
 	if (tstand_load(h, tid, d, 0, &ts, err, errlen) == -1)
 		return NULL;
+	/* after the SPRT's verdict, only what it read counts */
+	tstand_sprt_prefix(d, slots, nslots, &ts, &s);
 	if ((tab = malloc(sizeof(*tab))) == NULL ||
 	    (f = open_memstream(&buf, len)) == NULL) {
 		free(tab);

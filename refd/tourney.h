@@ -10,6 +10,9 @@
 #include <stdio.h>
 
 struct match;
+struct match_conf;
+struct tdef;
+struct tslot;
 
 int64_t		 tourney_start(const char *, char *, size_t);
 int		 tourney_resume(int64_t, char *, size_t);
@@ -26,5 +29,9 @@ void		 tourney_observe(void (*)(int64_t, const char *,
 		    const char *));
 void		 tourney_observe_drawn(void (*)(int64_t));
 void		 tourney_free_all(void);
+void		 tourney_slot_conf(const struct tdef *, const struct tslot *,
+		    struct match_conf *);
+int		 tourney_take_bots(const struct tdef *, const char *, char *,
+		    size_t);
 
 #endif /* REFD_TOURNEY_H */

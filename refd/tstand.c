@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,9 @@ deal_result(const char *r)
 	return -1;
 }
 
+static int	tstand_read(sqlite3 *, sqlite3_stmt *, const struct tdef *,
+		    struct tstand *, char *, size_t);
+
 /* Free what tstand_load() allocated. */
 void
 tstand_free(struct tstand *t)
@@ -118,17 +123,66 @@ int
 tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, int from,
     struct tstand *t, char *err, size_t errlen)
 {
-	sqlite3_stmt	*sm = NULL, *ss = NULL, *sf = NULL, *sd = NULL;
+	sqlite3_stmt	*sm;
+
+	memset(t, 0, sizeof(*t));
+	if (sqlite3_prepare_v2(h, "SELECT id, slot, result, mpoints FROM "
+	    "matches WHERE tournament = ? AND state = 'done' AND slot >= ? "
+	    "ORDER BY slot, id", -1, &sm, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		return -1;
+	}
+	sqlite3_bind_int64(sm, 1, tid);
+	sqlite3_bind_int(sm, 2, from);
+	return tstand_read(h, sm, d, t, err, errlen);
+}
+
+/*
+ * Read one finished match, match mid of the log h, into t as the match
+ * of slot of d: what a cluster's worker reports (tstand_record()).
+ * Returns 0, or -1 with the reason in err.
+ */
+int
+tstand_load_match(sqlite3 *h, int64_t mid, const struct tdef *d, int slot,
+    struct tstand *t, char *err, size_t errlen)
+{
+	sqlite3_stmt	*sm;
+
+	memset(t, 0, sizeof(*t));
+	if (sqlite3_prepare_v2(h, "SELECT id, ?2, result, mpoints FROM "
+	    "matches WHERE id = ?1 AND state = 'done'", -1, &sm, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		return -1;
+	}
+	sqlite3_bind_int64(sm, 1, mid);
+	sqlite3_bind_int(sm, 2, slot);
+	if (tstand_read(h, sm, d, t, err, errlen) == -1)
+		return -1;
+	if (t->n != 1) {
+		snprintf(err, errlen, "match %lld: not finished in the log",
+		    (long long)mid);
+		tstand_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The matches the statement sm (id, slot, result, mpoints; bound, and
+ * finalized here) finds, with their seats, faults and deals, into t.
+ */
+static int
+tstand_read(sqlite3 *h, sqlite3_stmt *sm, const struct tdef *d,
+    struct tstand *t, char *err, size_t errlen)
+{
+	sqlite3_stmt	*ss = NULL, *sf = NULL, *sd = NULL;
 	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k;
 	int		 prev[BRI_MAXSEATS];
 	int		 mp[BRI_MAXSEATS];
 	const char	*name;
 
-	memset(t, 0, sizeof(*t));
-	if (sqlite3_prepare_v2(h, "SELECT id, slot, result, mpoints FROM "
-	    "matches WHERE tournament = ? AND state = 'done' AND slot >= ? "
-	    "ORDER BY slot, id", -1, &sm, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h, "SELECT seat, bot FROM seats WHERE "
+	if (sqlite3_prepare_v2(h, "SELECT seat, bot FROM seats WHERE "
 	    "match_id = ? ORDER BY seat", -1, &ss, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT seat, count(*) FROM faults WHERE "
 	    "match_id = ? GROUP BY seat", -1, &sf, NULL) != SQLITE_OK ||
@@ -141,8 +195,6 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, int from,
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
-	sqlite3_bind_int64(sm, 1, tid);
-	sqlite3_bind_int(sm, 2, from);
 	while (sqlite3_step(sm) == SQLITE_ROW) {
 		struct st_match	*m;
 		int64_t		 id = sqlite3_column_int64(sm, 0);
@@ -315,6 +367,33 @@ tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
 }
 
 /*
+ * What the standings of gauntlet d count once its SPRT has decided: the
+ * schedule's prefix its verdict read, in whole observations (duplicate
+ * sets), and no match that finished after it, whatever the concurrency.
+ * Runs the SPRT over ts into s and drops from ts every match of a later
+ * slot.  Returns the first slot not counted: nslots if the test has not
+ * decided (or d has none), when nothing is dropped.
+ */
+int
+tstand_sprt_prefix(const struct tdef *d, const struct tslot *slots,
+    int nslots, struct tstand *ts, struct st_sprt *s)
+{
+	int	 pos, k;
+
+	if (!d->sprt)
+		return nslots;
+	pos = tstand_sprt(d, slots, nslots, ts, s);
+	if (s->decided == 0)
+		return nslots;
+	/* ts is in schedule order */
+	for (k = 0; k < ts->n && ts->slot[k] < pos; k++)
+		;
+	ts->n = k;
+	ts->upto = pos;
+	return pos;
+}
+
+/*
  * The unit of each finished match of ts, for resampling whole: its
  * block (a duplicate set) with duplicate deals, else its slot.  A new
  * array the caller frees, or NULL when memory runs out.
@@ -376,16 +455,16 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 	    "coalesce(max(p.ms), 0) FROM plays p JOIN seats s ON s.match_id = "
 	    "p.match_id AND s.seat = p.seat JOIN matches m ON m.id = "
 	    "p.match_id WHERE m.tournament = ?1 AND m.state = 'done' AND "
-	    "s.bot = ?2 AND p.fault = 0", -1, &sq, NULL) != SQLITE_OK ||
+	    "s.bot = ?2 AND p.fault = 0 AND m.slot < ?4", -1, &sq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT p.ms FROM plays p JOIN seats s ON "
 	    "s.match_id = p.match_id AND s.seat = p.seat JOIN matches m ON "
 	    "m.id = p.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
-	    "AND s.bot = ?2 AND p.fault = 0 ORDER BY p.ms LIMIT 1 OFFSET ?3",
+	    "AND s.bot = ?2 AND p.fault = 0 AND m.slot < ?4 ORDER BY p.ms LIMIT 1 OFFSET ?3",
 	    -1, &sp, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT count(*) FROM faults f JOIN seats s "
 	    "ON s.match_id = f.match_id AND s.seat = f.seat JOIN matches m ON "
 	    "m.id = f.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
-	    "AND s.bot = ?2 AND f.kind = 'timeout'", -1, &sf, NULL) != SQLITE_OK) {
+	    "AND s.bot = ?2 AND f.kind = 'timeout' AND m.slot < ?4", -1, &sf, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
@@ -409,6 +488,7 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 		sqlite3_reset(sq);
 		sqlite3_bind_int64(sq, 1, tid);
 		sqlite3_bind_text(sq, 2, d->bots[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int(sq, 4, ts->upto > 0 ? ts->upto : INT_MAX);
 		if (sqlite3_step(sq) == SQLITE_ROW) {
 			tm->moves = sqlite3_column_int(sq, 0);
 			tm->mean = sqlite3_column_double(sq, 1);
@@ -419,6 +499,8 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 			sqlite3_reset(sp);
 			sqlite3_bind_int64(sp, 1, tid);
 			sqlite3_bind_text(sp, 2, d->bots[i], -1, SQLITE_STATIC);
+			sqlite3_bind_int(sp, 4, ts->upto > 0 ? ts->upto :
+			    INT_MAX);
 			sqlite3_bind_int(sp, 3, (int)((99LL * tm->moves + 99) /
 			    100) - 1);
 			if (sqlite3_step(sp) == SQLITE_ROW)
@@ -427,6 +509,7 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 		sqlite3_reset(sf);
 		sqlite3_bind_int64(sf, 1, tid);
 		sqlite3_bind_text(sf, 2, d->bots[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int(sf, 4, ts->upto > 0 ? ts->upto : INT_MAX);
 		if (sqlite3_step(sf) == SQLITE_ROW)
 			tm->timeouts = sqlite3_column_int(sf, 0);
 	}
@@ -557,6 +640,40 @@ tstand_roles(FILE *f, const struct tdef *d, const struct st_table *t)
  * state of its SPRT sp (NULL: none) and, if ts has them (tstand_extra()),
  * the tournament's name, seed and dates and each bot's thinking time.
  */
+/*
+ * Does every bot that played have an interval of zero width?  Then the
+ * bootstrap had nothing to vary: one duplicate set resampled whole, or
+ * results all alike.
+ */
+static int
+tstand_flat(const struct st_table *t, int team)
+{
+	const struct st_row	*r;
+	int			 i, n = 0;
+
+	if (team && t->tdeals == 0)
+		return 0;
+	for (i = 0; i < t->nbots; i++) {
+		r = &t->row[i];
+		if (r->played == 0)
+			continue;
+		if ((team ? r->telo_hi - r->telo_lo : r->elo_hi - r->elo_lo) >
+		    1e-9)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/* The warning under a table whose intervals all have zero width. */
+static void
+tstand_flat_warn(FILE *f)
+{
+	fprintf(f, "warning: every interval has zero width: the resamples "
+	    "never differed\n(a single duplicate set, or results all "
+	    "alike): they say nothing of the error\n");
+}
+
 void
 tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
     const struct st_table *t, const struct st_sprt *sp, enum tstand_fmt fmt)
@@ -617,6 +734,10 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 	if (fmt == TSTAND_JSON) {
 		fprintf(f, "{\"tournament\": ");
 		tstand_json_str(f, d->name);
+		if (tstand_flat(t, 0) || tstand_flat(t, 1))
+			fprintf(f, ", \"warning\": \"every interval %shas zero "
+			    "width\"", tstand_flat(t, 0) ? "" :
+			    "of the role-aware rating ");
 		fprintf(f, ", \"variant\": \"%s\", \"resamples\": %d, "
 		    "\"standings\": [", bri_variant_name(d->opt.variant),
 		    t->resamples);
@@ -725,6 +846,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 		    "%4d\n", i + 1, d->bots[r->bot], r->elo, r->elo_lo,
 		    r->elo_hi, r->score, r->played, r->won, r->drawn, r->lost);
 	}
+	if (tstand_flat(t, 0))
+		tstand_flat_warn(f);
 	fprintf(f, "\n%-16s %6s %11s %6s", "bot", "deals", "w/l/v", "mp/dl");
 	if (joker)
 		fprintf(f, " %7s %9s %9s", "joker%", "as joker", "as ally");
@@ -771,6 +894,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 			fprintf(f, "%-16.16s %6.1f [%7.1f,%7.1f]\n",
 			    d->bots[r->bot], r->telo, r->telo_lo, r->telo_hi);
 		}
+		if (tstand_flat(t, 1))
+			tstand_flat_warn(f);
 	}
 	tstand_cross(f, d, t);
 	if (sp != NULL)
@@ -824,6 +949,9 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 	if (fmt == TSTAND_CSV)
 		fprintf(f, "slot,match,variant,state,result,mpoints,seed,"
 		    "bots\n");
+	else if (fmt == TSTAND_TEXT)
+		fprintf(f, "%-5s %-6s %-10s %-7s %-8s %-9s %s\n", "slot",
+		    "match", "variant", "state", "result", "mpoints", "bots");
 	else if (fmt == TSTAND_JSON)
 		fprintf(f, "[");
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -852,19 +980,260 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 			fprintf(f, ", \"bots\": ");
 			tstand_json_str(f, c[7]);
 			fprintf(f, "}");
-		} else
-			fprintf(f, "%s%c%s%c%s%c%s%c%s%c\"%s\"%c%s%c%s\n", c[0],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[1],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[2],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[3],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[4],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[5],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[6],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[7]);
+		} else if (fmt == TSTAND_CSV)
+			fprintf(f, "%s,%s,%s,%s,%s,\"%s\",%s,%s\n", c[0], c[1],
+			    c[2], c[3], c[4], c[5], c[6], c[7]);
+		else
+			/* within 80 columns: the seeds are in CSV and JSON */
+			fprintf(f, "%-5s %-6s %-10s %-7s %-8s %-9s %s\n", c[0],
+			    c[1], c[2], c[3], c[4], c[5], c[7]);
 		first = 0;
 	}
 	if (fmt == TSTAND_JSON)
 		fprintf(f, "\n]\n");
 	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * A finished match as one line of text, so that its result travels
+ * from wherever it was played (a cluster's worker, refd-cluster(7)) to
+ * the standings, which read it back with tstand_add_record():
+ *
+ *	r1 RESULT MPOINTS BOTS FAULTS NDEALS DEAL...
+ *
+ * RESULT is wN (seat or team N won), fN (seat N forfeited) or draw;
+ * MPOINTS, BOTS (participant of each seat) and FAULTS are lists of one
+ * number per seat, "3,1"; each DEAL is
+ * RESULT:WINNER:JOKER:CALLER:PARTNER:GAINS, the deal result's number
+ * (enum bri_deal_result), -1 where none, and the match points each seat
+ * gained.
+ */
+
+/* Append "a,b,c" of n numbers at *p, within end; -1 if cut. */
+static int
+tstand_put_list(char **p, char *end, const int *v, int n)
+{
+	int	 i, k;
+
+	for (i = 0; i < n; i++) {
+		k = snprintf(*p, end - *p, "%s%d", i ? "," : "", v[i]);
+		if (k < 0 || k >= end - *p)
+			return -1;
+		*p += k;
+	}
+	return 0;
+}
+
+/* Append with printf, within end; -1 if cut. */
+static int
+tstand_put(char **p, char *end, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int
+tstand_put(char **p, char *end, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(*p, end - *p, fmt, ap);
+	va_end(ap);
+	if (k < 0 || k >= end - *p)
+		return -1;
+	*p += k;
+	return 0;
+}
+
+/* Match i of t as a record into buf (len bytes); 0, or -1 if cut. */
+int
+tstand_record(const struct tstand *t, int i, char *buf, size_t len)
+{
+	const struct st_match	*m = &t->m[i];
+	const struct st_deal	*dl;
+	char			*p = buf, *end = buf + len;
+	int			 k;
+
+	if (len == 0)
+		return -1;
+	if (m->winner >= 0)
+		k = tstand_put(&p, end, "r1 w%d ", m->winner);
+	else if (m->forfeit >= 0)
+		k = tstand_put(&p, end, "r1 f%d ", m->forfeit);
+	else
+		k = tstand_put(&p, end, "r1 draw ");
+	if (k == -1 || tstand_put_list(&p, end, m->mpoints, m->nseats) ||
+	    tstand_put(&p, end, " ") ||
+	    tstand_put_list(&p, end, m->bot, m->nseats) ||
+	    tstand_put(&p, end, " ") ||
+	    tstand_put_list(&p, end, m->faults, m->nseats) ||
+	    tstand_put(&p, end, " %d", m->ndeals))
+		return -1;
+	for (k = 0; k < m->ndeals; k++) {
+		dl = &m->deals[k];
+		if (tstand_put(&p, end, " %d:%d:%d:%d:%d:", dl->result,
+		    dl->winner, dl->joker, dl->caller, dl->partner) ||
+		    tstand_put_list(&p, end, dl->mpoints, m->nseats))
+			return -1;
+	}
+	return 0;
+}
+
+/* A number of rec at *p in [lo, hi], then sep (or the end if 0). */
+static int
+tstand_get(const char **p, int lo, int hi, int sep, int *v)
+{
+	char	*e;
+	long	 l;
+
+	if (**p != '-' && (**p < '0' || **p > '9'))
+		return -1;
+	l = strtol(*p, &e, 10);
+	if (e == *p || l < lo || l > hi || *e != sep)
+		return -1;
+	*v = (int)l;
+	*p = sep ? e + 1 : e;
+	return 0;
+}
+
+/* n numbers "a,b,c" of rec at *p in [lo, hi], then sep. */
+static int
+tstand_get_list(const char **p, int n, int lo, int hi, int sep, int *v)
+{
+	int	 i;
+
+	for (i = 0; i < n; i++)
+		if (tstand_get(p, lo, hi, i == n - 1 ? sep : ',', &v[i]) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * Add the record rec (tstand_record()) to t as the match of slot, with
+ * id, a match of d; records come in schedule order.  A record is
+ * hostile: anything malformed or out of range is refused, with the
+ * reason in err.  Returns 0 or -1; t stays usable either way.
+ */
+int
+tstand_add_record(struct tstand *t, const struct tdef *d, int slot,
+    int64_t id, const char *rec, char *err, size_t errlen)
+{
+	const int		 seats = bri_variant_seats(d->opt.variant);
+	const int		 P = 1000000;
+	const struct st_deal	*old = t->deals;
+	struct st_match		 m;
+	struct st_deal		*dl;
+	const char		*p = rec;
+	int			 k, i, nd, v, c;
+
+	memset(&m, 0, sizeof(m));
+	m.variant = d->opt.variant;
+	m.nseats = seats;
+	m.winner = m.forfeit = -1;
+	if (rec == NULL || strlen(rec) > TSTAND_RECMAX ||
+	    strncmp(p, "r1 ", 3) != 0)
+		goto bad;
+	p += 3;
+	if (strncmp(p, "draw ", 5) == 0)
+		p += 5;
+	else if (*p == 'w' || *p == 'f') {
+		c = *p++;
+		if (tstand_get(&p, 0, seats - 1, ' ', &v) == -1)
+			goto bad;
+		if (c == 'w')
+			m.winner = v;
+		else
+			m.forfeit = v;
+	} else
+		goto bad;
+	if (tstand_get_list(&p, seats, -P, P, ' ', m.mpoints) ||
+	    tstand_get_list(&p, seats, 0, d->nbots - 1, ' ', m.bot) ||
+	    tstand_get_list(&p, seats, 0, P, ' ', m.faults) ||
+	    tstand_get(&p, 0, 100000, *p != '\0' && strchr(p, ' ') ? ' ' : 0,
+	    &nd) == -1)
+		goto bad;
+	if (t->n == t->capm) {
+		k = t->capm ? 2 * t->capm : 64;
+		if ((t->m = reallocarray(t->m, k, sizeof(*t->m))) == NULL ||
+		    (t->id = reallocarray(t->id, k, sizeof(int64_t))) ==
+		    NULL || (t->slot = reallocarray(t->slot, k,
+		    sizeof(int))) == NULL)
+			goto oom;
+		t->capm = k;
+	}
+	for (k = 0; k < nd; k++) {
+		if (t->nd == t->capd) {
+			i = t->capd ? 2 * t->capd : 1024;
+			if ((t->deals = reallocarray(t->deals, i,
+			    sizeof(*t->deals))) == NULL)
+				goto oom;
+			t->capd = i;
+		}
+		dl = &t->deals[t->nd + k];
+		memset(dl, 0, sizeof(*dl));
+		if (tstand_get(&p, 0, 7, ':', &dl->result) ||
+		    tstand_get(&p, -1, seats - 1, ':', &dl->winner) ||
+		    tstand_get(&p, -1, seats - 1, ':', &dl->joker) ||
+		    tstand_get(&p, -1, seats - 1, ':', &dl->caller) ||
+		    tstand_get(&p, -1, seats - 1, ':', &dl->partner) ||
+		    tstand_get_list(&p, seats, -P, P, k == nd - 1 ? 0 : ' ',
+		    dl->mpoints))
+			goto bad;
+	}
+	if (*p != '\0')
+		goto bad;
+	m.ndeals = nd;
+	t->m[t->n] = m;
+	t->id[t->n] = id;
+	t->slot[t->n] = slot;
+	t->n++;
+	t->nd += nd;
+	/* the deals may have moved: point each match at its own */
+	if (t->deals != old || nd > 0)
+		for (i = 0, k = 0; i < t->n; i++) {
+			t->m[i].deals = t->deals + k;
+			k += t->m[i].ndeals;
+		}
+	return 0;
+bad:
+	snprintf(err, errlen, "slot %d: a malformed record", slot);
+	return -1;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/*
+ * The standings of d over the finished matches ts, printed in fmt: the
+ * table (st_compute()), the role-aware rating by units of the schedule,
+ * and a gauntlet's SPRT in schedule order; what `refctl tournament
+ * standings` prints from a log and `refctl cluster standings` from a
+ * cluster's rows.  Returns 0, or -1 when memory runs out.
+ */
+int
+tstand_report(FILE *f, const struct tdef *d, struct tstand *ts,
+    enum tstand_fmt fmt)
+{
+	struct st_table	*tab;
+	struct st_sprt	 sp;
+	struct tslot	*slots = NULL;
+	char		 err[256];
+	int		 nslots = 0, *unit;
+
+	if ((tab = malloc(sizeof(*tab))) == NULL)
+		return -1;
+	/* the schedule's shape: its seeds play no part here */
+	if (tdef_schedule(d, &slots, &nslots, err, sizeof(err)) == 0)
+		/* after the SPRT's verdict, only what it read counts */
+		tstand_sprt_prefix(d, slots, nslots, ts, &sp);
+	st_compute(ts->m, ts->n, d->nbots, 1, tab);
+	if (slots != NULL) {
+		if ((unit = tstand_units(d, slots, nslots, ts)) != NULL)
+			st_teams(ts->m, ts->n, unit, d->nbots, 1, tab);
+		free(unit);
+	}
+	tstand_print(f, d, ts, tab, slots != NULL && d->sprt ? &sp : NULL,
+	    fmt);
+	free(slots);
+	free(tab);
 	return 0;
 }
