@@ -7,11 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "sandbox.h"
+#include "sfilter.h"
 
 /* Made-up files: word -> real path and kind (1 file, 2 directory). */
 static const struct { const char *word, *real; int kind; } files[] = {
@@ -353,6 +355,30 @@ test_hide(void **state)
 	assert_int_equal(sandbox_hide(&c, "/full", 0, err, sizeof(err)), -1);
 }
 
+/* Every call the filter refuses is in refd(8) SECURITY, with why. */
+static void
+test_filter_documented(void **state)
+{
+	static char	 page[1 << 20];
+	char		 path[4096], want[128];
+	const char	*top = getenv("top_srcdir");
+	size_t		 i, n;
+	FILE		*f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/man/refd.8", top != NULL ? top : ".");
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(page, 1, sizeof(page) - 1, f);
+	fclose(f);
+	page[n] = '\0';
+	assert_true(sfilter_count() > 40);
+	for (i = 0; i < sfilter_count(); i++) {
+		snprintf(want, sizeof(want), "Fn %s", sfilter_name(i));
+		if (strstr(page, want) == NULL)
+			fail_msg("refd(8) does not name %s", sfilter_name(i));
+	}
+}
+
 int
 main(void)
 {
@@ -361,6 +387,7 @@ main(void)
 		cmocka_unit_test(test_bwrap_words),
 		cmocka_unit_test(test_bwrap_options),
 		cmocka_unit_test(test_outside),
+		cmocka_unit_test(test_filter_documented),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_hide),
 	};
