@@ -525,6 +525,18 @@ tstand_sprt_print(FILE *f, const struct tdef *d, const struct st_sprt *sp)
 	    "H0 accepted" : "undecided");
 }
 
+/* Why a tournament ends by its SPRT, in words, into buf. */
+void
+tstand_sprt_reason(const struct tdef *d, const struct st_sprt *s, char *buf,
+    size_t len)
+{
+	snprintf(buf, len, "SPRT: %s (LLR %.2f, bounds [%.2f, %.2f], "
+	    "%d %s, games %d-%d-%d)", s->decided > 0 ? "H1 accepted" :
+	    s->decided < 0 ? "H0 accepted" : "undecided at the match limit",
+	    s->llr, s->lower, s->upper, s->units, d->duplicate ? "sets" :
+	    "matches", s->wins, s->draws, s->losses);
+}
+
 /*
  * The crosstable: bots by rank, against each other by rank number, each
  * cell wins-draws-losses of the row's bot against the column's.  When

@@ -72,6 +72,8 @@ void	tstand_sprt_begin(const struct tdef *, struct st_sprt *);
 int	tstand_sprt_more(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *, struct st_sprt *, int);
 const char *tstand_sprt_state(const struct st_sprt *);
+void	tstand_sprt_reason(const struct tdef *, const struct st_sprt *,
+	    char *, size_t);
 int	*tstand_units(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *);
 void	tstand_json_str(FILE *, const char *);
