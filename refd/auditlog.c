@@ -909,8 +909,8 @@ al_tournaments(sqlite3 *h, FILE *out)
 		}
 		if (tbad == 0)
 			fprintf(out, "tournament %lld verified: %d of %d slots "
-			    "played once each, seeds and seating as the "
-			    "schedule gives\n", tid, played, n);
+			    "played once each, as scheduled\n", tid, played,
+			    n);
 		bad += tbad;
 		free(done);
 		done = NULL;
