@@ -713,7 +713,7 @@ cl_head_ok(sqlite3 *h, long long no, long long mid, const char *link,
 
 /* The standings of ts as text, a new string; NULL if memory runs out. */
 static char *
-cl_standings_text(const struct tdef *d, const struct tstand *ts)
+cl_standings_text(const struct tdef *d, struct tstand *ts)
 {
 	char	*buf = NULL;
 	size_t	 len;

@@ -616,6 +616,8 @@ def test_sprt(tmp):
     assert state == "done " + reason, (state, reason)
     sprt = lambda t: t[t.index("\nSPRT "):]
     assert sprt(one) == sprt(text), (one, text)
+    # the standings count what the SPRT read, on both
+    assert standings_part(one) == standings_part(text), (one, text)
 
 
 TESTS = [test_roles, test_fencing, test_reclaim_race, test_identity,
