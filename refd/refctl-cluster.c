@@ -732,9 +732,11 @@ cl_standings_text(const struct tdef *d, struct tstand *ts)
 /*
  * Each worker's results against the others' (as fishtest does): for
  * each participant, its wins in that worker's matches against what its
- * win rate over all the others' matches predicts; the chi-square over
- * participants, and its residual (chi2 - df) / sqrt(2 df).  A warning
- * for a residual over 4, never a verdict.
+ * win rate over all the matches predicts, where at least 5 wins and 5
+ * other results are expected (else the chi-square's approximation does
+ * not hold); the chi-square over participants, and its residual
+ * (chi2 - df) / sqrt(2 df).  A warning for a residual over 4, never a
+ * verdict.
  */
 static void
 cl_chi2(const struct tdef *d, const struct tstand *ts, char **who,
@@ -765,9 +767,10 @@ cl_chi2(const struct tdef *d, const struct tstand *ts, char **who,
 			}
 			if (played == 0 || oplayed == 0)
 				continue;
-			rate = (double)owon / oplayed;
-			rate = rate < 0.01 ? 0.01 : rate > 0.99 ? 0.99 : rate;
+			rate = (double)(won + owon) / (played + oplayed);
 			e = played * rate;
+			if (e < 5 || played - e < 5)
+				continue;
 			/* wins and losses, each cell of the 2 x 1 table */
 			chi2 += (won - e) * (won - e) / e +
 			    (won - e) * (won - e) / (played - e);
@@ -800,6 +803,7 @@ cl_audit(int argc, char **argv)
 	struct tdef	 d;
 	struct tslot	*slots = NULL;
 	struct tstand	 tdb, tlog, one;
+	struct st_sprt	 sp;
 	struct cl_log	*logs = NULL;
 	PGconn		*c;
 	PGresult	*row = NULL, *rw = NULL, *rr = NULL;
@@ -981,6 +985,16 @@ cl_audit(int argc, char **argv)
 			continue;
 		}
 		ok++;
+	}
+	/* a worker's word ended it: the verdict must be the rows' */
+	if (d.sprt && sprt_end) {
+		tstand_sprt(&d, slots, nslots, &tdb, &sp);
+		tstand_sprt_reason(&d, &sp, err, sizeof(err));
+		if (sp.decided == 0 || strcmp(err, reason) != 0) {
+			printf("tournament %s FAILED: it ended with \"%s\", the "
+			    "results say \"%s\"\n", argv[3], reason, err);
+			bad++;
+		}
 	}
 	/* the standings recounted from the logs */
 	sa = cl_standings_text(&d, &tdb);
