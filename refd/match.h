@@ -85,6 +85,7 @@ void		 match_ends_now(void);
 void		 match_stop(struct match *, const char *);
 int		 match_observe(void (*)(struct match *, const char *),
 		    void (*)(struct match *));
+void		 match_observe_all(void);
 void		 match_remote_ready(struct bot *);
 const char	*match_state_name(enum match_state);
 int		 match_running(void);
