@@ -166,6 +166,10 @@ rc_view(struct au *a, long long id, int seat, struct rc_lines *want)
 	a->on_row = show_seat_row;
 	r = au_match(a, id);
 	fclose(mem);
+	/* the stream is gone: no later walk may write to it */
+	a->mode = AU_AUDIT;
+	a->out = NULL;
+	a->on_row = NULL;
 	if (r != 0) {
 		printf("receipt FAILED: match %lld: %s\n", id, r == 3 ?
 		    "not in the log" : a->err);

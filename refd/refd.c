@@ -40,6 +40,7 @@
 #include "logsync.h"
 #include "match.h"
 #include "mset.h"
+#include "pidlock.h"
 #include "seat.h"
 #include "site.h"
 #include "spawn.h"
@@ -391,7 +392,7 @@ main(int argc, char *argv[])
 	struct match	*m;
 	char		 err[512];
 	long long	 n64;
-	int		 ch, daemonize = 0, verbose = 0, i, n, k;
+	int		 ch, daemonize = 0, verbose = 0, i, n, k, lockfd = -1;
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
 
 	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
@@ -468,6 +469,13 @@ main(int argc, char *argv[])
 	/* the log and the bots' stderr hold every hand: private to refd */
 	umask(077);
 
+	/*
+	 * one refd to a log: a second one is refused before it writes a
+	 * thing, the first one's matches untouched
+	 */
+	if (strcmp(conf.db_path, ":memory:") != 0 &&
+	    (lockfd = pidlock_take(conf.db_path, err, sizeof(err))) == -1)
+		fatalx("%s: %s", conf.db_path, err);
 	if ((logdb = db_open(conf.db_path, 0, err, sizeof(err))) == NULL)
 		fatalx("%s: %s", conf.db_path, err);
 	/* a log refd cannot write is refused now, not at the first match */
@@ -482,6 +490,8 @@ main(int argc, char *argv[])
 
 	if (daemonize && daemon(1, 0) == -1)
 		fatal("daemon");
+	if (daemonize && lockfd != -1)
+		pidlock_mark(lockfd);	/* the lock is the daemon's now */
 	{
 		struct rlimit rl;
 

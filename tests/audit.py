@@ -875,18 +875,25 @@ def test_wal_live(log):
             f.write("name live\nvariant classic2\nbots crand crand9 heur\n"
                     "option deal_cap=3\nmatches 60000\nconcurrency 3\n")
         tid = int(r.must("tournament_start", tdef))
-        deadline = time.time() + 60
-        while time.time() < deadline:
+        # twenty audits and twelve matches, however slow the machine:
+        # counted, never timed; only a refd that stops making progress
+        # over a hundred audits fails it
+        done = still = 0
+        while runs < 20 or done < 12:
             rc, out, err = refctl("audit", "--db", r.db, "--all",
                                   "--allow-running")
             runs += 1
             if rc != 0:
                 bad.append(out + err)
-            done = r.query("SELECT count(*) FROM matches WHERE tournament"
-                           " = ? AND state = 'done'", tid)[0][0]
-            if runs >= 20 and done >= 12:
-                break
-        assert runs >= 20 and done >= 12, (runs, done)
+            assert r.proc.poll() is None, "refd exited"
+            now = r.query("SELECT count(*) FROM matches WHERE tournament"
+                          " = ? AND state = 'done'", tid)[0][0]
+            still = still + 1 if now == done else 0
+            done = now
+            assert still < 100, "no match ended over 100 audits"
+        (state,), = r.query("SELECT state FROM tournaments WHERE id = ?",
+                            tid)
+        assert state == "running", state
         r.proc.send_signal(signal.SIGKILL)
         r.proc.wait()
     finally:

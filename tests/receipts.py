@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""receipts.py: refctl verify-receipt on every seat of every kind of match.
+
+Plays, with every example bot keeping its own transcript (-r):
+- a lone match of each of the eight variants, chiamata5's auction too;
+- time-bank matches (chiamata5 and classic2) in which a bot's answer is
+  held past its limit, in the auction and in the play: a time-out, a
+  fallback move and a late answer;
+- a match forfeited by a time-out, one stopped by the operator and one
+  ended by a log that refused a write;
+- a round robin and a duplicate tournament (their match_end says seed
+  "-").
+Then every seat's honest receipt, with its kept transcript, verifies
+(a few under valgrind, when the build is not sanitized), and forged
+receipts are told from rewritten logs, by message and exit status.
+
+Prints "N passed, M failed"; exits 1 if anything failed.
+Environment: top_builddir, top_srcdir (default: the current directory).
+"""
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+BUILD, SRC = harness.BUILD, harness.SRC
+REFCTL = os.environ.get("REFCTL") or harness.REFCTL
+PY = harness.PY
+LAG = [PY, os.path.join(SRC, "tests", "lagbot.py")]
+KINDS = ["c", "heur", "py", "js", "sh"] if shutil.which("node") else \
+    ["c", "heur", "py", "sh"]
+NSEATS = {"joker3": 3, "classic2": 2, "classic3": 3, "classic4": 4,
+          "classic5": 5, "classic6": 6, "briscolone": 2, "chiamata5": 5}
+VERIFIED = r"^receipt verified: match %d, seat %d, result %s, "
+
+
+def refctl(*args, timeout=120, valgrind=False):
+    """Run refctl; returns (returncode, stdout, stderr)."""
+    pre = ["valgrind", "-q", "--error-exitcode=99",
+           "--errors-for-leak-kinds=none"] if valgrind else []
+    p = subprocess.run(pre + [REFCTL] + [str(a) for a in args],
+                       capture_output=True, timeout=timeout)
+    return (p.returncode, p.stdout.decode("utf-8", "replace"),
+            p.stderr.decode("utf-8", "replace"))
+
+
+def sanitized():
+    """Is refctl built with AddressSanitizer (scripts/sanitize)?"""
+    with open(REFCTL, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
+def bot_argv(kind, seed, path):
+    """An example bot of kind that keeps its transcript in path."""
+    if kind == "c":
+        return [os.path.join(BUILD, "bots", "randbot"), "-s", str(seed),
+                "-r", path]
+    if kind == "heur":
+        return [os.path.join(BUILD, "bots", "heurbot"), "-r", path]
+    if kind == "py":
+        return [PY, os.path.join(SRC, "bots", "randbot.py"), str(seed),
+                "-r", path]
+    if kind == "js":
+        return ["node", os.path.join(SRC, "bots", "randbot.js"), str(seed),
+                "-r", path]
+    return ["sh", os.path.join(SRC, "bots", "randbot.sh"), "-r", path,
+            str(seed)]
+
+
+def wait_text(path, text, tries=500):
+    for _ in range(tries):
+        if os.path.exists(path) and text in open(path).read():
+            return
+        time.sleep(0.02)
+    raise AssertionError("%s never got %r" % (path, text))
+
+
+def receipt_of(path, mid):
+    """The match_end line of match mid in a kept transcript."""
+    inside = False
+    for line in open(path).read().splitlines():
+        text = re.sub(r"^\d+ ", "", line)
+        if text.startswith("match_start match=%d " % mid):
+            inside = True
+        elif inside and text.startswith("match_end "):
+            return line
+    raise AssertionError("%s holds no match_end of match %d" % (path, mid))
+
+
+class Log:
+    """The matches every test reads, played once, then refd stopped."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.db = os.path.join(tmp, "log.db")
+        self.cases = []         # (label, match id, {seat: transcript})
+        self.n = 0
+        r = harness.Refd(tmp)
+        try:
+            self.rec, self.opt = r.recorder()
+            self.play(r)
+        finally:
+            rc = r.stop()
+        assert rc == 0, "refd exited with %s" % rc
+        self.key = open(self.db + ".key").read().strip()
+
+    def bot(self, r, kind, lag=None):
+        """Register a recording bot; returns (name, transcript)."""
+        self.n += 1
+        name = "b%d-%s" % (self.n, kind)
+        path = os.path.join(self.rec, name + ".txt")
+        argv = bot_argv(kind, 100 + self.n, path)
+        if lag is not None:
+            ms, which, mark = lag
+            argv = LAG + [str(ms), which, mark or "-", "--"] + argv
+        r.add(name, self.opt + argv)
+        return name, path
+
+    def lone(self, r, label, variant, kinds, *opts, lags=None):
+        """Start a lone match; returns its id and transcripts."""
+        names, paths = [], {}
+        for i, k in enumerate(kinds):
+            n, p = self.bot(r, k, (lags or {}).get(i))
+            names.append(n)
+            paths[i] = p
+        mid = r.start(variant, names, *opts)
+        self.cases.append((label, mid, paths))
+        return mid
+
+    def play(self, r):
+        mids = []
+        for v, (variant, n) in enumerate(NSEATS.items()):
+            mids.append(self.lone(r, "lone " + variant, variant,
+                                  [KINDS[(v + i) % len(KINDS)]
+                                   for i in range(n)],
+                                  "deals=2" if variant == "chiamata5" else
+                                  "deal_cap=3"))
+        # the bank: move_ms 300, a bank of 700 ms; a held answer is a
+        # time-out (a fallback move) and then a late answer
+        mids.append(self.lone(
+            r, "bank chiamata5", "chiamata5", ["c", "py", "heur", "sh", "c"],
+            "move_ms=300", "bank_ms=700", "policy=fallback",
+            "max_faults=9", "deals=2",
+            lags={1: (600, "1,4", None), 3: (600, "3", None)}))
+        mids.append(self.lone(
+            r, "bank classic2", "classic2", ["py", "c"], "move_ms=300",
+            "bank_ms=700", "policy=fallback", "max_faults=9", "deal_cap=2",
+            lags={0: (600, "2,5", None)}))
+        mids.append(self.lone(
+            r, "forfeit", "classic3", ["heur", "py", "c"], "move_ms=300",
+            lags={1: (600, "2", None)}))
+        for mid in mids:
+            r.wait(mid)
+        # stopped by the operator while a bot thinks
+        mark = os.path.join(self.rec, "stop.mark")
+        mid = self.lone(r, "stopped", "classic2", ["c", "py"],
+                        "move_ms=8000", lags={1: (3000, "3", mark)})
+        wait_text(mark, "hold")
+        r.must("match_stop", str(mid))
+        r.wait(mid)
+        # ended by a log that refused a write
+        mark = os.path.join(self.rec, "lock.mark")
+        mid = self.lone(r, "log refused a write", "classic2", ["sh", "c"],
+                        "move_ms=8000", lags={0: (1500, "3", mark)})
+        wait_text(mark, "hold")
+        con = sqlite3.connect(self.db, timeout=10, isolation_level=None)
+        con.execute("BEGIN EXCLUSIVE")
+        try:
+            result, reason = r.wait(mid)
+            assert result == "aborted" and "log failure" in reason, \
+                (result, reason)
+        finally:
+            con.execute("ROLLBACK")
+            con.close()
+        # the next write logs the end it could not
+        r.add("plain0", harness.EVIL + ["good"])
+        r.add("plain1", harness.EVIL + ["good"])
+        r.must("match_stop", str(r.start("classic2", ["plain0", "plain1"])))
+        # tournaments: each bot's transcript holds all of its matches
+        for label, variant, kinds, extra in (
+                ("round robin", "classic2", ["c", "py", "sh"], ""),
+                ("duplicate", "joker3", ["heur", KINDS[3], "c"],
+                 "duplicate yes\ntrust_remote yes\n")):
+            bots = [self.bot(r, k) for k in kinds]
+            tdef = os.path.join(self.tmp, label.replace(" ", "") + ".tour")
+            with open(tdef, "w") as f:
+                f.write("name %s\nvariant %s\nbots %s\noption deal_cap=2\n"
+                        "concurrency 1\nseed %s\n%s" % (
+                            label.replace(" ", ""), variant,
+                            " ".join(b[0] for b in bots), "ab" * 32, extra))
+            tid = int(r.must("tournament_start", tdef))
+            assert r.must("tournament_wait", str(tid),
+                          timeout=600).startswith("done")
+            path = dict(bots)
+            for mid, in r.query("SELECT id FROM matches WHERE tournament = "
+                                "? ORDER BY id", tid):
+                seats = r.query("SELECT seat, bot FROM seats WHERE "
+                                "match_id = ?", mid)
+                self.cases.append(("%s %s" % (label, variant), mid,
+                                   {s: path[b] for s, b in seats}))
+        for label, mid, paths in self.cases:
+            for p in paths.values():
+                wait_text(p, "match_start match=%d " % mid)
+        time.sleep(0.3)         # the last match_end lines written
+
+    def copy(self, name):
+        path = os.path.join(self.tmp, name + ".db")
+        shutil.copyfile(self.db, path)
+        return path
+
+
+def verify(db, mid, seat, path, receipt=None, valgrind=False):
+    return refctl("verify-receipt", "--db", db, "--match", mid, "--receipt",
+                  receipt or receipt_of(path, mid), "--transcript", path,
+                  "--seat", seat, valgrind=valgrind)
+
+
+def test_honest(log):
+    """Every seat's honest receipt verifies with its kept transcript."""
+    bad = []
+    n = 0
+    for label, mid, paths in log.cases:
+        result, = log_row(log.db, "SELECT result FROM matches WHERE id = ?",
+                          mid)
+        for seat, path in sorted(paths.items()):
+            rc, out, err = verify(log.db, mid, seat, path)
+            n += 1
+            if rc != 0 or not re.search(VERIFIED % (mid, seat, result), out):
+                bad.append("%s, match %d seat %d (%s): rc %d: %s" % (
+                    label, mid, seat, os.path.basename(path), rc,
+                    (out + err).strip()[:300]))
+    assert not bad, "\n".join(bad)
+    print("#   %d receipts of %d matches verified" % (n, len(log.cases)))
+
+
+def test_valgrind(log):
+    """verify-receipt reads and writes no freed memory: a receipt of each
+    kind of match under valgrind (the sanitized build runs this suite
+    under AddressSanitizer instead)."""
+    if sanitized() or not shutil.which("valgrind"):
+        print("# sanitized build or no valgrind: valgrind skipped")
+        return
+    done = set()
+    for label, mid, paths in log.cases:
+        kind = label.split()[0]
+        if kind in done and kind != "bank":
+            continue
+        done.add(kind)
+        seat = max(paths)
+        rc, out, err = verify(log.db, mid, seat, paths[seat], valgrind=True)
+        assert rc != 99 and "==" not in err, \
+            "%s, match %d seat %d: rc %d\n%s" % (label, mid, seat, rc,
+                                               (out + err)[-3000:])
+
+
+def log_row(db, sql, *args):
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        return con.execute(sql, args).fetchone()
+    finally:
+        con.close()
+
+
+TESTS = [test_valgrind]
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="refd-receipts.")
+    start = time.time()
+    try:
+        log = Log(tmp)
+        print("ok playing the matches (%.1f s)" % (time.time() - start))
+    except Exception:
+        traceback.print_exc(file=sys.stdout)
+        print("FAIL playing the matches\n0 passed, 1 failed\n# kept " + tmp)
+        sys.exit(1)
+    passed, failed = harness.run_tests(TESTS, (log,))
+    harness.finish(passed, failed, tmp)
+
+
+if __name__ == "__main__":
+    main()
