@@ -270,41 +270,6 @@ open_log(const char *path)
 	return h;
 }
 
-/* The definition of tournament id, parsed, with its logged seed. */
-static int
-load_def(sqlite3 *h, int64_t id, struct tdef *d)
-{
-	sqlite3_stmt	*st;
-	char		 err[512], name[64];
-	const char	*text, *seed;
-	int		 rc = -1;
-
-	if (sqlite3_prepare_v2(h, "SELECT definition, seed FROM tournaments "
-	    "WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "refctl: %s\n", sqlite3_errmsg(h));
-		return -1;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		fprintf(stderr, "refctl: no tournament %lld in the log\n",
-		    (long long)id);
-		goto out;
-	}
-	text = (const char *)sqlite3_column_text(st, 0);
-	seed = (const char *)sqlite3_column_text(st, 1);
-	snprintf(name, sizeof(name), "tournament %lld", (long long)id);
-	if (text == NULL || tdef_parse(text, name, d, err, sizeof(err)) == -1) {
-		fprintf(stderr, "refctl: %s\n", text ? err : "no definition");
-		goto out;
-	}
-	if (seed != NULL)
-		bri_seed_parse(seed, &d->seed);
-	rc = 0;
-out:
-	sqlite3_finalize(st);
-	return rc;
-}
-
 /* The definition and the end's reason of tournament id, as JSON members. */
 static void
 export_head(sqlite3 *h, int64_t id)
@@ -381,7 +346,15 @@ t_offline(int argc, char **argv, int what)
 		sqlite3_close(h);
 		return rc == 0 ? 0 : 1;
 	}
-	if (load_def(h, id, &d) == -1) {
+	if (what == T_STANDINGS) {
+		rc = tstand_report(stdout, h, id, fmt, 0, err, sizeof(err));
+		if (rc == -1)
+			fprintf(stderr, "refctl: %s\n", err);
+		sqlite3_close(h);
+		return rc == 0 ? 0 : 1;
+	}
+	if (tstand_def(h, id, &d, err, sizeof(err)) == -1) {
+		fprintf(stderr, "refctl: %s\n", err);
 		sqlite3_close(h);
 		return 1;
 	}
@@ -403,29 +376,17 @@ t_offline(int argc, char **argv, int what)
 	}
 	if (tstand_extra(h, id, &d, &ts, err, sizeof(err)) == -1)
 		fprintf(stderr, "refctl: %s\n", err);
-	if (what == T_EXPORT) {
-		printf("{\"format\": \"refd-tournament-export-1\",\n");
-		export_head(h, id);
-		printf("\"standings\": ");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ? &sp :
-		    NULL, TSTAND_JSON);
-		printf(",\n\"matches\": ");
-		rc = tstand_results(stdout, h, id, TSTAND_JSON, err,
-		    sizeof(err)) == 0 ? 0 : 1;
-		printf("}\n");
-		if (rc != 0)
-			fprintf(stderr, "refctl: %s\n", err);
-	} else {
-		if (fmt == TSTAND_TEXT && ts.have_extra)
-			printf("tournament %lld %s: %d matches, %s\n"
-			    "seed %s\nstarted %s, ended %s\n\n", (long long)id,
-			    d.name, ts.n, ts.meta.state, ts.meta.seed,
-			    ts.meta.started, ts.meta.ended[0] ? ts.meta.ended :
-			    "-");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ?
-		    &sp : NULL, fmt);
-		rc = 0;
-	}
+	printf("{\"format\": \"refd-tournament-export-1\",\n");
+	export_head(h, id);
+	printf("\"standings\": ");
+	tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ? &sp :
+	    NULL, TSTAND_JSON);
+	printf(",\n\"matches\": ");
+	rc = tstand_results(stdout, h, id, TSTAND_JSON, err,
+	    sizeof(err)) == 0 ? 0 : 1;
+	printf("}\n");
+	if (rc != 0)
+		fprintf(stderr, "refctl: %s\n", err);
 	free(slots);
 	free(tab);
 	tstand_free(&ts);
