@@ -71,6 +71,8 @@ static http_route	*route;
 static char		 token[128];	/* "" for none */
 static int		 port, nconns, nstreams, max_conns, max_per_addr;
 static int64_t		 swept_ms;	/* the last full sweep */
+static int		 sweep_fast;	/* the sweep is due within
+					   HTTP_SWEEP_MS */
 
 #define HTTP_SWEEP_MS		50	/* collect what evhttp freed */
 
@@ -156,6 +158,28 @@ http_conn_of(struct evhttp_request *req)
 	return NULL;
 }
 
+/* Has evhttp freed c's connection (its bufferevent's callbacks cleared)? */
+static int
+http_freed(const struct http_conn *c)
+{
+	bufferevent_event_cb ecb;
+
+	bufferevent_getcb(c->bev, NULL, NULL, &ecb, NULL);
+	return ecb == NULL;
+}
+
+/* Sweep within HTTP_SWEEP_MS, not a second: a connection waits. */
+static void
+http_sweep_soon(void)
+{
+	struct timeval	 tv = { 0, HTTP_SWEEP_MS * 1000 };
+
+	if (sweep_fast)
+		return;
+	evtimer_add(sweep_ev, &tv);
+	sweep_fast = 1;
+}
+
 /* Shut a connection down: evhttp then sees its end and frees it. */
 static void
 http_shut(struct http_conn *c, const char *say)
@@ -196,6 +220,7 @@ http_newbev(struct event_base *b, void *arg)
 	TAILQ_INSERT_TAIL(&conns, c, entry);
 	nconns++;
 	event_active(known_ev, EV_TIMEOUT, 0);
+	http_sweep_soon();
 	return bev;
 }
 
@@ -225,7 +250,8 @@ http_known(evutil_socket_t fd, short what, void *arg)
 		}
 		same = 0;
 		TAILQ_FOREACH(o, &conns, entry)
-			same += !o->shut && strcmp(o->addr, c->addr) == 0;
+			same += !o->shut && !http_freed(o) &&
+			    strcmp(o->addr, c->addr) == 0;
 		if (nconns > max_conns || same > max_per_addr) {
 			log_debug("http: %s refused: %d connections, %d from "
 			    "it", c->addr, nconns, same);
@@ -234,8 +260,6 @@ http_known(evutil_socket_t fd, short what, void *arg)
 			    "Connection: close\r\n\r\ntoo many connections\r\n\r\n");
 		}
 	}
-	if (!evtimer_pending(sweep_ev, NULL))
-		http_sweep(-1, 0, NULL);
 }
 
 /* Has the peer of a stream gone (its end read, or an error)? */
@@ -260,7 +284,6 @@ static void
 http_sweep(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_conn *c, *t;
-	bufferevent_event_cb ecb;
 	struct timeval	 tv;
 	int64_t		 now = util_now_ms();
 	int		 full = now - swept_ms >= 1000, waiting = 0;
@@ -270,9 +293,9 @@ http_sweep(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 	if (full)
 		swept_ms = now;
+	sweep_fast = 0;
 	TAILQ_FOREACH_SAFE(c, &conns, entry, t) {
-		bufferevent_getcb(c->bev, NULL, NULL, &ecb, NULL);
-		if (ecb == NULL) {	/* evhttp freed it */
+		if (http_freed(c)) {
 			if (c->stream != NULL)
 				http_drop(c->stream);
 			TAILQ_REMOVE(&conns, c, entry);
@@ -295,7 +318,8 @@ http_sweep(evutil_socket_t fd, short what, void *arg)
 			http_stream_send(c->stream, ":\n\n", 3);
 	}
 	tv.tv_sec = 0;
-	tv.tv_usec = (waiting ? HTTP_SWEEP_MS : 1000) * 1000;
+	tv.tv_usec = (waiting ? HTTP_SWEEP_MS : 999) * 1000;
+	sweep_fast = waiting > 0;
 	if (!TAILQ_EMPTY(&conns))
 		evtimer_add(sweep_ev, &tv);
 }

@@ -34,6 +34,7 @@
 #include "http.h"
 #include "log.h"
 #include "match.h"
+#include "replay.h"
 #include "site.h"
 #include "util.h"
 
@@ -555,8 +556,10 @@ site_match_json(struct site_buf *b, const struct match *m)
 
 /* GET /api/v1/status: the fields of refctl status. */
 static void
-site_api_status(struct evhttp_request *req, int64_t id, const char *last)
+site_api_status(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
 {
+	(void)arg;
 	struct site_buf	 b;
 	char		 text[4096], *line, *sp, *save = NULL;
 	int		 first = 1;
@@ -592,8 +595,10 @@ site_api_status(struct evhttp_request *req, int64_t id, const char *last)
 
 /* GET /api/v1/matches: the matches refd holds, running and recent. */
 static void
-site_api_matches(struct evhttp_request *req, int64_t id, const char *last)
+site_api_matches(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
 {
+	(void)arg;
 	struct match	*m;
 	struct site_buf	 b;
 	size_t		 cap = 256;
@@ -623,8 +628,10 @@ site_api_matches(struct evhttp_request *req, int64_t id, const char *last)
 
 /* GET /api/v1/matches/ID: one match, its settings and its state. */
 static void
-site_api_match(struct evhttp_request *req, int64_t id, const char *last)
+site_api_match(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
 {
+	(void)arg;
 	struct match	*m;
 	struct site_buf	 b;
 	char		 out[8192], why[256];
@@ -691,8 +698,10 @@ site_last_id(const char *s, long long *link, int *sub)
  * the match's end.
  */
 static void
-site_api_events(struct evhttp_request *req, int64_t id, const char *last)
+site_api_events(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
 {
+	(void)arg;
 	struct site_match *sm;
 	struct site_client *c;
 	struct match	*m;
@@ -745,10 +754,122 @@ site_api_events(struct evhttp_request *req, int64_t id, const char *last)
 	}
 }
 
+/* Answer with what a FILE filled by fn holds, or fn's error status. */
+static void
+site_send_log(struct evhttp_request *req, const char *type, int code,
+    FILE *f, char **buf, size_t *len, const char *err)
+{
+	if (fclose(f) != 0 && code == 0) {
+		code = 503;
+		err = "out of memory";
+	}
+	if (code != 0)
+		http_error(req, code, err);
+	else
+		http_reply(req, 200, type, *buf, *len);
+	free(*buf);
+}
+
+/*
+ * GET /api/v1/matches/ID/replay: a finished match from the log, every
+ * move checked by the audit's walker, and its verdict.
+ */
+static void
+site_api_replay(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
+{
+	char	*buf = NULL, err[256];
+	size_t	 len = 0;
+	FILE	*f;
+	int	 code;
+
+	(void)arg;
+	(void)last;
+	if ((f = open_memstream(&buf, &len)) == NULL) {
+		http_error(req, 503, "out of memory");
+		return;
+	}
+	code = replay_match(f, conf.db_path, id, err, sizeof(err));
+	site_send_log(req, "application/json", code, f, &buf, &len, err);
+}
+
+/*
+ * GET /api/v1/matches/ID/seat/S: what refctl show --seat S prints, the
+ * lines refd sent that seat, once the match's seed may be revealed.
+ */
+static void
+site_api_seat(struct evhttp_request *req, int64_t id, int seat,
+    const char *last)
+{
+	char	*buf = NULL, err[256];
+	size_t	 len = 0;
+	FILE	*f;
+	int	 code;
+
+	(void)last;
+	if (seat < 0 || seat >= BRI_MAXSEATS) {
+		http_error(req, 404, "no such seat");
+		return;
+	}
+	if ((f = open_memstream(&buf, &len)) == NULL) {
+		http_error(req, 503, "out of memory");
+		return;
+	}
+	code = replay_seat(f, conf.db_path, id, seat, err, sizeof(err));
+	site_send_log(req, "text/plain; charset=utf-8", code, f, &buf, &len,
+	    err);
+}
+
+/* GET /api/v1/tournaments: the log's tournaments, the latest first. */
+static void
+site_api_tournaments(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
+{
+	char	*buf = NULL, err[256];
+	size_t	 len = 0;
+	FILE	*f;
+	int	 code;
+
+	(void)id;
+	(void)arg;
+	(void)last;
+	if ((f = open_memstream(&buf, &len)) == NULL) {
+		http_error(req, 503, "out of memory");
+		return;
+	}
+	code = replay_tournaments(f, conf.db_path, err, sizeof(err));
+	site_send_log(req, "application/json", code, f, &buf, &len, err);
+}
+
+/*
+ * GET /api/v1/tournaments/ID: progress, standings as refctl tournament
+ * standings gives them, the SPRT's path and every match.
+ */
+static void
+site_api_tournament(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
+{
+	char	*buf = NULL, err[256];
+	size_t	 len = 0;
+	FILE	*f;
+	int	 code;
+
+	(void)arg;
+	(void)last;
+	if ((f = open_memstream(&buf, &len)) == NULL) {
+		http_error(req, 503, "out of memory");
+		return;
+	}
+	code = replay_tournament(f, conf.db_path, id, err, sizeof(err));
+	site_send_log(req, "application/json", code, f, &buf, &len, err);
+}
+
 /* GET /, /match/ID, /tournament/ID: the one page, which asks the API. */
 static void
-site_page(struct evhttp_request *req, int64_t id, const char *last)
+site_page(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
 {
+	(void)arg;
 	(void)last;
 	(void)id;
 	site_send_file(req, "index.html");
@@ -756,31 +877,42 @@ site_page(struct evhttp_request *req, int64_t id, const char *last)
 
 /* GET /match/ID: the page, if the match is known. */
 static void
-site_page_match(struct evhttp_request *req, int64_t id, const char *last)
+site_page_match(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
 {
-	if (match_find(id) == NULL && site_get(id, 0) == NULL) {
+	(void)arg;
+	if (match_find(id) == NULL && site_get(id, 0) == NULL &&
+	    replay_revealed(conf.db_path, id) == -1) {
 		http_error(req, 404, "no such match");
 		return;
 	}
-	site_page(req, id, last);
+	site_page(req, id, 0, last);
 }
 
 /*
  * The site's paths: exact, or a prefix followed by a number and then
- * tail exactly.  The first that fits answers.
+ * tail exactly, or tail and a second number.  The first that fits
+ * answers.
  */
 static const struct site_route {
 	const char	*path;
 	int		 id;		/* a number follows path */
 	const char	*tail;		/* what follows the number */
-	void		(*fn)(struct evhttp_request *, int64_t, const char *);
+	int		 arg;		/* a second number follows tail */
+	void		(*fn)(struct evhttp_request *, int64_t, int,
+			    const char *);
 } site_routes[] = {
-	{ "/", 0, NULL, site_page },
-	{ "/match/", 1, "", site_page_match },
-	{ "/api/v1/status", 0, NULL, site_api_status },
-	{ "/api/v1/matches", 0, NULL, site_api_matches },
-	{ "/api/v1/matches/", 1, "", site_api_match },
-	{ "/api/v1/matches/", 1, "/events", site_api_events },
+	{ "/", 0, NULL, 0, site_page },
+	{ "/match/", 1, "", 0, site_page_match },
+	{ "/api/v1/status", 0, NULL, 0, site_api_status },
+	{ "/api/v1/matches", 0, NULL, 0, site_api_matches },
+	{ "/api/v1/matches/", 1, "", 0, site_api_match },
+	{ "/api/v1/matches/", 1, "/events", 0, site_api_events },
+	{ "/api/v1/matches/", 1, "/replay", 0, site_api_replay },
+	{ "/api/v1/matches/", 1, "/seat/", 1, site_api_seat },
+	{ "/api/v1/tournaments", 0, NULL, 0, site_api_tournaments },
+	{ "/api/v1/tournaments/", 1, "", 0, site_api_tournament },
+	{ "/tournament/", 1, "", 0, site_page },
 };
 
 /* Every checked request (http.c): a route, a file, or 404. */
@@ -788,10 +920,10 @@ static void
 site_route(struct evhttp_request *req, const char *path, const char *last)
 {
 	const struct site_route *r;
-	const char	*errstr, *p;
+	const char	*errstr, *p, *q;
 	char		 num[24];
-	size_t		 i, n, pl;
-	long long	 id;
+	size_t		 i, n, pl, tl;
+	long long	 id, arg = 0;
 
 	if (strncmp(path, "/static/", 8) == 0) {
 		site_send_file(req, path + 8);
@@ -802,7 +934,7 @@ site_route(struct evhttp_request *req, const char *path, const char *last)
 		pl = strlen(r->path);
 		if (!r->id) {
 			if (strcmp(path, r->path) == 0) {
-				r->fn(req, 0, last);
+				r->fn(req, 0, 0, last);
 				return;
 			}
 			continue;
@@ -811,8 +943,18 @@ site_route(struct evhttp_request *req, const char *path, const char *last)
 			continue;
 		p = path + pl;
 		n = strspn(p, "0123456789");
-		if (n == 0 || n >= sizeof(num) || strcmp(p + n, r->tail) != 0)
+		tl = strlen(r->tail);
+		if (n == 0 || n >= sizeof(num) || (r->arg ?
+		    strncmp(p + n, r->tail, tl) != 0 :
+		    strcmp(p + n, r->tail) != 0))
 			continue;
+		if (r->arg) {
+			q = p + n + tl;
+			if (strspn(q, "0123456789") != strlen(q) ||
+			    strlen(q) == 0 || strlen(q) > 3)
+				continue;
+			arg = util_num(q, 0, 999, &errstr);
+		}
 		memcpy(num, p, n);
 		num[n] = '\0';
 		id = util_num(num, 1, INT64_MAX, &errstr);
@@ -820,7 +962,7 @@ site_route(struct evhttp_request *req, const char *path, const char *last)
 			http_error(req, 404, "no such id");
 			return;
 		}
-		r->fn(req, id, last);
+		r->fn(req, id, (int)arg, last);
 		return;
 	}
 	http_error(req, 404, "no such page");

@@ -83,6 +83,64 @@ def test_live(r, port):
     assert out["focus"], "Tab reached nothing"
 
 
+def test_replay(r, port):
+    """A finished match's replay reaches a deep link (deal 2, trick 3,
+    its second play) and shows that play of the log; the keyboard steps;
+    the seat toggle shows exactly what refctl show --seat prints; the
+    audit's verdict is shown."""
+    bots = web.slow_bots(r, 2, 1)
+    mid = r.start("classic2", bots)
+    r.wait(mid)
+    seat, card = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
+                         "AND deal_no = 2 AND trick = 2 ORDER BY seq "
+                         "LIMIT 1 OFFSET 1", mid)[0]
+    out = drive("replay", base(port) + "/match/%d#d2t3p2" % mid, "1")
+    assert out["link"] == "d2t3p2" and out["hash"] == "#d2t3p2", out
+    assert "seat %d " % seat in out["text"] and \
+        " plays %s" % card in out["text"], (out["text"], seat, card)
+    assert out["next"] != "d2t3p2" and out["back"] == "d2t3p2", out
+    assert out["end"].startswith("Match over"), out["end"]
+    assert out["verdict"].startswith("Audit: verified"), out["verdict"]
+    shown = harness.subprocess.run(
+        [harness.REFCTL, "show", "--db", r.db, str(mid), "--seat", "1"],
+        capture_output=True, text=True).stdout
+    assert out["lines"] == shown, "the seat toggle is not refctl show"
+
+
+def test_tournament(r, port):
+    """The tournament page shows the standings refctl tournament
+    standings gives, and the SPRT's LLR drawn against its bounds."""
+    path = os.path.join(r.tmp, "g.tour")
+    with open(path, "w") as f:
+        f.write("name webg\nvariant classic2\nformat gauntlet\n"
+                "candidate h\nbots q\nmatches 12\nsprt 0 200 0.05 0.05\n"
+                "bot h spawn %s\nbot q spawn %s -s 3\n" % (
+                    os.path.join(harness.BUILD, "bots", "heurbot"),
+                    os.path.join(harness.BUILD, "bots", "randbot")))
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    r.must("tournament_wait", tid, timeout=600)
+    out = drive("tournament", base(port) + "/tournament/%s" % tid)
+    st = json.loads(harness.subprocess.run(
+        [harness.REFCTL, "tournament", "standings", "--db", r.db, tid,
+         "--format", "json"], capture_output=True, text=True).stdout)
+    want = [[str(x["rank"]), x["bot"], str(x["elo"]), "[%s, %s]" % (
+        x["elo_lo"], x["elo_hi"]), "%.3f" % x["score"], str(x["played"]),
+        str(x["won"]), str(x["drawn"]), str(x["lost"])]
+        for x in st["standings"]]
+    # JavaScript writes 170.0 as 170: compare the numbers as numbers
+    def norm(rows):
+        return [[c.replace(".0]", "]").replace(".0,", ",") if c else c
+                 for c in row] for row in rows]
+    got = [[c[:-2] if c.endswith(".0") else c for c in row]
+           for row in norm(out["rows"])]
+    want = [[c[:-2] if c.endswith(".0") else c for c in row]
+            for row in norm(want)]
+    assert got == want, (got, want)
+    assert out["llr"] == 1, "no LLR drawn"
+    assert "H1" in out["text"] or "H0" in out["text"], out["text"][:300]
+
+
 def test_index(r, port):
     """The front page lists the matches with links, and refd's status."""
     bots = web.slow_bots(r, 2, 1)
@@ -101,7 +159,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="refd-browser.")
     r = harness.Refd(tmp, extra=("-w", "127.0.0.1:0"))
     port = web.site_port(r)
-    passed, failed = harness.run_against(r, [test_live, test_index],
+    passed, failed = harness.run_against(r, [test_live, test_replay,
+                                             test_tournament, test_index],
                                          (r, port))
     harness.finish(passed, failed, tmp)
 

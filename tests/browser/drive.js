@@ -81,6 +81,52 @@ const scenarios = {
 		await page.close();
 		return { first, later, changed: t0 !== t1, plays, focus };
 	},
+	// the replay: a deep link, the keyboard, the seat toggle
+	async replay(browser, seat) {
+		const page = await open(browser, base, 1280, 800);
+		await page.waitForSelector("#step", { timeout: 30000 });
+		const link = await page.$eval("#step", (e) =>
+		    e.getAttribute("data-link"));
+		const text = await page.$eval("#step", (e) => e.textContent);
+		const hash = await page.evaluate(() => location.hash);
+		const verdict = await page.$eval("#verdict", (e) =>
+		    e.textContent);
+		// the keyboard: a step on, then back
+		await page.keyboard.press("ArrowRight");
+		const next = await page.$eval("#step", (e) =>
+		    e.getAttribute("data-link"));
+		await page.keyboard.press("ArrowLeft");
+		const back = await page.$eval("#step", (e) =>
+		    e.getAttribute("data-link"));
+		await page.keyboard.press("End");
+		const end = await page.$eval("#step", (e) => e.textContent);
+		// the seat toggle, by its button
+		const buttons = await page.$$("#seatbox ~ * button, " +
+		    "div[aria-label=seat] button");
+		await buttons[Number(seat) + 1].click();
+		await page.waitForSelector("#seatlines", { timeout: 30000 });
+		const lines = await page.$eval("#seatlines", (e) =>
+		    e.textContent);
+		await shoot(browser, base, "match-replay",
+		    () => document.querySelector("#step") !== null);
+		await page.close();
+		return { link, text, hash, verdict, next, back, end, lines };
+	},
+	// a tournament: its standings table, the SPRT's graph
+	async tournament(browser) {
+		const page = await open(browser, base, 1280, 800);
+		await page.waitForSelector("table", { timeout: 30000 });
+		const rows = await page.$$eval("main table", (ts) =>
+		    Array.from(ts[0].querySelectorAll("tbody tr")).map((tr) =>
+		    Array.from(tr.querySelectorAll("td")).map((td) =>
+		    td.textContent)));
+		const llr = await page.$$eval("svg polyline", (l) => l.length);
+		const text = await page.$eval("main", (e) => e.innerText);
+		await shoot(browser, base, "tournament",
+		    () => document.querySelector("table") !== null);
+		await page.close();
+		return { rows, llr, text };
+	},
 	// the front page: its tables and status
 	async index(browser) {
 		const page = await open(browser, base, 1280, 800);
