@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
 #include <event2/http.h>
 
 #include "refd.h"
@@ -50,6 +51,8 @@ struct site_file {
 #define SITE_BUCKETS	1024
 #define SITE_KEEP	64	/* finished matches whose events are kept */
 #define SITE_EVMAX	4096	/* the longest event */
+#define SITE_FLUSH_MS	20	/* events of a busy match wait for each
+				   other this long, at most */
 
 struct site_match;
 
@@ -58,6 +61,7 @@ struct site_client {
 	TAILQ_ENTRY(site_client) entry;
 	struct site_match *sm;
 	struct http_stream *st;
+	size_t		 off;		/* its match's kept text sent so far */
 };
 
 /* Where one event starts in a match's kept text, and its id. */
@@ -71,8 +75,11 @@ struct site_ev {
 struct site_match {
 	LIST_ENTRY(site_match) hash;
 	TAILQ_ENTRY(site_match) done;	/* finished, the oldest first */
+	TAILQ_ENTRY(site_match) dirty;	/* events its clients await */
 	int64_t		 id;
 	int		 over;		/* its end event is sent */
+	int		 isdirty;	/* on site_dirty */
+	int64_t		 flushed_ms;	/* when its clients last got some */
 	char		*buf;		/* every event as sent */
 	size_t		 len, cap;
 	struct site_ev	*ev;
@@ -81,9 +88,14 @@ struct site_match {
 };
 
 static LIST_HEAD(, site_match) site_hash[SITE_BUCKETS];
+static TAILQ_HEAD(, site_match) site_dirty =
+			    TAILQ_HEAD_INITIALIZER(site_dirty);
+static struct event	*flush_ev;	/* site_flush_all() */
 static TAILQ_HEAD(, site_match) site_done =
 			    TAILQ_HEAD_INITIALIZER(site_done);
 static int		 site_ndone;
+
+static void	site_flush_soon(struct site_match *);
 
 /*
  * The words of the event lines the site passes on (match.c makes
@@ -207,12 +219,13 @@ site_phase(int phase)
  * no seat, and its clocks.
  */
 static void
-site_state(struct site_buf *b, const struct match *m)
+site_state(struct site_buf *b, const struct match *m, const char *key)
 {
 	struct bri_view	 v;
 	int		 pts[BRI_MAXSEATS], i, first, limit;
 
-	site_cat(b, "\"state\":{\"state\":\"%s\"", match_state_name(m->state));
+	site_cat(b, "\"%s\":{\"state\":\"%s\"", key,
+	    match_state_name(m->state));
 	if (m->bm.ndeals == 0 ||
 	    bri_view_build(&m->bm, BRI_NOSEAT, &v) != BRI_OK) {
 		site_cat(b, "}");
@@ -299,6 +312,8 @@ static void
 site_forget(struct site_match *sm)
 {
 	LIST_REMOVE(sm, hash);
+	if (sm->isdirty)
+		TAILQ_REMOVE(&site_dirty, sm, dirty);
 	if (sm->over) {
 		TAILQ_REMOVE(&site_done, sm, done);
 		site_ndone--;
@@ -318,14 +333,84 @@ site_client_gone(void *arg)
 	free(c);
 }
 
+/* Send each client of sm what it has not had yet, in one chunk. */
+static void
+site_flush(struct site_match *sm)
+{
+	struct site_client *c, *t;
+
+	if (sm->isdirty) {
+		TAILQ_REMOVE(&site_dirty, sm, dirty);
+		sm->isdirty = 0;
+	}
+	sm->flushed_ms = util_now_ms();
+	TAILQ_FOREACH_SAFE(c, &sm->clients, entry, t) {
+		if (c->off >= sm->len)
+			continue;
+		/* a client dropped here is gone from the list with c */
+		if (http_stream_send(c->st, sm->buf + c->off, sm->len -
+		    c->off) == 0)
+			c->off = sm->len;
+	}
+}
+
+/* The flush timer: every match whose clients wait. */
+static void
+site_flush_all(evutil_socket_t fd, short what, void *arg)
+{
+	struct site_match *sm;
+	struct timeval	 tv = { 0, SITE_FLUSH_MS * 1000 };
+	int64_t		 now = util_now_ms(), next = -1;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	for (sm = TAILQ_FIRST(&site_dirty); sm != NULL; ) {
+		struct site_match *nx = TAILQ_NEXT(sm, dirty);
+
+		if (now - sm->flushed_ms >= SITE_FLUSH_MS)
+			site_flush(sm);
+		else if (next == -1 || sm->flushed_ms + SITE_FLUSH_MS < next)
+			next = sm->flushed_ms + SITE_FLUSH_MS;
+		sm = nx;
+	}
+	if (next != -1) {
+		tv.tv_usec = (suseconds_t)((next - now) * 1000);
+		evtimer_add(flush_ev, &tv);
+	}
+}
+
 /*
- * Keep one event of sm, made of json, under the match's link now, and
- * send it to every client.
+ * sm has events its clients have not had.  A match quiet for
+ * SITE_FLUSH_MS sends at once, at the end of this loop pass (a slow
+ * match's every move); a busy one gathers its events for up to
+ * SITE_FLUSH_MS and sends them in one chunk to each client: the cost
+ * of a spectator is then a write per client per SITE_FLUSH_MS, not per
+ * event.
+ */
+static void
+site_flush_soon(struct site_match *sm)
+{
+	struct timeval	 tv = { 0, 0 };
+	int64_t		 wait = SITE_FLUSH_MS - (util_now_ms() - sm->flushed_ms);
+
+	if (sm->isdirty)
+		return;
+	TAILQ_INSERT_TAIL(&site_dirty, sm, dirty);
+	sm->isdirty = 1;
+	if (wait > 0)
+		tv.tv_usec = (suseconds_t)(wait * 1000);
+	if (!evtimer_pending(flush_ev, NULL) || wait <= 0)
+		evtimer_add(flush_ev, &tv);
+}
+
+/*
+ * Keep one event of sm, made of json, under the match's link now; its
+ * clients get it at the next flush (site_flush_soon()).
  */
 static void
 site_emit(struct site_match *sm, long long link, const char *json)
 {
-	struct site_client *c, *t;
 	struct site_ev	*ev;
 	char		 head[64];
 	size_t		 hl, jl = strlen(json), need, cap;
@@ -367,8 +452,8 @@ site_emit(struct site_match *sm, long long link, const char *json)
 	memcpy(sm->buf + sm->len + hl, json, jl);
 	memcpy(sm->buf + sm->len + hl + jl, "\n\n", 2);
 	sm->len = need;
-	TAILQ_FOREACH_SAFE(c, &sm->clients, entry, t)
-		http_stream_send(c->st, sm->buf + ev->off, sm->len - ev->off);
+	if (!TAILQ_EMPTY(&sm->clients))
+		site_flush_soon(sm);
 	return;
 nomem:
 	log_warnx("site: match %lld: an event lost: out of memory",
@@ -435,7 +520,7 @@ site_match_event(struct match *m, const char *line)
 		site_word(&b, w[i]);
 	}
 	site_cat(&b, ",");
-	site_state(&b, m);
+	site_state(&b, m, "state");
 	site_cat(&b, "}");
 	if (b.full) {
 		log_warnx("site: match %lld: an event too long for the site",
@@ -485,6 +570,7 @@ site_match_done(struct match *m)
 	site_cat(&b, ",\"state\":{\"state\":\"%s\"}}",
 	    match_state_name(m->state));
 	site_emit(sm, (long long)m->dbm.links, out);
+	site_flush(sm);
 	while ((c = TAILQ_FIRST(&sm->clients)) != NULL) {
 		TAILQ_REMOVE(&sm->clients, c, entry);
 		http_stream_end(c->st);
@@ -662,7 +748,7 @@ site_api_match(struct evhttp_request *req, int64_t id, int arg,
 	site_cat(&b, "],\"reason\":");
 	site_str(&b, why);
 	site_cat(&b, ",");
-	site_state(&b, m);
+	site_state(&b, m, "table");
 	site_cat(&b, ",\"events\":\"/api/v1/matches/%lld/events\"}}",
 	    (long long)id);
 	site_send_json(req, &b);
@@ -742,6 +828,7 @@ site_api_events(struct evhttp_request *req, int64_t id, int arg,
 		return;
 	}
 	TAILQ_INSERT_TAIL(&sm->clients, c, entry);
+	c->off = sm->len;
 	if (http_stream_send(c->st, "retry: 2000\n\n", 13) == -1)
 		return;		/* gone, c with it */
 	if (off < sm->len && http_stream_send(c->st, sm->buf + off,
@@ -979,6 +1066,10 @@ site_start(char *err, size_t errlen)
 	    conf.http_max_conns, conf.http_max_per_addr, site_route, err,
 	    errlen) == -1)
 		return -1;
+	if ((flush_ev = evtimer_new(base, site_flush_all, NULL)) == NULL) {
+		snprintf(err, errlen, "site: out of memory");
+		return -1;
+	}
 	match_observe(site_match_event, site_match_done);
 	match_observe_all();
 	return 0;
@@ -995,4 +1086,7 @@ site_stop(void)
 	for (i = 0; i < SITE_BUCKETS; i++)
 		while ((sm = LIST_FIRST(&site_hash[i])) != NULL)
 			site_forget(sm);
+	if (flush_ev != NULL)
+		event_free(flush_ev);
+	flush_ev = NULL;
 }

@@ -70,7 +70,7 @@ def test_live(r, port):
     """The live page of a match grows its event log as plays happen, in
     the log's order, and the keyboard reaches its links."""
     bots = web.slow_bots(r, 2, 150)
-    mid = r.start("classic2", bots)
+    mid = r.start("classic2", bots, "deals_to_win=3")
     out = drive("live", base(port) + "/match/%d" % mid)
     assert out["later"] > out["first"], out
     assert out["changed"], "the table did not change"

@@ -208,7 +208,7 @@ STATE_KEYS = {"state", "deal", "phase", "dealer", "trump", "trumpsuit",
               "partner", "caller", "called", "calls", "limit_ms", "bank_ms"}
 MATCH_KEYS = {"id", "variant", "state", "tournament", "bots", "result",
               "options", "commitment", "move_ms", "bank_ms", "seats",
-              "names", "reason", "events"}
+              "names", "reason", "table", "events"}
 
 
 def cards_in(x):
@@ -370,7 +370,7 @@ def check_snapshot(doc, deals, nseats, where):
     m = d["match"]
     extra = set(m) - MATCH_KEYS
     assert not extra, "%s: fields %s" % (where, extra)
-    st = m["state"]
+    st = m["table"]
     if "deal" not in st:
         assert cards_in(st) == [], where
         return

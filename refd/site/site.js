@@ -352,12 +352,12 @@ function drawReplay(id, rp) {
 	    m.tournament, "#" + m.tournament) : null, m.tournament ? ")" : ""),
 	    verdict,
 	    el("div", { class: "controls", role: "group", "aria-label":
-	    "replay controls" }, btn("\u23ee Start", "Home", function () {
+	    "replay controls" }, btn("|\u25c0 Start", "Home", function () {
 		go(0);
 	    }), btn("\u25c0 Back", "ArrowLeft", function () { go(cur - 1); }),
 	    playBtn, btn("Next \u25b6", "ArrowRight", function () {
 		go(cur + 1);
-	    }), btn("End \u23ed", "End", function () {
+	    }), btn("End \u25b6|", "End", function () {
 		go(rows.length - 1);
 	    }), slider, pos),
 	    el("p", { class: "muted" }, "Keys: \u2190 \u2192 step, space " +
@@ -496,7 +496,8 @@ function pageLive(id, m) {
 	var box = el("div", { id: "table" });
 	var log = el("ol", { class: "log", id: "log", "aria-label":
 	    "events", "aria-live": "off" });
-	var st = m.state === "waiting" ? { state: "waiting" } : null;
+	var st = m.table && m.table.deal !== undefined ? m.table :
+	    { state: m.state };
 	var since = Date.now(), es, timer;
 
 	put(main, el("h1", null, "Match " + id), head, state, box,

@@ -42,38 +42,49 @@ async function open(browser, url, width, height, scheme) {
 	return page;
 }
 
-// Screenshots of a page at a phone's size and a laptop's, light and dark.
-async function shoot(browser, url, name, ready) {
+// Screenshots of an open page at a phone's size and a laptop's, light
+// and dark, taken in place (a live page stays live), then back to
+// 1280x800 light.
+async function shoot(page, name) {
 	if (!shots)
 		return;
 	for (const [w, h] of [[360, 800], [1280, 800]])
 		for (const scheme of ["light", "dark"]) {
-			const p = await open(browser, url, w, h, scheme);
-			await p.waitForFunction(ready, { timeout: 30000 });
-			await p.screenshot({ path: path.join(shots,
+			await page.setViewport({ width: w, height: h });
+			await page.emulateMediaFeatures([{
+			    name: "prefers-color-scheme", value: scheme }]);
+			await page.evaluate(() => window.scrollTo(0, 0));
+			await page.screenshot({ path: path.join(shots,
 			    `${name}-${w}x${h}-${scheme}.png`), fullPage: false });
-			await p.close();
 		}
+	await page.setViewport({ width: 1280, height: 800 });
+	await page.emulateMediaFeatures([{ name: "prefers-color-scheme",
+	    value: "light" }]);
 }
 
 const scenarios = {
 	// the live page: its event log grows as plays happen
 	async live(browser) {
 		const page = await open(browser, base, 1280, 800);
-		await page.waitForFunction(
-		    () => document.querySelectorAll("#log li").length >= 3,
-		    { timeout: 30000 });
+		try {
+			await page.waitForFunction(() =>
+			    document.querySelectorAll("#log li").length >= 3,
+			    { timeout: 60000 });
+		} catch (e) {
+			throw new Error(e.message + ": the page shows " +
+			    await page.$eval("main", (m) => m.innerText.slice(0,
+			    300)));
+		}
+		await shoot(page, "match-live");
 		const first = await page.$$eval("#log li", (l) => l.length);
 		const t0 = await page.$eval("#table", (e) => e.textContent);
 		await page.waitForFunction((n) =>
 		    document.querySelectorAll("#log li").length > n + 3,
-		    { timeout: 30000 }, first);
+		    { timeout: 60000 }, first);
 		const later = await page.$$eval("#log li", (l) => l.length);
 		const t1 = await page.$eval("#table", (e) => e.textContent);
 		const plays = await page.$$eval("#log li", (l) => l.map(
 		    (x) => x.textContent).filter((x) => / plays /.test(x)));
-		await shoot(browser, base, "match-live",
-		    () => document.querySelectorAll("#log li").length >= 3);
 		// the keyboard reaches the links: tab from the top
 		await page.keyboard.press("Tab");
 		const focus = await page.evaluate(
@@ -107,8 +118,7 @@ const scenarios = {
 		await page.waitForSelector("#seatlines", { timeout: 30000 });
 		const lines = await page.$eval("#seatlines", (e) =>
 		    e.textContent);
-		await shoot(browser, base, "match-replay",
-		    () => document.querySelector("#step") !== null);
+		await shoot(page, "match-replay");
 		await page.close();
 		return { link, text, hash, verdict, next, back, end, lines };
 	},
@@ -122,8 +132,7 @@ const scenarios = {
 		    td.textContent)));
 		const llr = await page.$$eval("svg polyline", (l) => l.length);
 		const text = await page.$eval("main", (e) => e.innerText);
-		await shoot(browser, base, "tournament",
-		    () => document.querySelector("table") !== null);
+		await shoot(page, "tournament");
 		await page.close();
 		return { rows, llr, text };
 	},
@@ -134,8 +143,7 @@ const scenarios = {
 		const text = await page.$eval("main", (e) => e.innerText);
 		const links = await page.$$eval("main a", (l) => l.map(
 		    (a) => a.getAttribute("href")));
-		await shoot(browser, base, "index",
-		    () => document.querySelector("h2") !== null);
+		await shoot(page, "index");
 		await page.close();
 		return { text, links };
 	},
