@@ -1163,7 +1163,7 @@ au_play(struct au *a, const struct au_row *r)
 	if (a->ev.deal_over)
 		a->pend[a->npend++] = AU_DEALEND;
 	a->nplays++;
-	if (a->bank > 0)
+	if (a->bank > 0 && (r->v[4] == 0 || a->fb_charged))
 		a->bank_left[seat] -= r->v[3];
 	return 0;
 }
@@ -1328,7 +1328,7 @@ au_bid(struct au *a, const struct au_row *r)
 	a->npend = a->ipend = 0;
 	if (a->ev.deal_over)
 		a->pend[a->npend++] = AU_DEALEND;
-	if (a->bank > 0)
+	if (a->bank > 0 && (r->v[3] == 0 || a->fb_charged))
 		a->bank_left[seat] -= r->v[2];
 	return 0;
 }
@@ -1409,7 +1409,7 @@ au_called(struct au *a, const struct au_row *r)
 		    d->partner);
 	a->fb_seat = -1;
 	a->npend = a->ipend = 0;
-	if (a->bank > 0)
+	if (a->bank > 0 && (r->v[3] == 0 || a->fb_charged))
 		a->bank_left[seat] -= r->v[2];
 	return 0;
 }
@@ -1451,6 +1451,7 @@ au_fault(struct au *a, const struct au_row *r)
 	can_fb = a->fallback && k < a->faults_max && au_deal_active(a) &&
 	    d->turn == seat && move;
 	must_fb = can_fb && strcmp(kind, "timeout") != 0;
+	a->fb_charged = strcmp(kind, "timeout") != 0;
 	if (strcmp(act, "forfeit") == 0) {
 		if (must_fb)
 			return au_fail(a, r->deal, trick, seat, "fault %d of "

@@ -137,7 +137,17 @@ struct au {
 	char		 forfeit_kind[AU_WORDMAX + 1];
 	int		 over;		/* the match's end was read */
 	int		 nfault[BRI_MAXSEATS];
-	long long	 bank_left[BRI_MAXSEATS]; /* AU_VIEW: ms, estimated */
+	int		 fb_charged;	/* the fault awaiting its move was an
+					   answer, which the bank pays for; a
+					   time-out is not (refd(8)) */
+	long long	 bank_left[BRI_MAXSEATS]; /* ms, estimated: refd
+					   charges microseconds */
+	int		 vpend;		/* AU_VIEW: a move asked, its limit
+					   read from the next row */
+	int		 vpend_kind;	/* its enum botmsg */
+	long long	 vpend_deal;	/* the deal it was asked in */
+	long long	 vpend_est;	/* its limit as estimated */
+	struct bri_view	 vpend_view;	/* the seat's view then */
 	int		 ndone;		/* deals with their result */
 	long long	 nplays;
 	int		 told_start;	/* AU_VIEW: match_start written */
@@ -174,5 +184,6 @@ long long	 au_id(const char *);
 
 /* refctl-show.c: the lines refd sent a seat, for each row walked. */
 void		 show_seat_row(struct au *, const struct au_row *);
+void		 show_seat_flush(struct au *);
 
 #endif /* REFD_AUDIT_H */

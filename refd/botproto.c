@@ -298,3 +298,36 @@ botproto_fallback_suit(const struct bri_deal *d, int seat)
 	}
 	return 0;
 }
+
+/* The commands a bot must know to play a table with an auction. */
+static const char *const botproto_known_list[] = { "genbid", "gencall" };
+
+int
+botproto_nknown(enum bri_variant v)
+{
+	return bri_variant_info(v)->auction ? (int)(sizeof(botproto_known_list)
+	    / sizeof(botproto_known_list[0])) : 0;
+}
+
+const char *
+botproto_known(int k)
+{
+	return botproto_known_list[k];
+}
+
+const char *
+botproto_known_refused(char *buf, size_t len, int ok, const char *text,
+    int seat, const char *name, enum bri_variant v)
+{
+	char	 ev[160];
+
+	if (ok && strncmp(text, "true", 4) == 0 &&
+	    (text[4] == '\0' || text[4] == '\n'))
+		return NULL;
+	util_printable(ev, sizeof(ev), text, strcspn(text, "\n"));
+	snprintf(buf, len, "seat %d (%s) does not know the auction's "
+	    "commands: known_command answered %c%s; %s needs genbid and "
+	    "gencall (refd-protocol(7))", seat, name, ok ? '=' : '?', ev,
+	    bri_variant_name(v));
+	return buf;
+}

@@ -42,4 +42,18 @@ int		 botproto_parse_bid(const char *, size_t, int *);
 int		 botproto_parse_suit(const char *, size_t, int *);
 int		 botproto_fallback_suit(const struct bri_deal *, int);
 
+/*
+ * The checks before a match, the same in refd and checkbot: after name
+ * and version, a table with an auction asks each seat known_command of
+ * each of its commands.  botproto_nknown(v) is how many variant v asks
+ * (0 without an auction), botproto_known(k) the k-th command's name.
+ * botproto_known_refused(buf, len, ok, text, seat, name, v) judges the
+ * answer ('=' if ok, text its first line): NULL if it is "true", else
+ * the reason the bot is refused, written into buf.
+ */
+int		 botproto_nknown(enum bri_variant);
+const char	*botproto_known(int);
+const char	*botproto_known_refused(char *, size_t, int, const char *,
+		    int, const char *, enum bri_variant);
+
 #endif

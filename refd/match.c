@@ -346,20 +346,6 @@ match_logfail(struct match *m)
 	match_finish(m, MATCH_ABORTED, "aborted", why);
 }
 
-/*
- * The commands a bot must know to play a table with an auction, asked
- * with known_command before the match starts (refd-protocol(7)).
- */
-static const char *const match_known[] = { "genbid", "gencall" };
-
-/* How many of match_known m asks of each seat: none without an auction. */
-static int
-match_nknown(const struct match *m)
-{
-	return bri_variant_info(m->conf.opt.variant)->auction ?
-	    (int)(sizeof(match_known) / sizeof(match_known[0])) : 0;
-}
-
 /* Give seat i its bot: spawn it, or take a connected remote one. */
 static int
 match_seat_up(struct match *m, int i, char *err, size_t errlen)
@@ -383,9 +369,9 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 	seat_send(s, PEND_NAME, m->conf.startup_ms, "name");
 	seat_send(s, PEND_VERSION, m->conf.startup_ms, "version");
 	/* only a table with an auction asks: old bots never hear of it */
-	for (k = 0; k < match_nknown(m); k++)
+	for (k = 0; k < botproto_nknown(m->conf.opt.variant); k++)
 		seat_send(s, PEND_KNOWN, m->conf.startup_ms, "known_command %s",
-		    match_known[k]);
+		    botproto_known(k));
 	return 0;
 }
 
@@ -517,6 +503,9 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	if (spawn_mode() == SANDBOX_NONE)	/* said in the header, forever */
 		snprintf(m->options + strlen(m->options), sizeof(m->options) -
 		    strlen(m->options), " sandbox=none");
+	else if (spawn_memcg_missing() != NULL)	/* bot_memory_mb half kept */
+		snprintf(m->options + strlen(m->options), sizeof(m->options) -
+		    strlen(m->options), " memcg=none");
 
 	m->dbm.variant = bri_variant_name(mc->opt.variant);
 	m->dbm.options = m->options;
@@ -735,16 +724,10 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 
 	switch (kind) {
 	case PEND_KNOWN:
-		if (m->state == MATCH_WAITING && (!ok ||
-		    strncmp(text, "true", 4) != 0 ||
-		    (text[4] != '\0' && text[4] != '\n'))) {
-			util_printable(ev, sizeof(ev), text, strcspn(text, "\n"));
-			snprintf(raw, sizeof(raw), "seat %d (%s) does not know "
-			    "the auction's commands: known_command answered "
-			    "%c%s; %s needs genbid and gencall "
-			    "(refd-protocol(7))", seat_index(s),
-			    m->conf.bots[seat_index(s)], ok ? '=' : '?', ev,
-			    bri_variant_name(m->conf.opt.variant));
+		if (m->state == MATCH_WAITING && botproto_known_refused(raw,
+		    sizeof(raw), ok, text, seat_index(s),
+		    m->conf.bots[seat_index(s)], m->conf.opt.variant) !=
+		    NULL) {
 			match_finish(m, MATCH_ABORTED, "aborted", raw);
 			return;
 		}
@@ -752,7 +735,7 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 	case PEND_NAME:
 	case PEND_VERSION:
 		if (m->state == MATCH_WAITING && ++m->hello ==
-		    (2 + match_nknown(m)) * m->nseats)
+		    (2 + botproto_nknown(m->conf.opt.variant)) * m->nseats)
 			match_hello_done(m);
 		return;
 	case PEND_GENPLAY:

@@ -60,6 +60,7 @@
 /* What a command's answer must be. */
 enum ck_kind {
 	CK_HELLO,		/* name, version: any answer, startup_ms */
+	CK_KNOWN,		/* known_command before a match: 'true' */
 	CK_NOTE,		/* a notification: any answer will do */
 	CK_GENPLAY,		/* a move: a card of the hand, in time */
 	CK_GENBID,		/* chiamata5: a legal call, in time */
@@ -706,7 +707,6 @@ ck_stderr(struct ck_bot *b)
 {
 	char	 buf[4096];
 	ssize_t	 n;
-	size_t	 keep;
 
 	n = read(b->fds.err, buf, sizeof(buf));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
@@ -716,16 +716,8 @@ ck_stderr(struct ck_bot *b)
 		b->fds.err = -1;
 		return;
 	}
-	keep = (size_t)n < sizeof(b->errtail) - 1 ? (size_t)n :
-	    sizeof(b->errtail) - 1;
-	if (b->errlen + keep >= sizeof(b->errtail)) {
-		size_t drop = b->errlen + keep - (sizeof(b->errtail) - 1);
-		memmove(b->errtail, b->errtail + drop, b->errlen - drop);
-		b->errlen -= drop;
-	}
-	memcpy(b->errtail + b->errlen, buf + n - keep, keep);
-	b->errlen += keep;
-	b->errtail[b->errlen] = '\0';
+	spawn_tail_keep(b->errtail, &b->errlen, sizeof(b->errtail), buf,
+	    (size_t)n);
 }
 
 /* What became of the bot, for its end of file: status, signal, or alive. */
@@ -763,8 +755,6 @@ static void
 ck_eof(struct ck_bot *b)
 {
 	char		 how[128], cr[300], lr[400], last[300], q[256];
-	const char	*e, *s;
-	size_t		 n;
 
 	b->dead = 1;
 	while (b->fds.err != -1) {
@@ -782,15 +772,10 @@ ck_eof(struct ck_bot *b)
 		ck.spawnfail = 1;
 		return;
 	}
+	/* its last words, as refd puts them in the fault (seat.c) */
 	last[0] = '\0';
-	for (e = b->errtail + b->errlen; e > b->errtail &&
-	    (e[-1] == '\n' || e[-1] == '\r'); e--)
-		;
-	for (s = e; s > b->errtail && s[-1] != '\n'; s--)
-		;
-	if ((n = (size_t)(e - s)) > 0)
-		snprintf(last, sizeof(last), "; its stderr ends with %s",
-		    ck_quote(q, sizeof(q), s, n));
+	if (spawn_last_words(b->errtail, b->errlen, q, sizeof(q)) != NULL)
+		snprintf(last, sizeof(last), "; %s", q);
 	if (b->in_answer && !b->orphan)
 		ck_problem(b, &b->ans.cmd, "end of file: the bot %s in the "
 		    "middle of an answer, before its blank line: %s, "
@@ -987,7 +972,7 @@ ck_answer_done(struct ck_bot *b)
 {
 	struct ck_answer	*a = &b->ans;
 	const char		*why;
-	char			 lr[400], cr[300];
+	char			 lr[400], cr[300], kr[400];
 	int64_t			 us;
 
 	b->in_answer = 0;
@@ -1029,6 +1014,15 @@ ck_answer_done(struct ck_bot *b)
 	case CK_PROBE:
 		if ((why = a->cmd.check(a->ok, a->text)) != NULL)
 			ck_problem(b, &a->cmd, "%s: %s", why, lr);
+		break;
+	case CK_KNOWN:
+		/* as match.c: the bot is refused, the variant cannot start */
+		if (!a->faulty && (why = botproto_known_refused(kr, sizeof(kr),
+		    a->ok, a->text, ck.seat, CK_BOTNAME, ck.m.opt.variant)) !=
+		    NULL) {
+			ck_problem(b, &a->cmd, "%s: %s", why, lr);
+			b->dead = 1;
+		}
 		break;
 	case CK_QUIT:
 		b->quitted = 1;
@@ -1352,9 +1346,18 @@ ck_variant(enum bri_variant var)
 	if (ck_spawn(&b) == -1)
 		return -1;
 
-	/* as match_seat_up; match_hello_done waits for both answers */
+	/*
+	 * as match_seat_up; match_hello_done waits for every answer, and a
+	 * table with an auction refuses a bot that does not know its
+	 * commands (botproto_known_refused)
+	 */
 	ck_queue(&b, CK_HELLO, NULL, ck.startup_ms, "name", "\n");
 	ck_queue(&b, CK_HELLO, NULL, ck.startup_ms, "version", "\n");
+	for (i = 0; i < botproto_nknown(var); i++) {
+		snprintf(buf, sizeof(buf), "known_command %s",
+		    botproto_known(i));
+		ck_queue(&b, CK_KNOWN, NULL, ck.startup_ms, buf, "\n");
+	}
 	ck_wait_all(&b);
 	bri_seed_commit(&ck.seed, cm);
 	util_hex(cm, sizeof(cm), commit);
@@ -1612,6 +1615,7 @@ cmd_checkbot(int argc, char **argv)
 		fprintf(stderr, "refctl checkbot: %s\n", why);
 		return 2;
 	}
+	atexit(spawn_cleanup);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 

@@ -21,12 +21,21 @@
 
 #include "briscola.h"
 #include "audit.h"
+#include "botproto.h"
 #include "auditlog.h"
 #include "chain.h"
 #include "refctl.h"
 #include "util.h"
 
 #define RC_LINEMAX	4096	/* a line of a transcript */
+
+/* Exit statuses (refctl(1)): whose word fails, the log's or the bot's. */
+#define RC_OK		0	/* the receipt and the log agree */
+#define RC_LOG		1	/* refd's receipt, a log that disagrees */
+#define RC_USAGE	2	/* usage, or no log to read */
+#define RC_FORGED	3	/* the receipt or transcript is forged */
+#define RC_OTHER	4	/* the receipt of another match */
+#define RC_KEYS		5	/* receipt and log signed by other keys */
 
 /* The receipt: the words of a match_end line. */
 struct rc_receipt {
@@ -48,11 +57,15 @@ struct rc_lines {
 static int	 rc_parse(const char *, struct rc_receipt *);
 static int	 rc_push(struct rc_lines *, const char *, size_t);
 static void	 rc_free(struct rc_lines *);
-static int	 rc_head(sqlite3 *, long long, const struct rc_receipt *);
-static int	 rc_transcript(struct au *, long long, int, const char *);
+static int	 rc_transcript(struct au *, long long, int, const char *,
+		    const struct rc_receipt *);
+static int	 rc_answers(struct au *, long long, int, struct rc_lines *);
+static void	 rc_word(const char *, const char *, char *, size_t);
+static int	 rc_haskey(sqlite3 *, const char *);
+static int	 rc_signed(sqlite3 *, long long, const char *,
+		    const struct rc_receipt *, char *, size_t);
 static int	 rc_view(struct au *, long long, int, struct rc_lines *);
 static int	 rc_logtx(struct au *, long long, const struct rc_receipt *);
-static int	 rc_endtx(sqlite3 *, const struct rc_receipt *);
 static int	 rc_filetx(const char *, long long, const struct rc_receipt *);
 
 /* Read a match_end line, with or without a leading id, into r. */
@@ -66,11 +79,19 @@ rc_parse(const char *line, struct rc_receipt *r)
 	p += strspn(p, "0123456789");
 	p += strspn(p, " ");
 	r->tx_seat = -1;
-	if (sscanf(p, "match_end %63s %63s %64s %64s head=%lld:%64[0-9a-f] "
-	    "sig=%128[0-9a-f] key=%64[0-9a-f]%n", r->result, r->mpoints,
-	    r->seed, r->chain, &r->head_no, r->head, r->sig, r->key, &n) != 8 ||
-	    strlen(r->head) != 64 || strlen(r->sig) != 128 ||
-	    strlen(r->key) != 64 || strlen(r->chain) != 64)
+	r->head_no = -1;
+	if (sscanf(p, "match_end %63s %63s %64s %64s%n", r->result,
+	    r->mpoints, r->seed, r->chain, &n) != 4 || strlen(r->chain) != 64 ||
+	    strspn(r->chain, "0123456789abcdef") != 64)
+		return -1;
+	p += n;
+	if (*p == '\0')
+		return 0;	/* unsigned: told before the log held its end */
+	n = 0;
+	if (sscanf(p, " head=%lld:%64[0-9a-f] sig=%128[0-9a-f] "
+	    "key=%64[0-9a-f]%n", &r->head_no, r->head, r->sig, r->key, &n) !=
+	    4 || r->head_no < 1 || strlen(r->head) != 64 ||
+	    strlen(r->sig) != 128 || strlen(r->key) != 64)
 		return -1;
 	p += n;
 	if (*p == '\0')
@@ -118,33 +139,6 @@ rc_free(struct rc_lines *l)
 }
 
 /*
- * The signed head of the receipt is in the log: event head_no is the
- * match's end, with the receipt's link.
- */
-static int
-rc_head(sqlite3 *h, long long id, const struct rc_receipt *r)
-{
-	sqlite3_stmt	*st;
-	const char	*kind, *link;
-	long long	 mid;
-	int		 ok = 0;
-
-	if (sqlite3_prepare_v2(h, "SELECT kind, match_id, link FROM log_chain"
-	    " WHERE no = ?1", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, r->head_no);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		kind = (const char *)sqlite3_column_text(st, 0);
-		mid = sqlite3_column_int64(st, 1);
-		link = (const char *)sqlite3_column_text(st, 2);
-		ok = kind != NULL && strcmp(kind, "end") == 0 && mid == id &&
-		    link != NULL && strcmp(link, r->head) == 0;
-	}
-	sqlite3_finalize(st);
-	return ok;
-}
-
-/*
  * The lines the log says seat was sent in match id, rebuilt by show
  * --seat's code, into want.  0, or -1 with the reason printed.
  */
@@ -165,6 +159,7 @@ rc_view(struct au *a, long long id, int seat, struct rc_lines *want)
 	a->on_start = NULL;
 	a->on_row = show_seat_row;
 	r = au_match(a, id);
+	show_seat_flush(a);
 	fclose(mem);
 	/* the stream is gone: no later walk may write to it */
 	a->mode = AU_AUDIT;
@@ -223,30 +218,6 @@ done:
 }
 
 /*
- * The receipt's transcript hashes are the ones the log's signed end
- * chains for its seat.
- */
-static int
-rc_endtx(sqlite3 *h, const struct rc_receipt *r)
-{
-	sqlite3_stmt	*st;
-	const char	*text;
-	char		 tx[CHAIN_TXMAX];
-	int		 ok = 0;
-
-	if (sqlite3_prepare_v2(h, "SELECT text FROM log_chain WHERE no = ?1",
-	    -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, r->head_no);
-	if (sqlite3_step(st) == SQLITE_ROW &&
-	    (text = (const char *)sqlite3_column_text(st, 0)) != NULL)
-		ok = chain_tx_find(text, r->tx_seat, tx, sizeof(tx)) == 1 &&
-		    strcmp(tx, r->tx) == 0;
-	sqlite3_finalize(st);
-	return ok;
-}
-
-/*
  * A bot's kept transcript (bots/randbot -r) against its receipt's
  * hashes: from the "match_start match=ID" line on, the first N lines it
  * received, without their ids, and its first K answers ("> " lines).
@@ -287,19 +258,19 @@ rc_filetx(const char *path, long long id, const struct rc_receipt *r)
 	chain_tx_hex(&sent, sh);
 	chain_tx_hex(&ans, ah);
 	if (!in) {
-		printf("receipt FAILED: %s holds no match_start of match "
+		printf("receipt FORGED: %s holds no match_start of match "
 		    "%lld\n", path, id);
 		return -1;
 	}
 	if (sent.n != r->nsent || strcmp(sh, r->sent) != 0) {
-		printf("receipt FAILED: the %lld lines the transcript received "
+		printf("receipt FORGED: the %lld lines the transcript received "
 		    "from match_start on do not hash to the receipt's "
 		    "(%.16s...): the transcript is not what refd sent\n",
 		    r->nsent, r->sent);
 		return -1;
 	}
 	if (ans.n != r->nans || strcmp(ah, r->ans) != 0) {
-		printf("receipt FAILED: the transcript's first %lld answers "
+		printf("receipt FORGED: the transcript's first %lld answers "
 		    "from match_start on do not hash to the receipt's "
 		    "(%.16s...): they are not what refd read\n", r->nans,
 		    r->ans);
@@ -309,44 +280,102 @@ rc_filetx(const char *path, long long id, const struct rc_receipt *r)
 }
 
 /*
- * The lines the seat kept (transcript file: "ID line" as received, and
- * "> answer" for what it answered, without the id, as bots/randbot -r
- * writes it) against the lines the log says it was
- * sent, rebuilt by show --seat's code, and its answers against the
- * answers the log chained.  0, or -1 with the first difference printed.
+ * The seat's answers to its moves in the log, in link order, one line
+ * each into l: "=ANSWER" (or "?...") as chained with the move it led
+ * to, or "" for a move the seat was asked and timed out on, whose late
+ * answer, if any, the log does not hold.  A move refd made for the seat
+ * after a time-out is no answer of the seat's, nor is a time-out on a
+ * move never asked (its bank was spent).  0, or -1.
  */
 static int
-rc_transcript(struct au *a, long long id, int seat, const char *path)
+rc_answers(struct au *a, long long id, int seat, struct rc_lines *l)
+{
+	sqlite3_stmt	*st;
+	const char	*p, *kind;
+	int		 rc = 0;
+
+	if (sqlite3_prepare_v2(a->h, "SELECT kind, answer FROM ("
+	    " SELECT chain_no, 'move' AS kind, answer FROM plays"
+	    "  WHERE match_id = ?1 AND seat = ?2 AND answer IS NOT NULL"
+	    " UNION ALL SELECT chain_no, 'move', answer FROM calls"
+	    "  WHERE match_id = ?1 AND seat = ?2 AND answer IS NOT NULL"
+	    " UNION ALL SELECT chain_no, 'timeout', NULL FROM faults"
+	    "  WHERE match_id = ?1 AND seat = ?2 AND kind = 'timeout' AND"
+	    "  evidence NOT LIKE 'time bank exhausted%')"
+	    " ORDER BY chain_no", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, seat);
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		kind = (const char *)sqlite3_column_text(st, 0);
+		p = (const char *)sqlite3_column_text(st, 1);
+		if (kind != NULL && strcmp(kind, "move") == 0 && p != NULL)
+			rc = rc_push(l, p, strlen(p));
+		else
+			rc = rc_push(l, "", 0);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The lines the seat kept (transcript file: "ID line" as received, and
+ * "> answer" for what it answered, without the id, as bots/randbot -r
+ * writes it), from match id's match_start to its match_end, against the
+ * lines the log says it was sent, rebuilt by show --seat's code, and its
+ * answers to its moves against the answers the log chained.  Answers
+ * pair with the lines they answer in order, as GTP's do.  An unsigned
+ * receipt was told before the log held the match's end: its match_end
+ * line is held to the log's result, points and seed only.  0, or -1 with
+ * the first difference printed.
+ */
+static int
+rc_transcript(struct au *a, long long id, int seat, const char *path,
+    const struct rc_receipt *rr)
 {
 	static const char *const skip[] = { "name", "version", "quit",
 	    "protocol_version", "list_commands", "known_command" };
 	struct rc_lines	 got = { NULL, 0, 0 }, want = { NULL, 0, 0 };
-	struct rc_lines	 ans = { NULL, 0, 0 };
-	sqlite3_stmt	*st = NULL;
+	struct rc_lines	 ans = { NULL, 0, 0 }, logged = { NULL, 0, 0 };
 	FILE		*fp;
-	char		 line[RC_LINEMAX], *p;
+	char		 line[RC_LINEMAX], start[64], *p;
+	char		*move = NULL, *nm;	/* is the i-th asked a move */
 	size_t		 i, k;
-	int		 rc = -1, n, skipped, nans = 0, asked = 0;
+	int		 rc = -1, skipped, in = 0, nasked = 0, nread = 0;
+	int		 nans, done = 0, cap = 0;
 
 	if ((fp = fopen(path, "r")) == NULL) {
 		printf("receipt FAILED: %s cannot be read\n", path);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), fp) != NULL) {
+	snprintf(start, sizeof(start), "match_start match=%lld ", id);
+	while (!done && fgets(line, sizeof(line), fp) != NULL) {
 		line[strcspn(line, "\r\n")] = '\0';
 		if (strncmp(line, "> ", 2) == 0) {
+			if (!in)
+				continue;
 			/* only answers to moves are plays and calls */
-			if (asked && rc_push(&ans, line + 2,
+			if (nread < nasked && move[nread] && rc_push(&ans, line + 2,
 			    strlen(line + 2)) == -1)
 				goto done;
-			asked = 0;
+			nread++;
 			continue;
 		}
 		p = line + strspn(line, "0123456789");
 		p += strspn(p, " ");
-		asked = strncmp(p, "genplay ", 8) == 0 ||
-		    strncmp(p, "genbid ", 7) == 0 ||
-		    strncmp(p, "gencall ", 8) == 0;
+		if (!in && strncmp(p, start, strlen(start)) != 0)
+			continue;
+		in = 1;
+		if (nasked == cap) {
+			cap = cap ? 2 * cap : 1024;
+			if ((nm = realloc(move, (size_t)cap)) == NULL)
+				goto done;
+			move = nm;
+		}
+		move[nasked] = strncmp(p, "genplay ", 8) == 0 ||
+			    strncmp(p, "genbid ", 7) == 0 ||
+			    strncmp(p, "gencall ", 8) == 0;
+		nasked++;
 		for (skipped = 0, k = 0; k < sizeof(skip) / sizeof(skip[0]);
 		    k++)
 			if (strncmp(p, skip[k], strlen(skip[k])) == 0 &&
@@ -356,15 +385,51 @@ rc_transcript(struct au *a, long long id, int seat, const char *path)
 		if (!skipped && *p != '\0' && rc_push(&got, p, strlen(p)) ==
 		    -1)
 			goto done;
+		/* the match's lines end with its match_end and its answer */
+		if (strncmp(p, "match_end ", 10) == 0)
+			done = 1;
 	}
+	/* the answer to match_end, if the bot wrote it */
 	fclose(fp);
 	fp = NULL;
+	if (!in) {
+		printf("receipt FAILED: %s holds no match_start of match "
+		    "%lld\n", path, id);
+		goto done;
+	}
 	/* the lines the log says the seat was sent */
 	if (rc_view(a, id, seat, &want) == -1)
 		goto done;
+	/*
+	 * An unsigned end was told before the log held it, and so may be
+	 * what came just before it: the lines the log holds are then the
+	 * first the seat received, and its match_end has the log's result,
+	 * points and seed.
+	 */
+	if (rr->head_no < 0 && want.n > 0 && got.n > want.n &&
+	    strncmp(got.line[got.n - 1], "match_end ", 10) == 0 &&
+	    strncmp(want.line[want.n - 1], "match_end ", 10) == 0) {
+		free(got.line[want.n - 1]);
+		got.line[want.n - 1] = got.line[got.n - 1];
+		for (i = want.n; i < (size_t)got.n - 1; i++)
+			free(got.line[i]);
+		printf("receipt: the seat was told %d line%s the log does not "
+		    "hold before its end: the log refused %s\n",
+		    got.n - want.n, got.n - want.n == 1 ? "" : "s",
+		    got.n - want.n == 1 ? "it" : "them");
+		got.n = want.n;
+	}
 	for (i = 0; i < (size_t)got.n || i < (size_t)want.n; i++) {
 		if (i < (size_t)got.n && i < (size_t)want.n &&
 		    strcmp(got.line[i], want.line[i]) == 0)
+			continue;
+		/* an unsigned end: its result, points and seed */
+		if (rr->head_no < 0 && i + 1 == (size_t)got.n &&
+		    i + 1 == (size_t)want.n &&
+		    strncmp(got.line[i], "match_end ", 10) == 0 &&
+		    strncmp(want.line[i], "match_end ", 10) == 0 &&
+		    strncmp(got.line[i], want.line[i], 10 + strlen(rr->result) +
+		    strlen(rr->mpoints) + strlen(rr->seed) + 3) == 0)
 			continue;
 		util_printable(line, 200, i < (size_t)got.n ? got.line[i] :
 		    "(nothing)", i < (size_t)got.n ? strlen(got.line[i]) : 9);
@@ -373,50 +438,208 @@ rc_transcript(struct au *a, long long id, int seat, const char *path)
 		util_printable(line, 200, i < (size_t)want.n ?
 		    want.line[i] : "(nothing)", i < (size_t)want.n ?
 		    strlen(want.line[i]) : 9);
-		printf("'%s'\n", line);
+		printf("'%s': the log was rewritten\n", line);
 		goto done;
 	}
 	/*
 	 * its answers to its moves (genplay, and chiamata5's genbid and
-	 * gencall), against the answers the log chained, in link order
+	 * gencall), against the answers the log chained, in link order;
+	 * an answer the log does not hold (it came after its time-out)
+	 * stands on the receipt's hash alone
 	 */
-	if (ans.n > 0) {
-		if (sqlite3_prepare_v2(a->h, "SELECT answer FROM (SELECT"
-		    " chain_no, answer FROM plays WHERE match_id = ?1 AND"
-		    " seat = ?2 UNION ALL SELECT chain_no, answer FROM calls"
-		    " WHERE match_id = ?1 AND seat = ?2) WHERE answer IS NOT"
-		    " NULL ORDER BY chain_no", -1, &st, NULL) != SQLITE_OK)
-			goto done;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, seat);
-		for (n = 0; sqlite3_step(st) == SQLITE_ROW; n++) {
-			p = (char *)sqlite3_column_text(st, 0);
-			if (nans >= ans.n || p == NULL ||
-			    strcmp(ans.line[nans], p) != 0) {
-				printf("receipt FAILED: answer %d of the seat "
-				    "was '%s', the log chains '%s'\n", n + 1,
-				    nans < ans.n ? ans.line[nans] : "(none)",
-				    p != NULL ? p : "(none)");
-				goto done;
-			}
-			nans++;
-		}
+	if (rc_answers(a, id, seat, &logged) == -1) {
+		printf("receipt FAILED: the log's moves cannot be read: %s\n",
+		    sqlite3_errmsg(a->h));
+		goto done;
+	}
+	for (nans = 0; nans < ans.n && nans < logged.n; nans++) {
+		if (logged.line[nans][0] == '\0' ||
+		    strcmp(ans.line[nans], logged.line[nans]) == 0)
+			continue;
+		util_printable(line, 200, ans.line[nans],
+		    strlen(ans.line[nans]));
+		printf("receipt FAILED: answer %d of the seat to a move was "
+		    "'%s', the log chains '", nans + 1, line);
+		util_printable(line, 200, logged.line[nans],
+		    strlen(logged.line[nans]));
+		printf("%s': the log was rewritten\n", line);
+		goto done;
 	}
 	rc = 0;
 done:
 	if (fp != NULL)
 		fclose(fp);
-	sqlite3_finalize(st);
 	rc_free(&got);
 	rc_free(&want);
 	rc_free(&ans);
+	rc_free(&logged);
+	free(move);
 	return rc;
+}
+
+/* The word after key (" result=") in an event's text, into buf. */
+static void
+rc_word(const char *text, const char *key, char *buf, size_t len)
+{
+	const char	*p;
+	size_t		 n;
+
+	buf[0] = '\0';
+	if ((p = strstr(text, key)) == NULL)
+		return;
+	p += strlen(key);
+	n = strcspn(p, " ");
+	if (n < len) {
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+	}
+}
+
+/* Did the log ever sign with key (64 hex digits)? */
+static int
+rc_haskey(sqlite3 *h, const char *key)
+{
+	sqlite3_stmt	*st;
+	int		 yes = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT 1 FROM log_chain WHERE kind = 'key'"
+	    " AND substr(text, 5) = ?1", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/*
+ * The receipt on its own, against the log's key and the log's events:
+ * whether refd signed it, for which match, and with which words.  key
+ * is the key refd's operator published, or NULL (then the log's own key
+ * stands for it).  Returns RC_OK, or the exit status with the reason
+ * printed; the log's key in force at the receipt's head goes to logkey.
+ */
+static int
+rc_signed(sqlite3 *h, long long id, const char *key,
+    const struct rc_receipt *r, char *logkey, size_t logkeylen)
+{
+	sqlite3_stmt	*st;
+	uint8_t		 sig[crypto_sign_BYTES], link[32], pk[32];
+	const char	*kind, *text, *k;
+	char		 tx[CHAIN_TXMAX], res[AU_WORDMAX + 1];
+	char		 fin[AU_HEX + 1];
+	long long	 no = -1, mid = -1;
+	int		 rc = RC_OK;
+
+	if (sodium_hex2bin(sig, sizeof(sig), r->sig, 128, NULL, NULL, NULL) !=
+	    0 || sodium_hex2bin(link, sizeof(link), r->head, 64, NULL, NULL,
+	    NULL) != 0 || sodium_hex2bin(pk, sizeof(pk), r->key, 64, NULL,
+	    NULL, NULL) != 0 || crypto_sign_verify_detached(sig, link,
+	    sizeof(link), pk) != 0) {
+		printf("receipt FORGED: its signature does not verify with "
+		    "the key it names: refd never signed it\n");
+		return RC_FORGED;
+	}
+	/* the event the signed head is the link of, and the key then */
+	logkey[0] = '\0';
+	if (sqlite3_prepare_v2(h, "SELECT e.no, e.kind, e.match_id, e.text,"
+	    " (SELECT substr(k.text, 5) FROM log_chain AS k WHERE k.kind ="
+	    " 'key' AND k.no < e.no ORDER BY k.no DESC LIMIT 1)"
+	    " FROM log_chain AS e WHERE e.link = ?1 ORDER BY e.no LIMIT 1",
+	    -1, &st, NULL) != SQLITE_OK) {
+		printf("receipt FAILED: the log chain cannot be read: %s\n",
+		    sqlite3_errmsg(h));
+		return RC_LOG;
+	}
+	sqlite3_bind_text(st, 1, r->head, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		no = sqlite3_column_int64(st, 0);
+		kind = (const char *)sqlite3_column_text(st, 1);
+		mid = sqlite3_column_int64(st, 2);
+		text = (const char *)sqlite3_column_text(st, 3);
+		k = (const char *)sqlite3_column_text(st, 4);
+		snprintf(logkey, logkeylen, "%s", k != NULL ? k : "");
+		if (kind == NULL || strcmp(kind, "end") != 0 || text == NULL) {
+			printf("receipt FORGED: its signed head is event %lld "
+			    "of the log, which is no match's end\n", no);
+			rc = RC_FORGED;
+		} else if (no != r->head_no) {
+			printf("receipt FORGED: its signed head is event %lld "
+			    "of the log, the end of match %lld, but it says "
+			    "%lld\n", no, mid, r->head_no);
+			rc = RC_FORGED;
+		} else if (mid != id) {
+			printf("receipt OTHER MATCH: it is the receipt of "
+			    "match %lld (signed head %lld), not of match "
+			    "%lld\n", mid, no, id);
+			rc = RC_OTHER;
+		}
+		/* the words the signed end commits to */
+		rc_word(text, " result=", res, sizeof(res));
+		rc_word(text, " final=", fin, sizeof(fin));
+		if (rc == RC_OK && strcmp(res, r->result) != 0) {
+			printf("receipt FORGED: it says result %s, but refd "
+			    "signed the end of match %lld with result %s\n",
+			    r->result, id, res);
+			rc = RC_FORGED;
+		} else if (rc == RC_OK && strcmp(fin, r->chain) != 0) {
+			printf("receipt FORGED: its final link %.16s... is not "
+			    "the one refd signed, %.16s...\n", r->chain, fin);
+			rc = RC_FORGED;
+		} else if (rc == RC_OK && r->tx_seat >= 0 &&
+		    (chain_tx_find(text, r->tx_seat, tx, sizeof(tx)) != 1 ||
+		    strcmp(tx, r->tx) != 0)) {
+			printf("receipt FORGED: its transcript hashes of seat "
+			    "%d are not the ones refd signed\n", r->tx_seat);
+			rc = RC_FORGED;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != RC_OK)
+		return rc;
+	/* whose key: the published one, else the log's own */
+	if (key != NULL && strcmp(r->key, key) != 0) {
+		printf("receipt FORGED: it is signed with key %.16s..., not "
+		    "with the published key %.16s...\n", r->key, key);
+		return RC_FORGED;
+	}
+	if (no < 0 && key == NULL && !rc_haskey(h, r->key)) {
+		printf("receipt KEYS DIFFER: the log holds no event with its "
+		    "signed head %lld:%.16s..., and never signed with its key "
+		    "%.16s...: either the receipt is forged or the log was "
+		    "signed again; --key with the key refd's operator "
+		    "published tells which\n", r->head_no, r->head, r->key);
+		return RC_KEYS;
+	}
+	if (no < 0) {
+		printf("receipt FAILED: the log holds no event with its signed "
+		    "head %lld:%.16s...: the log was rewritten or cut after "
+		    "it\n", r->head_no, r->head);
+		return RC_LOG;
+	}
+	if (strcmp(logkey, r->key) != 0) {
+		if (key != NULL)
+			printf("receipt FAILED: the log signs this end with "
+			    "key %.16s..., not with the published key: the "
+			    "log was rewritten\n", logkey);
+		else
+			printf("receipt KEYS DIFFER: it is signed with key "
+			    "%.16s..., the log with %.16s...: either the "
+			    "receipt is forged or the log was signed again; "
+			    "--key with the key refd's operator published "
+			    "tells which\n", r->key, logkey);
+		return key != NULL ? RC_LOG : RC_KEYS;
+	}
+	return RC_OK;
 }
 
 /*
  * refctl verify-receipt --db FILE --match ID --receipt LINE
- * [--transcript FILE --seat S]: exit 0 if the log holds what the receipt
- * (and the transcript) say, 1 if not, 2 on usage or an unreadable log.
+ * [--transcript FILE [--seat S]] [--key KEY]: 0 if the log holds what
+ * the receipt (and the transcript) say, 1 if the log was rewritten, 2 on
+ * usage or an unreadable log, 3 if the receipt or the transcript is
+ * forged, 4 if the receipt is of another match, 5 if the receipt and the
+ * log are signed with different keys and no --key says which is refd's
+ * (refctl(1), EXIT STATUS).
  */
 int
 cmd_verify_receipt(int argc, char **argv)
@@ -427,18 +650,20 @@ cmd_verify_receipt(int argc, char **argv)
 		{ "receipt", required_argument, NULL, 'r' },
 		{ "transcript", required_argument, NULL, 't' },
 		{ "seat", required_argument, NULL, 's' },
+		{ "key", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct rc_receipt rr;
 	struct au	*a;
 	FILE		*devnull;
 	const char	*path = NULL, *line = NULL, *tpath = NULL, *errstr;
-	uint8_t		 sig[crypto_sign_BYTES], link[32], pk[32];
+	const char	*key = NULL, *seed;
+	char		 logkey[AU_HEX + 1], end[BOTPROTO_MAXLINE], mp[64];
 	long long	 id = -1;
-	int		 ch, seat = -1, bad = 1;
+	int		 ch, seat = -1, bad = RC_LOG;
 
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "d:m:r:t:s:", opts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "d:m:r:t:s:k:", opts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'd':
@@ -459,6 +684,12 @@ cmd_verify_receipt(int argc, char **argv)
 			if (errstr != NULL)
 				goto usage;
 			break;
+		case 'k':
+			key = optarg;
+			if (strlen(key) != 64 ||
+			    strspn(key, "0123456789abcdef") != 64)
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
@@ -467,68 +698,86 @@ cmd_verify_receipt(int argc, char **argv)
 		goto usage;
 	if (rc_parse(line, &rr) == -1) {
 		fprintf(stderr, "refctl verify-receipt: not a match_end line "
-		    "with a receipt (head=, sig=, key=)\n");
-		return 2;
+		    "(result, points, seed, final link, then head=, sig=, "
+		    "key= and transcript=, if refd signed it)\n");
+		return RC_USAGE;
 	}
 	if (tpath != NULL && seat < 0 && (seat = rr.tx_seat) < 0)
 		goto usage;	/* an older receipt names no seat */
-	/* the receipt on its own: refd signed this head */
-	if (sodium_hex2bin(sig, sizeof(sig), rr.sig, 128, NULL, NULL, NULL) !=
-	    0 || sodium_hex2bin(link, sizeof(link), rr.head, 64, NULL, NULL,
-	    NULL) != 0 || sodium_hex2bin(pk, sizeof(pk), rr.key, 64, NULL,
-	    NULL, NULL) != 0 || crypto_sign_verify_detached(sig, link,
-	    sizeof(link), pk) != 0) {
-		printf("receipt FAILED: its signature does not verify with the "
-		    "key it names: it is not a receipt of refd's\n");
-		return 1;
-	}
 	if ((a = calloc(1, sizeof(*a))) == NULL)
-		return 2;
+		return RC_USAGE;
 	if (au_open(path, &a->h) == -1) {
 		free(a);
-		return 2;
+		return RC_USAGE;
 	}
-	/* the log chain up to and past that head, with the receipt's key */
 	if ((devnull = fopen("/dev/null", "w")) == NULL)
 		goto done;
-	if (rr.tx_seat >= 0 && rc_logtx(a, id, &rr) == -1)
+	/* first the receipt itself: refd's, of this match, as signed */
+	if (rr.head_no >= 0 && (bad = rc_signed(a->h, id, key, &rr, logkey,
+	    sizeof(logkey))) != RC_OK)
 		;
-	else if (!rc_head(a->h, id, &rr))
-		printf("receipt FAILED: the log's head %lld is not the signed "
-		    "end of match %lld the receipt holds: the log was "
-		    "rewritten or cut\n", rr.head_no, id);
-	else if (al_log(a->h, rr.key, devnull) > 0)
+	else if ((bad = RC_LOG, 0))
+		;
+	/* then the log: the chain, the match, the seat's lines */
+	else if (al_log(a->h, rr.head_no >= 0 ? logkey : key, devnull) > 0)
 		printf("receipt FAILED: the log chain does not verify with "
-		    "the receipt's key (refctl audit --key %s says where)\n",
-		    rr.key);
+		    "the %s key (refctl audit says where): the log was "
+		    "rewritten\n", rr.head_no >= 0 ? "receipt's" : "log's");
 	else if ((a->mode = AU_AUDIT, au_match(a, id)) != 0)
 		printf("receipt FAILED: match %lld does not audit: %s\n", id,
 		    a->err[0] ? a->err : "not in the log, or running");
-	else if (strcmp(a->final, rr.chain) != 0 ||
-	    strcmp(a->seedhex, rr.seed) != 0 ||
-	    strcmp(a->result, rr.result) != 0)
+	else if (rr.head_no >= 0 && strcmp(a->final, rr.chain) != 0)
 		printf("receipt FAILED: the log's match %lld ends on another "
-		    "%s than the receipt: it was rewritten after the bot "
-		    "heard its end\n", id, strcmp(a->final, rr.chain) != 0 ?
-		    "final link" : strcmp(a->seedhex, rr.seed) != 0 ? "seed" :
-		    "result");
-	else if (rr.tx_seat >= 0 && !rc_endtx(a->h, &rr))
-		printf("receipt FAILED: the log's signed end of match %lld "
-		    "does not chain the transcript hashes of seat %d the "
-		    "receipt holds\n", id, rr.tx_seat);
-	else if (tpath != NULL && rr.tx_seat >= 0 && seat != rr.tx_seat)
-		printf("receipt FAILED: the receipt is seat %d's, not seat "
-		    "%d's\n", rr.tx_seat, seat);
-	else if (tpath != NULL && rc_transcript(a, id, seat, tpath) == -1)
+		    "final link than the one refd signed: it was rewritten\n",
+		    id);
+	else if (rr.head_no >= 0 && strcmp(a->result, rr.result) != 0)
+		printf("receipt FAILED: the log's match %lld has result %s, "
+		    "refd signed %s: it was rewritten\n", id, a->result,
+		    rr.result);
+	else if (seed = au_option(a, "seed_reveal=tournament") ? "-" :
+	    a->seedhex, strcmp(seed, rr.seed) != 0) {
+		printf("receipt %s: it says seed %.16s, match %lld was told "
+		    "seed %.16s\n", rr.head_no >= 0 ? "FORGED" : "FAILED",
+		    rr.seed, id, seed);
+		bad = rr.head_no >= 0 ? RC_FORGED : RC_LOG;
+	} else if (botproto_match_end_text(end, sizeof(end), a->result,
+	    a->bm.mpoints, a->nseats, "-", a->final, NULL),
+	    sscanf(end, "match_end %*s %63s", mp) != 1 ||
+	    strcmp(mp, rr.mpoints) != 0) {
+		printf("receipt %s: it says match points %s, the match ended "
+		    "on %s\n", rr.head_no >= 0 ? "FORGED" : "FAILED",
+		    rr.mpoints, mp);
+		bad = rr.head_no >= 0 ? RC_FORGED : RC_LOG;
+	} else if (rr.head_no < 0 && strcmp(a->result, rr.result) != 0)
+		printf("receipt FAILED: the log's match %lld has result %s, "
+		    "the unsigned receipt %s\n", id, a->result, rr.result);
+	else if (rr.tx_seat >= 0 && rc_logtx(a, id, &rr) == -1)
 		;
-	else if (tpath != NULL && rr.tx_seat >= 0 &&
+	else if (tpath != NULL && rr.tx_seat >= 0 && seat != rr.tx_seat) {
+		printf("receipt FORGED: the receipt is seat %d's, not seat "
+		    "%d's\n", rr.tx_seat, seat);
+		bad = RC_FORGED;
+	} else if (tpath != NULL && rr.tx_seat >= 0 &&
 	    rc_filetx(tpath, id, &rr) == -1)
+		bad = RC_FORGED;
+	else if (tpath != NULL && rc_transcript(a, id, seat, tpath, &rr) ==
+	    -1)
 		;
 	else {
-		printf("receipt verified: match %lld, %s, final link %.16s..., "
-		    "signed head %lld%s\n", id, rr.result, rr.chain, rr.head_no,
-		    tpath != NULL ? ", and the seat's transcript" : "");
-		bad = 0;
+		printf("receipt verified: match %lld", id);
+		if (seat >= 0 || rr.tx_seat >= 0)
+			printf(", seat %d", seat >= 0 ? seat : rr.tx_seat);
+		printf(", result %s, final link %.16s...", rr.result,
+		    rr.chain);
+		if (rr.head_no >= 0)
+			printf(", signed head %lld", rr.head_no);
+		else
+			printf(", unsigned: refd told this end before the log "
+			    "held it (the log refused a write), so the final "
+			    "link is refd's word alone");
+		printf("%s\n", tpath != NULL ? ", and the seat's transcript" :
+		    "");
+		bad = RC_OK;
 	}
 	fclose(devnull);
 done:
@@ -537,6 +786,6 @@ done:
 	return bad;
 usage:
 	fprintf(stderr, "usage: refctl verify-receipt --db FILE --match ID "
-	    "--receipt LINE [--transcript FILE [--seat S]]\n");
-	return 2;
+	    "--receipt LINE [--transcript FILE [--seat S]] [--key KEY]\n");
+	return RC_USAGE;
 }

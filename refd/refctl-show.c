@@ -24,6 +24,7 @@ static int	 show_wants(const struct au *, long long);
 static void	 show_row(struct au *, const struct au_row *);
 static void	 view_line(struct au *, const char *);
 static void	 view_genplay(struct au *);
+static void	 view_pending(struct au *, const struct au_row *);
 static void	 view_deal(struct au *);
 static void	 view_play(struct au *);
 static void	 view_bid(struct au *);
@@ -44,6 +45,9 @@ show_header(struct au *a)
 	au_untrusted(fp, a->options, strlen(a->options));
 	if (au_option(a, "sandbox=none"))
 		fprintf(fp, "\nsandbox     none: the bots ran unsandboxed");
+	else if (au_option(a, "memcg=none"))
+		fprintf(fp, "\nsandbox     no memory cgroup: bot_memory_mb "
+		    "bounded each process, not the sandbox");
 	fprintf(fp, "\nseed        %s\ncommitment  %s (the seed gives it)\n"
 	    "rng         %s\npolicy      %s, max_faults %lld\n"
 	    "clocks      move_ms %lld, bank_ms %lld, startup_ms %lld\n",
@@ -225,6 +229,7 @@ show_row(struct au *a, const struct au_row *r)
 void
 show_seat_row(struct au *a, const struct au_row *r)
 {
+	view_pending(a, r);
 	if (r->kind == AU_DEAL)
 		view_deal(a);
 	else if (r->kind == AU_PLAY)
@@ -264,10 +269,60 @@ view_genplay(struct au *a)
 		return;
 	if (a->bank > 0 && a->bank_left[a->vseat] < ms)
 		ms = a->bank_left[a->vseat];
+	bri_view_build(&a->bm, a->vseat, &v);
+	if (a->bank > 0 && a->version == 2) {
+		/* its limit is chained with the move or fault that follows */
+		a->vpend = 1;
+		a->vpend_kind = k;
+		a->vpend_deal = a->bm.ndeals;
+		a->vpend_est = ms;
+		a->vpend_view = v;
+		return;
+	}
 	if (ms <= 0)
 		return;		/* refd faults the seat unasked */
-	bri_view_build(&a->bm, a->vseat, &v);
 	view_line(a, botproto_format(k, &v, (int)ms, buf, sizeof(buf)));
+}
+
+/*
+ * The move asked of the seat, once the row after it is read: refd
+ * charges its bank in microseconds, the log in milliseconds, so the
+ * limit refd sent is the one it chained with the seat's move or fault
+ * (limit_ms); only a match's end (a stop, a failure) or the end of the
+ * log leaves the estimate.  A limit of 0 was never sent: the seat's
+ * bank was spent and refd faulted it unasked.
+ */
+static void
+view_pending(struct au *a, const struct au_row *r)
+{
+	char		 buf[BOTPROTO_MAXLINE];
+	long long	 ms = a->vpend_est;
+
+	if (!a->vpend || (r != NULL && (r->kind == AU_JOKER ||
+	    r->kind == AU_TRICK || r->kind == AU_SEAT)))
+		return;		/* rows of what was sent before it */
+	a->vpend = 0;
+	if (r == NULL || r->deal != a->vpend_deal)
+		;
+	else if (r->kind == AU_PLAY && r->v[2] == a->vseat && r->v[5] >= 0)
+		ms = r->v[5];
+	else if ((r->kind == AU_BID || r->kind == AU_CALLED) &&
+	    r->v[1] == a->vseat && r->v[4] >= 0)
+		ms = r->v[4];
+	else if (r->kind == AU_FAULT && r->v[0] == a->vseat && r->v[2] >= 0)
+		ms = r->v[2];
+	if (ms <= 0 || !show_wants(a, a->vpend_deal))
+		return;
+	fprintf(a->out, "%s\n", botproto_format(a->vpend_kind,
+	    &a->vpend_view, (int)ms, buf, sizeof(buf)));
+}
+
+/* The walk is over: a move still asked was the seat's last line. */
+void
+show_seat_flush(struct au *a)
+{
+	if (a->out != NULL)
+		view_pending(a, NULL);
 }
 
 /* What the seat is sent when a deal is dealt (after match_start once). */
@@ -435,6 +490,8 @@ cmd_show(int argc, char **argv)
 	a->only_deal = deal;
 	a->out = stdout;
 	r = au_match(a, id);
+	if (a->mode == AU_VIEW)
+		show_seat_flush(a);
 	if (r == 1 && a->noseat) {
 		fprintf(stderr, "refctl show: %s\n", a->err);
 		r = 4;

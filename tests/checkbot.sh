@@ -163,14 +163,29 @@ for v in classic5 classic6 briscolone chiamata5; do
 		fi
 	done
 done
-# A bot written for the other variants knows no genbid: checkbot says so.
+# A bot written for the other variants knows no genbid: checkbot refuses
+# it before the match, as refd does.
 sed 's/ genbid gencall / /; s/c == "genbid"/c == "x"/' "$s/randbot.sh" \
     >"$tmp/oldbot.sh"
 if run 1 "chiamata5 old bot" -n 1 -V chiamata5 -- sh "$tmp/oldbot.sh"; then
-	if grep -q "genbid refused ('?')" "$tmp/out"; then
-		echo "ok: chiamata5 old bot: exit 1, genbid refused"
+	if grep -q "does not know the auction's commands.*needs genbid and gencall" "$tmp/out"; then
+		echo "ok: chiamata5 old bot: exit 1, refused before the match"
 	else
 		echo "FAIL: chiamata5 old bot: genbid not named"
+		status=1
+	fi
+fi
+# A bot that plays the auction but says it does not know genbid is
+# refused by refd before a chiamata5 match: checkbot says so, in refd's
+# words, and does not call the variant ok.
+sed 's/ genbid gencall / gencall /' "$s/randbot.sh" >"$tmp/nokc.sh"
+if run 1 "chiamata5 nokc" -n 1 -V chiamata5 -- sh "$tmp/nokc.sh"; then
+	if grep -q "^FAIL  chiamata5: seat [0-4] (checked) does not know the auction's commands: known_command answered =false" "$tmp/out" &&
+	    ! grep -q "^ok    chiamata5" "$tmp/out"; then
+		echo "ok: chiamata5 nokc: exit 1, refused as refd refuses it"
+	else
+		echo "FAIL: chiamata5 nokc: not refused as refd refuses it"
+		cat "$tmp/out"
 		status=1
 	fi
 fi

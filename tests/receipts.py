@@ -29,6 +29,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import audit  # noqa: E402  (its log rewriters: relog, resign)
 
 BUILD, SRC = harness.BUILD, harness.SRC
 REFCTL = os.environ.get("REFCTL") or harness.REFCTL
@@ -109,7 +110,8 @@ class Log:
         finally:
             rc = r.stop()
         assert rc == 0, "refd exited with %s" % rc
-        self.key = open(self.db + ".key").read().strip()
+        # the public key: the second half of libsodium's secret key
+        self.key = open(self.db + ".key").read().strip()[64:]
 
     def bot(self, r, kind, lag=None):
         """Register a recording bot; returns (name, transcript)."""
@@ -232,7 +234,8 @@ def test_honest(log):
         for seat, path in sorted(paths.items()):
             rc, out, err = verify(log.db, mid, seat, path)
             n += 1
-            if rc != 0 or not re.search(VERIFIED % (mid, seat, result), out):
+            if rc != 0 or not re.search(VERIFIED % (mid, seat, result), out,
+                                        re.M):
                 bad.append("%s, match %d seat %d (%s): rc %d: %s" % (
                     label, mid, seat, os.path.basename(path), rc,
                     (out + err).strip()[:300]))
@@ -268,7 +271,166 @@ def log_row(db, sql, *args):
         con.close()
 
 
-TESTS = [test_valgrind]
+def sign(sk_hex, link_hex):
+    """An Ed25519 signature of a link, by libsodium as refd makes it."""
+    import ctypes
+    sodium = ctypes.CDLL("libsodium.so.23")
+    assert sodium.sodium_init() >= 0
+    sig = ctypes.create_string_buffer(64)
+    m = bytes.fromhex(link_hex)
+    sodium.crypto_sign_detached(sig, None, m, ctypes.c_ulonglong(len(m)),
+                                bytes.fromhex(sk_hex))
+    return sig.raw.hex()
+
+
+def keypair():
+    import ctypes
+    sodium = ctypes.CDLL("libsodium.so.23")
+    pk = ctypes.create_string_buffer(32)
+    sk = ctypes.create_string_buffer(64)
+    sodium.crypto_sign_keypair(pk, sk)
+    return pk.raw.hex(), sk.raw.hex()
+
+
+def test_forged(log):
+    """A forged receipt or transcript is called forged (exit 3), a receipt
+    of another match says whose it is (4), a receipt signed with another
+    key than the log's is told apart (5, or with --key which side lies),
+    and a log rewritten under an honest receipt is called rewritten (1):
+    by message and by exit status (refctl(1), EXIT STATUS)."""
+    label, mid, paths = next(c for c in log.cases if c[0] == "bank classic2")
+    path = paths[0]
+    honest = receipt_of(path, mid)
+    words = honest.split(" ")           # id match_end res mp seed chain ...
+    other_label, other, other_paths = log.cases[0]
+    pk, sk = keypair()
+    head = re.search(r"head=(\d+):(\w+)", honest)
+
+    def word(i, new):
+        w = list(words)
+        w[i] = new
+        return " ".join(w)
+
+    def flip(hexs):
+        return ("1" if hexs[0] == "0" else "0") + hexs[1:]
+
+    def sub(pattern, repl):
+        return re.sub(pattern, repl, honest)
+
+    tx = re.search(r"transcript=(\d+):(\d+):(\w+)", honest)
+    forged = [
+        ("signature edited", sub(r"sig=(\w)", lambda m: "sig=" +
+                                 flip(m.group(1))), 3,
+         r"^receipt FORGED: its signature does not verify"),
+        ("result edited", word(2, "seat1" if words[2] != "seat1" else
+                               "seat0"), 3,
+         r"^receipt FORGED: it says result seat\d, but refd signed"),
+        ("match points edited", word(3, "9,9"), 3,
+         r"^receipt FORGED: it says match points 9,9"),
+        ("seed edited", word(4, flip(words[4])), 3,
+         r"^receipt FORGED: it says seed"),
+        ("final link edited", word(5, flip(words[5])), 3,
+         r"^receipt FORGED: its final link"),
+        ("transcript hash edited", honest.replace(
+            tx.group(0), tx.group(0)[:-64] + flip(tx.group(3))), 3,
+         r"^receipt FORGED: its transcript hashes of seat 0 are not the "
+         r"ones refd signed"),
+        ("head number edited", honest.replace(
+            "head=%s:" % head.group(1), "head=%d:" % (int(head.group(1)) - 1)),
+         3, r"^receipt FORGED: its signed head is event %s of the log, the "
+         r"end of match %d, but it says" % (head.group(1), mid)),
+        ("signed with another key", re.sub(
+            r"sig=\w+ key=\w+", "sig=%s key=%s" % (sign(sk, head.group(2)),
+                                                 pk), honest), 5,
+         r"^receipt KEYS DIFFER: it is signed with key"),
+        ("another match's receipt", receipt_of(other_paths[0], other), 4,
+         r"^receipt OTHER MATCH: it is the receipt of match %d "
+         r"\(signed head \d+\), not of match %d" % (other, mid)),
+    ]
+    for name, receipt, status, pattern in forged:
+        rc, out, err = verify(log.db, mid, 0, path, receipt=receipt)
+        assert rc == status and re.search(pattern, out, re.M), \
+            (name, rc, out + err)
+        print("#   %-26s %d %s" % (name, rc, out.strip()[:90]))
+    # with the published key, a receipt signed with another is forged
+    rc, out, _ = refctl("verify-receipt", "--db", log.db, "--match", mid,
+                        "--receipt", forged[7][1], "--key", log.key)
+    assert rc == 3 and re.search(r"^receipt FORGED: it is signed with key "
+                                 r"\w+\.\.\., not with the published key",
+                                 out, re.M), (rc, out)
+    # a kept transcript edited: a line, an answer
+    lines = open(path).read().splitlines()
+    start = next(i for i, l in enumerate(lines)
+                 if re.match(r"\d+ match_start match=%d " % mid, l))
+    k = next(i for i in range(start, len(lines)) if " genplay " in lines[i])
+    for name, i, new in (("transcript line edited", k, lines[k] + " 1C"),
+                         ("transcript answer edited", k + 1, "> =1C")):
+        edited = list(lines)
+        edited[i] = new
+        t = os.path.join(log.tmp, name.replace(" ", "-") + ".txt")
+        open(t, "w").write("\n".join(edited) + "\n")
+        rc, out, err = verify(log.db, mid, 0, t, receipt=honest)
+        assert rc == 3 and re.search(
+            r"^receipt FORGED: the (\d+ lines the transcript received|"
+            r"transcript's first \d+ answers) from match_start on do not "
+            r"hash to the receipt's", out, re.M), (name, rc, out + err)
+        print("#   %-26s %d %s" % (name, rc, out.strip()[:90]))
+
+    # the log rewritten under honest receipts
+    keyfile = log.db + ".key"
+
+    def rewrite_play(con):          # by the key holder, re-signed
+        con.execute("UPDATE plays SET ms = ms + 1 WHERE match_id = ? AND "
+                    "deal_no = 1 AND seq = 1", (mid,))
+        audit.relog(con)
+        audit.resign(con, keyfile)
+
+    def rewrite_result(con):        # the result and its end, re-signed
+        con.execute("UPDATE matches SET result = 'seat1' WHERE id = ?",
+                    (mid,))
+        audit.relog(con)
+        audit.resign(con, keyfile)
+
+    def cut(con):                   # rolled back before the match
+        no, = con.execute("SELECT min(no) FROM log_chain WHERE match_id = "
+                          "?", (mid,)).fetchone()
+        con.execute("DELETE FROM log_chain WHERE no >= ?", (no,))
+
+    def rekey(con):                 # signed again with another key
+        con.execute("UPDATE log_chain SET text = ? WHERE kind = 'key'",
+                    ("key " + pk,))
+        audit.relog(con)
+        fake = os.path.join(log.tmp, "fake.key")
+        open(fake, "w").write(sk + "\n")
+        audit.resign(con, fake)
+
+    rewritten = [
+        ("match rewritten, re-signed", rewrite_play, (), 1,
+         r"^receipt FAILED: the log holds no event with its signed head"),
+        ("result rewritten, re-signed", rewrite_result, (), 1,
+         r"^receipt FAILED: the log holds no event with its signed head"),
+        ("log cut", cut, (), 1,
+         r"^receipt FAILED: the log holds no event with its signed head"),
+        ("log re-keyed", rekey, (), 5,
+         r"^receipt KEYS DIFFER: the log holds no event with its signed "
+         r"head \d+:\w+\.\.\., and never signed with its key"),
+        ("log re-keyed, --key", rekey, ("--key", log.key), 1,
+         r"^receipt FAILED: the log holds no event with its signed head"),
+    ]
+    for name, edit, extra, status, pattern in rewritten:
+        db = log.copy(name.replace(" ", "-").replace(",", ""))
+        con = sqlite3.connect(db, isolation_level=None)
+        edit(con)
+        con.close()
+        rc, out, err = refctl("verify-receipt", "--db", db, "--match", mid,
+                              "--receipt", honest, "--transcript", path,
+                              "--seat", 0, *extra)
+        assert rc == status and re.search(pattern, out, re.M), \
+            (name, rc, out + err)
+        print("#   %-26s %d %s" % (name, rc, out.strip()[:90]))
+
+
+TESTS = [test_honest, test_forged, test_valgrind]
 
 
 def main():

@@ -457,7 +457,7 @@ def test_hostile_calls(r):
 def test_receipt_auction(r):
     """A chiamata5 seat's own transcript (heurbot -r) verifies against
     the log, its answers to genbid and gencall included; a call the
-    transcript answers otherwise than the log chains fails."""
+    transcript answers otherwise than the log chains is called forged."""
     rec, opt = r.recorder()
     path = os.path.join(rec, "rcpt-chiamata5.txt")
     heur = example_bots()["heur"]
@@ -479,8 +479,10 @@ def test_receipt_auction(r):
     lines[k + 1] = "> =1" if lines[k + 1] != "> =1" else "> =pass"
     forged = path + ".edited"
     open(forged, "w").write("\n".join(lines) + "\n")
+    # the transcript, not the log, is what was edited: forged (exit 3)
     rc, out, err = refctl(*args, forged)
-    assert rc == 1 and "receipt FAILED: answer" in out, out + err
+    assert rc == 3 and "receipt FORGED: the transcript's first" in out, \
+        out + err
 
 
 def test_migrate_v3(r):
