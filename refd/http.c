@@ -27,6 +27,9 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +76,8 @@ static int		 port, nconns, nstreams, max_conns, max_per_addr;
 static int64_t		 swept_ms;	/* the last full sweep */
 static int		 sweep_fast;	/* the sweep is due within
 					   HTTP_SWEEP_MS */
+static int		 freed;		/* connections gone since the last
+					   trim */
 
 #define HTTP_SWEEP_MS		50	/* collect what evhttp freed */
 
@@ -300,6 +305,7 @@ http_sweep(evutil_socket_t fd, short what, void *arg)
 				http_drop(c->stream);
 			TAILQ_REMOVE(&conns, c, entry);
 			nconns--;
+			freed++;
 			bufferevent_decref(c->bev);	/* closes it */
 			free(c);
 			continue;
@@ -317,6 +323,17 @@ http_sweep(evutil_socket_t fd, short what, void *arg)
 		else if (now - c->stream->sent_ms >= HTTP_HEARTBEAT_MS)
 			http_stream_send(c->stream, ":\n\n", 3);
 	}
+#ifdef __GLIBC__
+	/*
+	 * Many clients gone and few left (a crowd of spectators leaving):
+	 * give the memory their buffers took back to the system, which
+	 * glibc otherwise keeps for the next crowd.
+	 */
+	if (full && freed >= 64 && nconns < 16) {
+		malloc_trim(0);
+		freed = 0;
+	}
+#endif
 	tv.tv_sec = 0;
 	tv.tv_usec = (waiting ? HTTP_SWEEP_MS : 999) * 1000;
 	sweep_fast = waiting > 0;

@@ -46,7 +46,7 @@ struct site_file {
 	const char	*data;
 	size_t		 len;
 };
-#include "site.inc"
+#include "refd/site.inc"
 
 #define SITE_BUCKETS	1024
 #define SITE_KEEP	64	/* finished matches whose events are kept */
@@ -94,6 +94,8 @@ static struct event	*flush_ev;	/* site_flush_all() */
 static TAILQ_HEAD(, site_match) site_done =
 			    TAILQ_HEAD_INITIALIZER(site_done);
 static int		 site_ndone;
+
+static int		 site_on;	/* between site_start() and site_stop() */
 
 static void	site_flush_soon(struct site_match *);
 
@@ -487,6 +489,8 @@ site_match_event(struct match *m, const char *line)
 	size_t		 kl;
 	int		 n, i, k, pos = 0;
 
+	if (!site_on)
+		return;
 	snprintf(copy, sizeof(copy), "%s", line);
 	if ((n = gtp_split(copy, w, GTP_MAXARGS)) < 1 ||
 	    (d = site_evdef(w[0])) == NULL ||
@@ -554,7 +558,7 @@ site_match_done(struct match *m)
 	struct site_buf	 b;
 	char		 out[SITE_EVMAX], why[256];
 
-	if ((sm = site_get(m->id, 1)) == NULL || sm->over)
+	if (!site_on || (sm = site_get(m->id, 1)) == NULL || sm->over)
 		return;
 	b.p = out;
 	b.cap = sizeof(out);
@@ -1072,6 +1076,7 @@ site_start(char *err, size_t errlen)
 	}
 	match_observe(site_match_event, site_match_done);
 	match_observe_all();
+	site_on = 1;
 	return 0;
 }
 
@@ -1082,6 +1087,7 @@ site_stop(void)
 	struct site_match *sm;
 	int		 i;
 
+	site_on = 0;
 	http_close();	/* every stream's client told: none left */
 	for (i = 0; i < SITE_BUCKETS; i++)
 		while ((sm = LIST_FIRST(&site_hash[i])) != NULL)
