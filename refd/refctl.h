@@ -23,6 +23,7 @@ struct refctl_cmd {
 };
 
 extern const struct refctl_cmd refctl_tourney_cmds[];	/* refctl-tourney.c */
+extern const struct refctl_cmd refctl_cluster_cmds[];	/* refctl-cluster.c */
 
 int	cmd_checkbot(int, char **);	/* refctl-checkbot.c */
 int	cmd_audit(int, char **);	/* refctl-audit.c */
@@ -31,6 +32,7 @@ int	cmd_export(int, char **);	/* refctl-export.c */
 int	cmd_verify_receipt(int, char **); /* refctl-receipt.c */
 int	cmd_bridge(int, char **);	/* refctl-bridge.c */
 int	cmd_tournament(int, char **);	/* refctl-tourney.c */
+int	cmd_cluster(int, char **);	/* refctl-cluster.c */
 
 /* refctl-ctl.c: the control socket; each answer line goes to cb. */
 void	refctl_socket(const char *);

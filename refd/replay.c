@@ -7,8 +7,8 @@
  * its limit, the time bank left and the table after it, and at the end
  * the walker's verdict, the failing row named when it fails.  The hands
  * are written only once the match's seed may be revealed: at once for a
- * lone match, at the tournament's end for a match whose seed serves
- * others (seed_reveal=tournament); before that a replay shows what the
+ * lone match, once its tournament is over for good for a tournament's
+ * (tstand_seed_secret()); before that a replay shows what the
  * live page showed, and no seat's lines.
  */
 #include "config.h"
@@ -41,26 +41,23 @@ static int
 replay_reveal(sqlite3 *h, long long id)
 {
 	sqlite3_stmt	*st;
+	const char	*ms;
+	long long	 tid = 0;
 	int		 r = -1;
 
-	if (sqlite3_prepare_v2(h, "SELECT m.state, m.options, t.state FROM "
-	    "matches m LEFT JOIN tournaments t ON t.id = m.tournament WHERE "
-	    "m.id = ?1", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(h, "SELECT state, coalesce(tournament, 0) FROM "
+	    "matches WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *ms = (const char *)sqlite3_column_text(st, 0);
-		const char *opt = (const char *)sqlite3_column_text(st, 1);
-		const char *ts = (const char *)sqlite3_column_text(st, 2);
-
-		if (ms == NULL || strcmp(ms, "running") == 0)
-			r = 0;
-		else if (opt != NULL && strstr(opt, "seed_reveal=tournament"))
-			r = ts != NULL && strcmp(ts, "done") == 0;
-		else
-			r = 1;
+		ms = (const char *)sqlite3_column_text(st, 0);
+		tid = sqlite3_column_int64(st, 1);
+		r = ms != NULL && strcmp(ms, "running") != 0;
 	}
 	sqlite3_finalize(st);
+	/* a tournament's seeds, as tstand.c keeps them, until it is over */
+	if (r == 1 && tstand_seed_secret(h, tid))
+		r = 0;
 	return r;
 }
 
@@ -466,7 +463,7 @@ replay_tournament(FILE *out, const char *path, long long tid, char *err,
 		fprintf(out, "null");
 	fprintf(out, "},\n\"standings\":");
 	sqlite3_finalize(st);
-	if (tstand_report(out, h, tid, TSTAND_JSON, 1, err, errlen) == -1)
+	if (tstand_log_report(out, h, tid, TSTAND_JSON, err, errlen) == -1)
 		fprintf(out, "null");
 	fprintf(out, ",\n\"sprt\":");
 	if (tstand_sprt_path(out, h, tid, err, errlen) == -1)
