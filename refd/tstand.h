@@ -75,10 +75,6 @@ const char *tstand_sprt_state(const struct st_sprt *);
 int	*tstand_units(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *);
 void	tstand_json_str(FILE *, const char *);
-int	tstand_def(struct sqlite3 *, int64_t, struct tdef *, char *, size_t);
-int	tstand_report(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt, int,
-	    char *, size_t);
-int	tstand_sprt_path(FILE *, struct sqlite3 *, int64_t, char *, size_t);
 int	tstand_fmt_parse(const char *, enum tstand_fmt *);
 int	tstand_seed_secret(struct sqlite3 *, int64_t);
 int	tstand_def(struct sqlite3 *, int64_t, struct tdef *, char *, size_t);
