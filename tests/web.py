@@ -462,6 +462,17 @@ def test_secrecy(r, port):
     assert dup, "no match of the duplicate tournament recorded"
     print("# %d events of %d matches and %d answers checked" % (
         n, len(rec.streams), len(rec.docs)))
+    # every variant replayed from the log, verified, its plays the log's
+    for mid in rec.streams:
+        st, _, body = get(port, "/api/v1/matches/%d/replay" % mid)
+        assert st == 200, (mid, st, body[:200])
+        rp = json.loads(body)
+        assert rp["verdict"]["ok"], (mid, rp["verdict"])
+        plays = [(x["seat"], x["card"]) for x in rp["rows"]
+                 if x["k"] == "play"]
+        log = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
+                      "ORDER BY deal_no, seq", mid)
+        assert plays == [tuple(x) for x in log], mid
     # plant a leak: an unplayed card of the deal in a recorded table
     mid = dup[0]
     evs = list(rec.streams[mid])
