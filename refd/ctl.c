@@ -585,7 +585,7 @@ ctl_status_text(char *r, size_t len)
 	struct match	*m;
 	char		 key[65];
 	size_t		 n;
-	long long	 ck_thread, ck_loop, commits, waited;
+	long long	 ck_thread, ck_loop;
 	int		 done = 0;
 
 	TAILQ_FOREACH(m, &matches, entry)
@@ -593,18 +593,18 @@ ctl_status_text(char *r, size_t len)
 	if (db_public_key(logdb, key, sizeof(key)) == -1)
 		snprintf(key, sizeof(key), "none");
 	db_ckpt_counts(logdb, &ck_thread, &ck_loop);
-	db_group_counts(logdb, &commits, &waited);
 	snprintf(r, len, "version %s\nmatches_running %d\nmatches_over %d\n"
 	    "connections %d\ncontrol_clients %d\nloop_lag_max_us %lld\n"
-	    "log %s\nlog_key %s\nlog_commits %lld\nlog_commits_waited %lld\n"
+	    "log %s\nlog_key %s\nlog_commits %lld\n"
 	    "log_checkpoints %lld\nlog_checkpoints_in_loop %lld",
 	    REFD_VERSION, match_running(), done, seat_count(), nconns,
-	    (long long)clock_lag_max(), conf.db_path, key, commits, waited,
-	    ck_thread, ck_loop);
+	    (long long)clock_lag_max(), conf.db_path, key,
+	    db_group_commits(logdb), ck_thread, ck_loop);
 	/* with -l host:0 this is the only place the real port shows */
 	if (conf.listen_host[0] != '\0') {
 		n = strlen(r);
-		snprintf(r + n, len - n, "\nlisten %s:%d", conf.listen_host,
+		snprintf(r + n, len - n, strchr(conf.listen_host, ':') != NULL ?
+		    "\nlisten [%s]:%d" : "\nlisten %s:%d", conf.listen_host,
 		    conf.listen_port);
 	}
 	/* and with -w host:0 the only place the site's port shows */

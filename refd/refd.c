@@ -111,7 +111,8 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
 {
 	struct sockaddr_in	*sin = (struct sockaddr_in *)sa;
-	char			 peer[64], addr[INET_ADDRSTRLEN];
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)sa;
+	char			 peer[80], addr[INET6_ADDRSTRLEN];
 	int			 one = 1, same, idle = 30, intvl = 10, cnt = 3;
 
 	(void)l;
@@ -123,8 +124,15 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		close(fd);
 		return;
 	}
-	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
-	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
+	if (sa->sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &sin6->sin6_addr, addr, sizeof(addr));
+		snprintf(peer, sizeof(peer), "[%s]:%d", addr,
+		    ntohs(sin6->sin6_port));
+	} else {
+		inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
+		snprintf(peer, sizeof(peer), "%s:%d", addr,
+		    ntohs(sin->sin_port));
+	}
 	/* strangers get a smaller share, and no address all of it */
 	if ((seat_unauth(peer, &same) >= conf.max_unauth &&
 	    (same >= conf.max_per_addr || !seat_unauth_evict(peer, same))) ||
@@ -148,35 +156,48 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	seat_accept(fd, peer);	/* which closes fd if it fails */
 }
 
-/* Listen for remote bots on the configured address. */
+/* Listen for remote bots on the configured address, IPv4 or IPv6. */
 static int
 bot_listen(void)
 {
-	struct sockaddr_in	 sin;
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
 	socklen_t		 slen;
+	int			 v6;
 
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(conf.listen_port);
-	if (inet_pton(AF_INET, conf.listen_host, &sin.sin_addr) != 1) {
-		log_warnx("listen: %s is not an IPv4 address",
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, conf.listen_host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(conf.listen_port);
+		slen = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, conf.listen_host,
+	    &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(conf.listen_port);
+		slen = sizeof(*sin6);
+	} else {
+		log_warnx("listen: %s is not an IPv4 or IPv6 address",
 		    conf.listen_host);
 		return -1;
 	}
+	v6 = ss.ss_family == AF_INET6;
 	bot_listener = evconnlistener_new_bind(base, bot_accept, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
-	    128, (struct sockaddr *)&sin, sizeof(sin));
+	    128, (struct sockaddr *)&ss, slen);
 	if (bot_listener == NULL) {
-		log_warn("listen %s:%d", conf.listen_host, conf.listen_port);
+		log_warn("listen %s%s%s:%d", v6 ? "[" : "", conf.listen_host,
+		    v6 ? "]" : "", conf.listen_port);
 		return -1;
 	}
 	/* port 0 asks the kernel for one: keep the real one for status */
-	slen = sizeof(sin);
+	slen = sizeof(ss);
 	if (getsockname(evconnlistener_get_fd(bot_listener),
-	    (struct sockaddr *)&sin, &slen) == 0)
-		conf.listen_port = ntohs(sin.sin_port);
-	log_info("listening for bots on %s:%d", conf.listen_host,
-	    conf.listen_port);
+	    (struct sockaddr *)&ss, &slen) == 0)
+		conf.listen_port = ntohs(v6 ? sin6->sin6_port :
+		    sin->sin_port);
+	log_info("listening for bots on %s%s%s:%d", v6 ? "[" : "",
+	    conf.listen_host, v6 ? "]" : "", conf.listen_port);
 	return 0;
 }
 
@@ -271,7 +292,7 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 /*
  * The log's thread has synced it up to request n, or failed to with
  * errno error: then what the log holds can no longer be trusted to the
- * disk.  Every running match loses the lines it held for the sync and
+ * disk.  The end it was to keep is never announced, every running match
  * stops, and refd writes nothing more (db_break()) until restarted.
  */
 static void
@@ -288,45 +309,32 @@ refd_log_synced(void *arg, uint64_t n, int error)
 		match_log_lost_all();
 	}
 	db_sync_heard(logdb, n);
-	seat_log_synced();
 	match_log_synced();
 }
 
 /*
- * The log committed durable rows of matches ms (a deal's end, a fault,
- * the match's end): the thread syncs them, and what those matches say
- * from now on waits for it.  With one match
- * playing there is nothing for the loop to do meanwhile, and the hand
- * over to the thread and back costs that match a hundred microseconds
- * a deal: 0, the log syncs in the loop, as it does with no thread (arg
- * NULL), and the matches' watchers hear once it has.
+ * The log committed the end of match m: the thread syncs it, and the
+ * end is announced once it has.  With one match playing there is
+ * nothing for the loop to do meanwhile: 0, the log syncs in the loop.
  */
 static uint64_t
-refd_sync_ask(void *arg, struct db_match **ms, int n)
+refd_sync_ask(void *arg, struct db_match *m)
 {
-	uint64_t	 req = 0;
-	int		 i;
-
-	if (arg != NULL && match_playing() > 1)
-		req = logsync_request(arg);
-	for (i = 0; i < n; i++)
-		match_log_held(ms[i], req);
-	return req;
+	(void)m;
+	return match_playing() > 1 ? logsync_request(arg) : 0;
 }
 
 /*
- * Sync the log's write-ahead log on a thread of its own (logsync.c), so
- * that a deal's end holds up its own match's lines, not the loop.  A log
- * in memory has nothing to sync; if no thread can be had, the loop syncs.
- * Either way refd_sync_ask() hears of every durable commit, so that the
- * matches' watchers wait for its sync (match_log_held()).
+ * Sync the write-ahead log after a match's end on a thread of its own
+ * (logsync.c), so that the end holds up its own match, not the loop.  A
+ * log in memory has nothing to sync; if no thread can be had, the loop
+ * syncs.
  */
 static void
 refd_syncer(void)
 {
 	char	 wal[sizeof(conf.db_path) + 8], err[256];
 
-	db_group_async(logdb, refd_sync_ask, NULL);
 	if (!db_has_file(logdb))
 		return;
 	snprintf(wal, sizeof(wal), "%s-wal", conf.db_path);
@@ -563,7 +571,7 @@ main(int argc, char *argv[])
 	if (base == NULL || event_base_priority_init(base, PRI_COUNT) == -1)
 		fatalx("event_base_new");
 	/* the writes of one or more passes: one commit (DURABILITY) */
-	db_group_mode(logdb, seat_flush_soon, match_log_uncommitted,
+	db_group_mode(logdb, seat_flush_soon,
 	    match_log_lost);
 	db_group_window(logdb, (int64_t)conf.commit_ms * 1000);
 	refd_syncer();
