@@ -5,17 +5,26 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
 #include "bots.h"
+#include "gtp.h"
+#include "log.h"
 #include "sandbox.h"
 #include "util.h"
 
 static TAILQ_HEAD(, bot) bots = TAILQ_HEAD_INITIALIZER(bots);
+/* removed bots, freed at exit: a closing seat may still point at one */
+static TAILQ_HEAD(, bot) removed = TAILQ_HEAD_INITIALIZER(removed);
+static char	store[PATH_MAX];	/* the bots file, "" for none */
 
 /* Hash a token so that comparing takes the same time for any guess. */
 static void
@@ -177,18 +186,154 @@ bots_auth(const char *name, const char *token)
 	return sodium_memcmp(h, b->token, sizeof(h)) == 0;
 }
 
+/*
+ * Forget bot b: its name may be taken again at once.  Its memory stays
+ * until exit, since a seat closing may still point at it; the caller
+ * makes sure that no match or tournament still needs it.
+ */
+void
+bots_remove(struct bot *b)
+{
+	TAILQ_REMOVE(&bots, b, entry);
+	sodium_memzero(b->token, sizeof(b->token));
+	TAILQ_INSERT_TAIL(&removed, b, entry);
+}
+
+/* Free b's memory. */
+static void
+bots_release(struct bot *b)
+{
+	int	 i;
+
+	for (i = 0; i < b->argc; i++)
+		free(b->argv[i]);
+	free(b->argv);
+	free(b);
+}
+
 /* Forget every bot, at exit. */
 void
 bots_free(void)
 {
 	struct bot	*b;
-	int		 i;
 
 	while ((b = TAILQ_FIRST(&bots)) != NULL) {
 		TAILQ_REMOVE(&bots, b, entry);
-		for (i = 0; i < b->argc; i++)
-			free(b->argv[i]);
-		free(b->argv);
-		free(b);
+		bots_release(b);
 	}
+	while ((b = TAILQ_FIRST(&removed)) != NULL) {
+		TAILQ_REMOVE(&removed, b, entry);
+		bots_release(b);
+	}
+}
+
+/* One line of the bots file: a definition, a remote token's hash. */
+static int
+bots_load_line(char *line, const char *path, int lineno, char *err,
+    size_t errlen)
+{
+	char		*w[GTP_MAXARGS], why[256];
+	struct bot	*b;
+	size_t		 bin;
+	uint8_t		 h[32];
+	int		 n;
+
+	if ((n = gtp_split(line, w, GTP_MAXARGS)) == 0)
+		return 0;
+	if (n >= 1 && bots_find(w[0]) != NULL) {
+		log_warnx("%s:%d: bot %s is already defined (refd.conf): "
+		    "the one of the configuration is kept", path, lineno,
+		    w[0]);
+		return 0;
+	}
+	if (n == 3 && strcmp(w[1], "remote-hash") == 0) {
+		if (sodium_hex2bin(h, sizeof(h), w[2], strlen(w[2]), NULL,
+		    &bin, NULL) != 0 || bin != sizeof(h) ||
+		    bots_add(w[0], BOT_REMOTE, 1, (char *[]){ "-unusable-" },
+		    why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%d: bad remote bot", path,
+			    lineno);
+			return -1;
+		}
+		b = bots_find(w[0]);
+		memcpy(b->token, h, sizeof(h));
+	} else if (n >= 3 && strcmp(w[1], bots_kind_name(BOT_SPAWN)) == 0) {
+		if (bots_define(n, w, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
+			return -1;
+		}
+		b = bots_find(w[0]);
+	} else {
+		snprintf(err, errlen, "%s:%d: not a bot", path, lineno);
+		return -1;
+	}
+	b->kept = 1;
+	return 0;
+}
+
+int
+bots_store(const char *path, char *err, size_t errlen)
+{
+	FILE	*fp;
+	char	 line[GTP_MAXLINE + 2];
+	int	 lineno = 0, rc = 0;
+
+	snprintf(store, sizeof(store), "%s", path);
+	if ((fp = fopen(path, "re")) == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), fp) != NULL) {
+		lineno++;
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		rc = bots_load_line(line, path, lineno, err, errlen);
+	}
+	fclose(fp);
+	return rc;
+}
+
+int
+bots_save(char *err, size_t errlen)
+{
+	struct bot	*b;
+	FILE		*fp;
+	char		 tmp[PATH_MAX + 8], hex[65];
+	int		 fd, i, ok;
+
+	if (store[0] == '\0')
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.new", store);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0600)) == -1 || (fp = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	fprintf(fp, "# refd's bots added with bot_add, kept across restarts "
+	    "(refd(8)); remote tokens hashed\n");
+	TAILQ_FOREACH(b, &bots, entry) {
+		if (!b->kept)
+			continue;
+		if (b->kind == BOT_REMOTE) {
+			util_hex(b->token, sizeof(b->token), hex);
+			fprintf(fp, "%s remote-hash %s\n", b->name, hex);
+			continue;
+		}
+		fprintf(fp, "%s %s", b->name, bots_kind_name(b->kind));
+		for (i = 0; i < b->argc; i++)
+			fprintf(fp, " %s", b->argv[i]);
+		fputc('\n', fp);
+	}
+	ok = fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+	if (fclose(fp) != 0 || !ok || rename(tmp, store) == -1) {
+		snprintf(err, errlen, "%s: %s", store, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }

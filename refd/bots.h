@@ -25,6 +25,8 @@ struct bot {
 	int		  argc;			/* spawn: the command */
 	char		**argv;			/* NULL-terminated */
 	uint8_t		  token[32];		/* remote: BLAKE2b of token */
+	int		  kept;			/* added by bot_add: kept in
+						   the bots file */
 	TAILQ_HEAD(, seat) idle;		/* remote: connected, free;
 						   seat.c's alone */
 };
@@ -37,6 +39,19 @@ struct bot	*bots_find(const char *);
 struct bot	*bots_first(void);
 struct bot	*bots_next(struct bot *);
 int		 bots_auth(const char *, const char *);
+void		 bots_remove(struct bot *);
 void		 bots_free(void);
+
+/*
+ * The bots added at run time (bot_add) live in a file beside the log,
+ * FILE.bots (mode 0600), one definition a line, remote tokens only as
+ * their hashes, rewritten whole on every change, so that they survive
+ * a restart.  bots_store(path, err, errlen) reads it (a missing file is
+ * an empty one) and names it as the file bots_save() writes; a bot whose
+ * name is taken (by refd.conf) is skipped with a warning.  Both return
+ * 0, or -1 with the reason in err.
+ */
+int		 bots_store(const char *, char *, size_t);
+int		 bots_save(char *, size_t);
 
 #endif /* REFD_BOTS_H */

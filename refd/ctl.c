@@ -34,6 +34,7 @@
 #include "log.h"
 #include "match.h"
 #include "seat.h"
+#include "spawn.h"
 #include "tourney.h"
 #include "util.h"
 
@@ -93,6 +94,8 @@ static int	ctl_list_commands(struct ctl_conn *, struct gtp_cmd *, char *,
 static int	ctl_help(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
 static int	ctl_quit(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
 static int	ctl_bot_add(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_bot_remove(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
 static int	ctl_bot_list(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
 static int	ctl_match_start(struct ctl_conn *, struct gtp_cmd *, char *,
@@ -130,6 +133,7 @@ static const struct ctl_command ctl_commands[] = {
 	{ "bot_add", 3, GTP_MAXARGS, "NAME spawn COMMAND [ARG ...] | "
 	    "NAME remote TOKEN", ctl_bot_add },
 	{ "bot_list", 0, 0, "", ctl_bot_list },
+	{ "bot_remove", 1, 1, "NAME", ctl_bot_remove },
 	{ "help", 0, 1, "[COMMAND]", ctl_help },
 	{ "known_command", 1, 1, "COMMAND", ctl_known_command },
 	{ "list_commands", 0, 0, "", ctl_list_commands },
@@ -292,10 +296,75 @@ ctl_quit(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 static int
 ctl_bot_add(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
+	struct bot	*b;
+	char		 why[512];
+
 	(void)c;
 	if (bots_define(cmd->argc, cmd->argv, r, len) == -1)
 		return -1;
+	/* a program the bot user cannot run is refused now, not in a match */
+	b = bots_find(cmd->argv[0]);
+	if (b->kind == BOT_SPAWN && spawn_runnable(b->argv, why,
+	    sizeof(why)) == -1) {
+		snprintf(r, len, "bot %s cannot start: %s", b->name, why);
+		bots_remove(b);
+		return -1;
+	}
+	/* kept beside the log, so that it outlives this refd */
+	b->kept = 1;
+	if (bots_save(why, sizeof(why)) == -1) {
+		snprintf(r, len, "bot %s cannot be kept: %s", b->name, why);
+		bots_remove(b);
+		return -1;
+	}
+	/* a tournament may have waited for it */
+	tourney_bot_added();
 	snprintf(r, len, "%s", cmd->argv[0]);
+	return 0;
+}
+
+/*
+ * bot_remove NAME: forget a bot, and close its idle connections.  Refused
+ * while it plays: in a match not over, or in a running tournament.
+ */
+static int
+ctl_bot_remove(struct ctl_conn *c, struct gtp_cmd *cmd, char *r,
+    size_t len)
+{
+	struct bot	*b;
+	struct match	*m;
+	char		 why[300];
+	int64_t		 tid;
+	int		 i;
+
+	(void)c;
+	if ((b = bots_find(cmd->argv[0])) == NULL) {
+		snprintf(r, len, "unknown bot %s", cmd->argv[0]);
+		return -1;
+	}
+	if ((tid = tourney_uses_bot(b->name)) != 0) {
+		snprintf(r, len, "bot %s plays in tournament %lld", b->name,
+		    (long long)tid);
+		return -1;
+	}
+	TAILQ_FOREACH(m, &matches, entry) {
+		if (match_over(m))
+			continue;
+		for (i = 0; i < m->nseats; i++)
+			if (strcmp(m->conf.bots[i], b->name) == 0) {
+				snprintf(r, len, "bot %s plays in match %lld",
+				    b->name, (long long)m->id);
+				return -1;
+			}
+	}
+	seat_drop_idle(b);
+	bots_remove(b);
+	snprintf(r, len, "%s", cmd->argv[0]);
+	if (b->kept && bots_save(why, sizeof(why)) == -1) {
+		snprintf(r, len, "bot %s removed, but not from the bots file: "
+		    "%s", cmd->argv[0], why);
+		return -1;
+	}
 	return 0;
 }
 

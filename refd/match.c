@@ -496,6 +496,9 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	if (spawn_mode() == SANDBOX_NONE)	/* said in the header, forever */
 		snprintf(m->options + strlen(m->options), sizeof(m->options) -
 		    strlen(m->options), " sandbox=none");
+	else if (spawn_memcg_missing() != NULL)	/* bot_memory_mb half kept */
+		snprintf(m->options + strlen(m->options), sizeof(m->options) -
+		    strlen(m->options), " memcg=none");
 
 	m->dbm.variant = bri_variant_name(mc->opt.variant);
 	m->dbm.options = m->options;

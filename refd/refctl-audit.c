@@ -249,6 +249,10 @@ cmd_audit(int argc, char **argv)
 				printf("match %lld ran unsandboxed (sandbox "
 				    "none): its bots could reach the log and "
 				    "each other\n", id);
+			else if (au_option(a, "memcg=none"))
+				printf("match %lld ran without memory cgroups: "
+				    "bot_memory_mb bounded each process, not "
+				    "the sandbox\n", id);
 			break;
 		case 1:
 			bad++;

@@ -707,7 +707,6 @@ ck_stderr(struct ck_bot *b)
 {
 	char	 buf[4096];
 	ssize_t	 n;
-	size_t	 keep;
 
 	n = read(b->fds.err, buf, sizeof(buf));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
@@ -717,16 +716,8 @@ ck_stderr(struct ck_bot *b)
 		b->fds.err = -1;
 		return;
 	}
-	keep = (size_t)n < sizeof(b->errtail) - 1 ? (size_t)n :
-	    sizeof(b->errtail) - 1;
-	if (b->errlen + keep >= sizeof(b->errtail)) {
-		size_t drop = b->errlen + keep - (sizeof(b->errtail) - 1);
-		memmove(b->errtail, b->errtail + drop, b->errlen - drop);
-		b->errlen -= drop;
-	}
-	memcpy(b->errtail + b->errlen, buf + n - keep, keep);
-	b->errlen += keep;
-	b->errtail[b->errlen] = '\0';
+	spawn_tail_keep(b->errtail, &b->errlen, sizeof(b->errtail), buf,
+	    (size_t)n);
 }
 
 /* What became of the bot, for its end of file: status, signal, or alive. */
@@ -764,8 +755,6 @@ static void
 ck_eof(struct ck_bot *b)
 {
 	char		 how[128], cr[300], lr[400], last[300], q[256];
-	const char	*e, *s;
-	size_t		 n;
 
 	b->dead = 1;
 	while (b->fds.err != -1) {
@@ -783,15 +772,10 @@ ck_eof(struct ck_bot *b)
 		ck.spawnfail = 1;
 		return;
 	}
+	/* its last words, as refd puts them in the fault (seat.c) */
 	last[0] = '\0';
-	for (e = b->errtail + b->errlen; e > b->errtail &&
-	    (e[-1] == '\n' || e[-1] == '\r'); e--)
-		;
-	for (s = e; s > b->errtail && s[-1] != '\n'; s--)
-		;
-	if ((n = (size_t)(e - s)) > 0)
-		snprintf(last, sizeof(last), "; its stderr ends with %s",
-		    ck_quote(q, sizeof(q), s, n));
+	if (spawn_last_words(b->errtail, b->errlen, q, sizeof(q)) != NULL)
+		snprintf(last, sizeof(last), "; %s", q);
 	if (b->in_answer && !b->orphan)
 		ck_problem(b, &b->ans.cmd, "end of file: the bot %s in the "
 		    "middle of an answer, before its blank line: %s, "
@@ -1631,6 +1615,7 @@ cmd_checkbot(int argc, char **argv)
 		fprintf(stderr, "refctl checkbot: %s\n", why);
 		return 2;
 	}
+	atexit(spawn_cleanup);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 

@@ -45,6 +45,9 @@ show_header(struct au *a)
 	au_untrusted(fp, a->options, strlen(a->options));
 	if (au_option(a, "sandbox=none"))
 		fprintf(fp, "\nsandbox     none: the bots ran unsandboxed");
+	else if (au_option(a, "memcg=none"))
+		fprintf(fp, "\nsandbox     no memory cgroup: bot_memory_mb "
+		    "bounded each process, not the sandbox");
 	fprintf(fp, "\nseed        %s\ncommitment  %s (the seed gives it)\n"
 	    "rng         %s\npolicy      %s, max_faults %lld\n"
 	    "clocks      move_ms %lld, bank_ms %lld, startup_ms %lld\n",

@@ -40,15 +40,21 @@ cmd_simple(const char *name, int min, int max, int argc, char **argv)
 	return refctl_command(argc, words, NULL, NULL);
 }
 
-/* refctl bot add NAME [--remote TOKEN | -- COMMAND ARGS]; bot list. */
+/*
+ * refctl bot add NAME [--remote TOKEN | -- COMMAND ARGS]; bot list; bot
+ * remove NAME.
+ */
 static int
 cmd_bot(int argc, char **argv)
 {
 	char	*words[GTP_MAXARGS + 4];
 	int	 i, n = 0;
 
-	if (argc >= 2 && strcmp(argv[1], "list") == 0)
+	if (argc == 2 && strcmp(argv[1], "list") == 0)
 		return refctl_command(1, (char *[]){ "bot_list" }, NULL, NULL);
+	if (argc == 3 && strcmp(argv[1], "remove") == 0)
+		return refctl_command(2, (char *[]){ "bot_remove", argv[2] },
+		    NULL, NULL);
 	if (argc < 5 || strcmp(argv[1], "add") != 0 ||
 	    (strcmp(argv[3], "--remote") != 0 && strcmp(argv[3], "--") != 0) ||
 	    argc - 4 > GTP_MAXARGS - 3)
@@ -180,7 +186,8 @@ static const struct refctl_cmd cmds[] = {
 	{ "bot", cmd_bot, NULL, 0, 0, 0,
 	    { { "add NAME -- CMD [ARG...]", "register a bot refd spawns" },
 	    { "add NAME --remote TOKEN", "register a bot that connects" },
-	    { "list", "the registered bots" } } },
+	    { "list", "the registered bots" },
+	    { "remove NAME", "forget a bot that does not play" } } },
 	{ "match", cmd_match, NULL, 0, 0, 0,
 	    { { "[--variant V] [--seed HEX] [--move-ms N] [--bank-ms N]\n"
 	    "[--startup-ms N] [--policy forfeit|fallback]\n"

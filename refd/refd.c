@@ -194,6 +194,10 @@ bots_setup(void)
 		log_warnx("spawned bots refused: %s", err);
 	else if (conf.sandbox_none)
 		log_warnx("sandbox none: spawned bots run unsandboxed");
+	else if (spawn_memcg_missing() != NULL)
+		log_warnx("no memory cgroup for bots: bot_memory_mb bounds "
+		    "each process, not what a sandbox holds in tmpfs and shared "
+		    "memory (%s)", spawn_memcg_missing());
 }
 
 /* Stop gracefully: running matches end aborted, with nothing half-written. */
@@ -244,8 +248,10 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 		refd_shutdown();
 		return;
 	}
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		spawn_reaped(pid);
 		seat_reap(pid, status);
+	}
 }
 
 /*
@@ -388,6 +394,7 @@ main(int argc, char *argv[])
 	char		 err[512];
 	long long	 n64;
 	int		 ch, daemonize = 0, verbose = 0, i, n, k, lockfd = -1;
+	pid_t		 pid;
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
 
 	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
@@ -471,6 +478,14 @@ main(int argc, char *argv[])
 	if (!db_writable(logdb))
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	refd_key();
+	/* the bots added at run time, kept beside the log */
+	if (strcmp(conf.db_path, ":memory:") != 0) {
+		char	 bpath[sizeof(conf.db_path) + 8];
+
+		snprintf(bpath, sizeof(bpath), "%s.bots", conf.db_path);
+		if (bots_store(bpath, err, sizeof(err)) == -1)
+			fatalx("%s", err);
+	}
 	if (db_abort_unfinished(logdb, "refd restarted", &n) == -1)
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	if (n > 0)
@@ -539,8 +554,9 @@ main(int argc, char *argv[])
 	seat_shutdown_all();
 	while ((m = TAILQ_FIRST(&matches)) != NULL)
 		match_free(m);
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		spawn_reaped(pid);
+	spawn_cleanup();	/* the bots' memory cgroups, refd's own */
 	/* let the scheduled frees run */
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	for (i = 0; i < 3; i++)

@@ -2,18 +2,27 @@
  * sandbox.c: the bubblewrap(1) command line of a spawned bot.
  *
  * A bot runs in new user, PID, IPC, UTS, cgroup and (unless it asks for
- * the network) network namespaces, on the host's file system bound read
- * only, with fresh size-capped tmpfs on /tmp and its HOME, and tmpfs
- * over /home, /root, /run and every directory the spawner hides (its
- * working directory, the log's, the control socket's, the config
- * file's, the bot logs').  The files the bot's own command names are
- * bound back read only where they lie under a hidden directory, so a
- * bot started as "python3 bots/x.py" still finds its script.  Inside,
+ * the network) network namespaces, with no user namespace of its own
+ * to make (bwrap --disable-userns, where bwrap has it), on an empty root that shows it only
+ * what is on an allow list, read only: /usr, the system's /bin and
+ * /lib* (links into /usr on a merged system), a minimal /etc with no
+ * secret in it, the directory of its own program (and of each file its
+ * command names: a script, a lag wrapper's bot), and the paths its
+ * definition names (--ro=PATH, --dir=PATH, the one it may write).  It
+ * gets fresh size-capped tmpfs on /tmp, /dev/shm and its HOME; the
+ * root and bwrap's /dev, tmpfs without a size, are left read-only.  Nothing else of
+ * the host is there: no home directory, /var, /srv, /opt, /root, no
+ * refd directory, wherever refd was started; hiding by a list of what
+ * to hide always missed one.  Even the directory of its program is
+ * shown only if it holds nothing refd keeps from bots (the log, the
+ * control socket, the config file, the bot logs, refd's working and
+ * home directories): then only the program itself is.  Inside,
  * prlimit(1) caps its processes: the count is per user namespace, so a
  * fork bomb exhausts its own sandbox and nobody else's.
  *
  * Nothing here touches the system: whether a word names a file and
- * what the environment holds come from callbacks.
+ * what the environment holds come from callbacks, and what the system
+ * holds (its links, its /etc) is told by the caller.
  */
 #include "config.h"
 
@@ -22,10 +31,25 @@
 
 #include "sandbox.h"
 
-/* Directories every bot finds empty, whatever the spawner hides. */
-static const char *const sandbox_roots[] = { "/tmp", "/home", "/root",
-    "/run" };
-#define NROOTS	(sizeof(sandbox_roots) / sizeof(sandbox_roots[0]))
+/*
+ * The entries of /etc a bot sees: what the dynamic linker, the C
+ * library's name services, time zones, certificates and the runtimes
+ * of bots (Java, Python, Perl) read.  No secret: never shadow files,
+ * ssh keys, private keys, refd's own config, a second config.
+ */
+static const char *const sandbox_etc_names[] = { "alternatives",
+    "ca-certificates", "ca-certificates.conf", "debian_version", "gai.conf",
+    "group", "host.conf", "hosts", "ld.so.cache", "ld.so.conf",
+    "ld.so.conf.d", "locale.alias", "localtime", "mime.types",
+    "nsswitch.conf", "os-release", "passwd", "perl", "protocols",
+    "resolv.conf", "services", "timezone" };
+/* ... and those that begin so, one per version of a runtime */
+static const char *const sandbox_etc_prefixes[] = { "java-", "python" };
+/* The system's top-level links and directories a bot sees. */
+static const char *const sandbox_sys_names[] = { "/bin", "/sbin", "/lib",
+    "/lib32", "/lib64", "/libx32" };
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 const char *
 sandbox_mode_name(enum sandbox_mode m)
@@ -87,9 +111,27 @@ sandbox_opts_parse(char * const *argv, struct sandbox_opts *o, char *err,
 				return -1;
 			}
 			o->dir = w + 6;
+		} else if (strcmp(w, "--ro") == 0 ||
+		    strncmp(w, "--ro=", 5) == 0) {
+			/* --ro PATH or --ro=PATH */
+			if (w[4] == '\0' && (w = argv[++i]) == NULL)
+				w = "";
+			else if (w[4] == '=')
+				w += 5;
+			if (w[0] != '/') {
+				snprintf(err, errlen, "--ro needs an "
+				    "absolute path");
+				return -1;
+			}
+			if (o->nro == SANDBOX_MAXRO) {
+				snprintf(err, errlen, "at most %d --ro "
+				    "options", SANDBOX_MAXRO);
+				return -1;
+			}
+			o->ro[o->nro++] = w;
 		} else {
 			snprintf(err, errlen, "unknown bot option %.40s (--net, "
-			    "--env=NAME, --dir=PATH)", w);
+			    "--env=NAME, --dir=PATH, --ro=PATH)", w);
 			return -1;
 		}
 	}
@@ -200,58 +242,185 @@ sandbox_push(struct sandbox_cmd *sc, char **vec, int *n, int max,
 	return 0;
 }
 
-/* Is p hidden: under a root or a hidden directory? */
-static int
-sandbox_covered(const struct sandbox_conf *c, const char *p)
-{
-	size_t	 i;
-	int	 j;
-
-	for (i = 0; i < NROOTS; i++)
-		if (sandbox_under(p, sandbox_roots[i]))
-			return 1;
-	for (j = 0; j < c->nhide; j++)
-		if (sandbox_under(p, c->hide[j]))
-			return 1;
-	return 0;
-}
-
-/* Does directory d hold (or is it) a root or a hidden directory? */
+/* Does directory d hold (or is it) a directory never shown? */
 static int
 sandbox_holds_secret(const struct sandbox_conf *c, const char *d)
 {
-	size_t	 i;
 	int	 j;
 
-	for (i = 0; i < NROOTS; i++)
-		if (sandbox_under(sandbox_roots[i], d))
-			return 1;
 	for (j = 0; j < c->nhide; j++)
 		if (sandbox_under(c->hide[j], d))
 			return 1;
 	return 0;
 }
 
-/* Is hidden directory j inside a root or another hidden directory? */
-static int
-sandbox_nested(const struct sandbox_conf *c, int j)
+/*
+ * Record a top-level entry of the system that bots see: path (one of
+ * /bin, /sbin, /lib, /lib32, /lib64, /libx32) with its symbolic link's
+ * target link, or NULL for a directory bound as it is.  Returns 0, or
+ * -1 if path is not one of them or the table is full.
+ */
+int
+sandbox_system(struct sandbox_conf *c, const char *path, const char *link)
 {
 	size_t	 i;
-	int	 k;
 
-	for (i = 0; i < NROOTS; i++)
-		if (sandbox_under(c->hide[j], sandbox_roots[i]))
+	for (i = 0; i < NELEM(sandbox_sys_names); i++)
+		if (strcmp(path, sandbox_sys_names[i]) == 0)
+			break;
+	if (i == NELEM(sandbox_sys_names) || c->nsys == SANDBOX_MAXSYS ||
+	    (link != NULL && strlen(link) >= sizeof(c->sys[0].link)))
+		return -1;
+	snprintf(c->sys[c->nsys].path, sizeof(c->sys[0].path), "%s", path);
+	snprintf(c->sys[c->nsys++].link, sizeof(c->sys[0].link), "%s",
+	    link != NULL ? link : "");
+	return 0;
+}
+
+/* Is name, an entry of the host's /etc, one a bot sees? */
+int
+sandbox_etc_wanted(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < NELEM(sandbox_etc_names); i++)
+		if (strcmp(name, sandbox_etc_names[i]) == 0)
 			return 1;
-	for (k = 0; k < c->nhide; k++)
-		if (k != j && sandbox_under(c->hide[j], c->hide[k]))
+	for (i = 0; i < NELEM(sandbox_etc_prefixes); i++)
+		if (strncmp(name, sandbox_etc_prefixes[i],
+		    strlen(sandbox_etc_prefixes[i])) == 0)
 			return 1;
 	return 0;
+}
+
+/*
+ * Show bots /etc/name, an entry the host has that sandbox_etc_wanted()
+ * accepts.  Returns 0, or -1 (not wanted, or the table is full).
+ */
+int
+sandbox_etc(struct sandbox_conf *c, const char *name)
+{
+	if (!sandbox_etc_wanted(name) || strchr(name, '/') != NULL ||
+	    strlen(name) >= sizeof(c->etc[0]) || c->netc == SANDBOX_MAXETC)
+		return -1;
+	snprintf(c->etc[c->netc++], sizeof(c->etc[0]), "%s", name);
+	return 0;
+}
+
+/*
+ * What a bot sees, read only or not, besides its tmpfs: the system
+ * (/usr, the directories of sys) and n paths bound for it.
+ */
+static int
+sandbox_in_view(const struct sandbox_conf *c, const char *p,
+    char bound[][4096], int n)
+{
+	char	 etc[80];
+	int	 j;
+
+	if (sandbox_under(p, "/usr"))
+		return 1;
+	for (j = 0; j < c->nsys; j++)
+		if (c->sys[j].link[0] == '\0' && sandbox_under(p,
+		    c->sys[j].path))
+			return 1;
+	for (j = 0; j < c->netc; j++) {
+		snprintf(etc, sizeof(etc), "/etc/%s", c->etc[j]);
+		if (sandbox_under(p, etc))
+			return 1;
+	}
+	for (j = 0; j < n; j++)
+		if (sandbox_under(p, bound[j]))
+			return 1;
+	return 0;
+}
+
+/* The directory of path p (absolute) in out: "/" for "/x". */
+static void
+sandbox_dirname(const char *p, char *out, size_t len)
+{
+	char	*slash;
+
+	snprintf(out, len, "%s", p);
+	if ((slash = strrchr(out, '/')) != NULL)
+		slash[slash == out ? 1 : 0] = '\0';
+}
+
+/*
+ * Where execvp(3) in the sandbox will find program word (no slash):
+ * the first directory of PATH that holds it and that the bot sees.  If
+ * only a directory it does not see holds it, say in err which path to
+ * add and return -1; if none does, return 0 (the bot then fails to
+ * start, and says so on its stderr).
+ */
+static int
+sandbox_which(const struct sandbox_conf *c, const char *word,
+    const char *path, sandbox_resolve resolve, void *arg, char bound[][4096],
+    int n, char *err, size_t errlen)
+{
+	char		 try[4096 + 256], real[4096], dir[4096], rdir[4096];
+	const char	*p, *e, *v1, *v2;
+	size_t		 len;
+
+	for (p = path; p != NULL && *p != '\0'; p = *e != '\0' ? e + 1 : e) {
+		e = p + strcspn(p, ":");
+		len = (size_t)(e - p);
+		if (len == 0 || *p != '/' || len >= sizeof(dir))
+			continue;
+		snprintf(dir, sizeof(dir), "%.*s", (int)len, p);
+		snprintf(try, sizeof(try), "%s/%.200s", dir, word);
+		if (resolve(try, real, sizeof(real), arg) != 1)
+			continue;
+		if (sandbox_in_view(c, dir, bound, n) &&
+		    sandbox_in_view(c, real, bound, n))
+			return 0;
+		sandbox_dirname(real, rdir, sizeof(rdir));
+		/* each directory it would need and does not see */
+		v1 = sandbox_in_view(c, dir, bound, n) ? NULL : dir;
+		v2 = sandbox_in_view(c, real, bound, n) || (v1 != NULL &&
+		    strcmp(rdir, dir) == 0) ? NULL : rdir;
+		snprintf(err, errlen, "%.100s is %.300s, outside what bots "
+		    "see: add %s%.300s%s%.300s to its definition", word, try,
+		    v1 != NULL ? "--ro=" : "", v1 != NULL ? v1 : "",
+		    v1 != NULL && v2 != NULL ? " --ro=" : v2 != NULL ? "--ro=" :
+		    "", v2 != NULL ? v2 : "");
+		/* a later directory of PATH may still hold one it sees */
+		for (p = *e != '\0' ? e + 1 : e; *p != '\0';
+		    p = *e != '\0' ? e + 1 : e) {
+			e = p + strcspn(p, ":");
+			len = (size_t)(e - p);
+			if (len == 0 || *p != '/' || len >= sizeof(dir))
+				continue;
+			snprintf(dir, sizeof(dir), "%.*s", (int)len, p);
+			snprintf(try, sizeof(try), "%s/%.200s", dir, word);
+			if (resolve(try, real, sizeof(real), arg) == 1 &&
+			    sandbox_in_view(c, dir, bound, n) &&
+			    sandbox_in_view(c, real, bound, n))
+				return 0;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+/* How many components path p (absolute) has: 0 for "/". */
+static int
+sandbox_depth(const char *p)
+{
+	int	 n = 0;
+
+	for (; *p != '\0'; p++)
+		if (*p == '/' && p[1] != '\0')
+			n++;
+	return n;
 }
 
 #define ARG(s)		do { if (sandbox_push(sc, sc->argv, &n,		\
 	SANDBOX_MAXARGV, (s), NULL) == -1) goto full; } while (0)
 #define ENV(k, v)	do { if (sandbox_push(sc, sc->envp, &ne,	\
 	SANDBOX_MAXENV + 4, (k), (v)) == -1) goto full; } while (0)
+#define BOUND(p)	do { if (nbound == (int)NELEM(bound)) goto many;	\
+	snprintf(bound[nbound++], sizeof(bound[0]), "%s", (p)); } while (0)
 
 /*
  * Build the command that runs bot o under c into sc: argv for execvp(3)
@@ -265,16 +434,17 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
     sandbox_resolve resolve, sandbox_getenv getenv_cb, void *arg,
     struct sandbox_cmd *sc, char *err, size_t errlen)
 {
-	char		 real[4096], dir[4096], size[32], nproc[32], *slash;
-	char		 bound[16][4096];
-	const char	*v;
-	size_t		 i, len, next;
-	int		 n = 0, ne = 0, j, k, nbound = 0, kind;
+	char		 real[4096], dir[4096], size[32], nproc[32], etc[80];
+	char		 bound[SANDBOX_MAXRO + 16][4096];
+	const char	*v, *path;
+	int		 n = 0, ne = 0, j, nbound = 0, kind;
 
 	sc->used = 0;
 	sc->argv[0] = sc->envp[0] = NULL;
-	v = getenv_cb("PATH", arg);
-	ENV("PATH", v != NULL ? v : "/usr/local/bin:/usr/bin:/bin");
+	path = getenv_cb("PATH", arg);
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	ENV("PATH", path);
 	if ((v = getenv_cb("LANG", arg)) != NULL)
 		ENV("LANG", v);
 	if (c->mode == SANDBOX_BWRAP)
@@ -294,65 +464,21 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 		return 0;
 	}
 
-	snprintf(size, sizeof(size), "%lld", (long long)c->tmp_mb << 20);
-	ARG(c->bwrap);
-	ARG("--unshare-all");
-	if (o->net)
-		ARG("--share-net");
-	ARG("--die-with-parent");
-	ARG("--new-session");
-	ARG("--ro-bind"); ARG("/"); ARG("/");
-	ARG("--proc"); ARG("/proc");
-	ARG("--dev"); ARG("/dev");
-	for (i = 0; i < NROOTS; i++) {
-		ARG("--size"); ARG(size);
-		ARG("--tmpfs"); ARG(sandbox_roots[i]);
-	}
-	ARG("--size"); ARG(size);
-	ARG("--tmpfs"); ARG(SANDBOX_HOME);
-	/* ancestors first, so that a nested one is made inside its tmpfs */
-	for (len = 1; len < sizeof(c->hide[0]); len = next) {
-		next = sizeof(c->hide[0]);
-		for (j = 0; j < c->nhide; j++) {
-			if (strlen(c->hide[j]) > len && strlen(c->hide[j]) < next)
-				next = strlen(c->hide[j]);
-			if (strlen(c->hide[j]) != len)
-				continue;
-			if (sandbox_nested(c, j)) {
-				ARG("--dir"); ARG(c->hide[j]);
-			} else {
-				ARG("--size"); ARG("65536");
-				ARG("--tmpfs"); ARG(c->hide[j]);
-			}
-		}
-	}
-
-	/* the bot's own files, where they are hidden: bound back */
-	for (j = 0; o->cmd[j] != NULL; j++) {
-		kind = resolve(o->cmd[j], real, sizeof(real), arg);
-		if (kind != 1 || !sandbox_covered(c, real))
-			continue;
-		snprintf(dir, sizeof(dir), "%s", real);
-		if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
-			*slash = '\0';
-		/* its directory, unless that would show a secret too */
-		if (!sandbox_holds_secret(c, dir) && sandbox_bindable(c, dir, 1))
-			v = dir;
-		else if (sandbox_bindable(c, real, 0))
-			v = real;
-		else
-			continue;	/* never: the bot fails to find it */
-		for (k = 0; k < nbound; k++)
-			if (sandbox_under(v, bound[k]))
-				break;
-		if (k < nbound)
-			continue;
-		if (nbound == (int)(sizeof(bound) / sizeof(bound[0]))) {
-			snprintf(err, errlen, "too many files in the command");
+	/* what the definition names, checked before anything is built */
+	for (j = 0; j < o->nro; j++) {
+		kind = resolve(o->ro[j], real, sizeof(real), arg);
+		if (kind != 1 && kind != 2) {
+			snprintf(err, errlen, "--ro %.200s: no such file or "
+			    "directory", o->ro[j]);
 			return -1;
 		}
-		snprintf(bound[nbound++], sizeof(bound[0]), "%s", v);
-		ARG("--ro-bind"); ARG(v); ARG(v);
+		if (strcmp(real, "/") == 0 || sandbox_holds_secret(c, real) ||
+		    !sandbox_bindable(c, real, kind == 2)) {
+			snprintf(err, errlen, "--ro %.200s holds what bots "
+			    "may not see", o->ro[j]);
+			return -1;
+		}
+		BOUND(real);
 	}
 	if (o->dir != NULL) {
 		if (resolve(o->dir, real, sizeof(real), arg) != 2) {
@@ -366,18 +492,76 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 			    "may not see", o->dir);
 			return -1;
 		}
-		ARG("--bind"); ARG(real); ARG(real);
+		BOUND(real);
 	}
-	/* what was mounted to hide things stays read-only */
-	for (i = 0; i < NROOTS; i++)
-		if (strcmp(sandbox_roots[i], "/tmp") != 0) {
-			ARG("--remount-ro"); ARG(sandbox_roots[i]);
+	/*
+	 * its program and the files its command names: each one's
+	 * directory, unless that is a top-level one or holds what bots
+	 * may not see; then only the file itself
+	 */
+	for (j = 0; o->cmd[j] != NULL; j++) {
+		if (resolve(o->cmd[j], real, sizeof(real), arg) != 1 ||
+		    sandbox_in_view(c, real, bound, nbound))
+			continue;
+		sandbox_dirname(real, dir, sizeof(dir));
+		if (sandbox_depth(dir) >= 2 && !sandbox_holds_secret(c, dir) &&
+		    sandbox_bindable(c, dir, 1))
+			BOUND(dir);
+		else if (sandbox_bindable(c, real, 0))
+			BOUND(real);
+	}
+	if (strchr(o->cmd[0], '/') == NULL && sandbox_which(c, o->cmd[0],
+	    path, resolve, arg, bound, nbound, err, errlen) == -1)
+		return -1;
+
+	snprintf(size, sizeof(size), "%lld", (long long)c->tmp_mb << 20);
+	ARG(c->bwrap);
+	ARG("--unshare-all");
+	if (o->net)
+		ARG("--share-net");
+	/* no user namespace inside: no tmpfs of its own, no nested mounts */
+	if (c->no_userns) {
+		ARG("--unshare-user");
+		ARG("--disable-userns");
+	}
+	ARG("--die-with-parent");
+	ARG("--new-session");
+	ARG("--ro-bind"); ARG("/usr"); ARG("/usr");
+	for (j = 0; j < c->nsys; j++)
+		if (c->sys[j].link[0] != '\0') {
+			ARG("--symlink"); ARG(c->sys[j].link);
+			ARG(c->sys[j].path);
+		} else {
+			ARG("--ro-bind"); ARG(c->sys[j].path);
+			ARG(c->sys[j].path);
 		}
-	for (j = 0; j < c->nhide; j++)
-		if (!sandbox_nested(c, j)) {
-			ARG("--remount-ro"); ARG(c->hide[j]);
-		}
-	ARG("--chdir"); ARG(c->cwd[0] != '\0' ? c->cwd : "/");
+	for (j = 0; j < c->netc; j++) {
+		snprintf(etc, sizeof(etc), "/etc/%s", c->etc[j]);
+		ARG("--ro-bind-try"); ARG(etc); ARG(etc);
+	}
+	ARG("--proc"); ARG("/proc");
+	/* every tmpfs sized; bwrap's /dev read-only once made */
+	ARG("--dev"); ARG("/dev");
+	ARG("--size"); ARG(size);
+	ARG("--tmpfs"); ARG("/dev/shm");
+	ARG("--size"); ARG(size);
+	ARG("--tmpfs"); ARG("/tmp");
+	ARG("--size"); ARG(size);
+	ARG("--tmpfs"); ARG(SANDBOX_HOME);
+	for (j = 0; j < nbound; j++) {
+		ARG(o->dir != NULL && j == o->nro ? "--bind" : "--ro-bind");
+		ARG(bound[j]); ARG(bound[j]);
+	}
+	/* where it starts: refd's directory, empty but for what it sees */
+	v = c->cwd[0] != '\0' ? c->cwd : "/";
+	if (strcmp(v, "/") != 0 && !sandbox_in_view(c, v, bound, nbound) &&
+	    !sandbox_under(v, "/proc") && !sandbox_under(v, "/dev")) {
+		ARG("--dir"); ARG(v);
+	}
+	/* nothing more may be made on the root, nor in /dev */
+	ARG("--remount-ro"); ARG("/dev");
+	ARG("--remount-ro"); ARG("/");
+	ARG("--chdir"); ARG(v);
 	ARG("--");
 	if (c->nproc > 0) {
 		snprintf(nproc, sizeof(nproc), "--nproc=%d", c->nproc);
@@ -388,5 +572,8 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 	return 0;
 full:
 	snprintf(err, errlen, "the bot's command is too long");
+	return -1;
+many:
+	snprintf(err, errlen, "too many files in the command");
 	return -1;
 }

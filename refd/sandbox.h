@@ -10,7 +10,10 @@
 #include <stddef.h>
 
 #define SANDBOX_MAXENV		8	/* --env= options of one bot */
-#define SANDBOX_MAXHIDE		8	/* directories hidden from bots */
+#define SANDBOX_MAXHIDE		16	/* directories never shown to bots */
+#define SANDBOX_MAXRO		8	/* --ro=PATH options of one bot */
+#define SANDBOX_MAXSYS		8	/* the system's /bin, /lib* links */
+#define SANDBOX_MAXETC		48	/* entries of the minimal /etc */
 #define SANDBOX_MAXARGV		192	/* words of the whole command */
 #define SANDBOX_BUFLEN		32768	/* bytes of them */
 #define SANDBOX_HOME		"/home/bot"
@@ -25,10 +28,22 @@ struct sandbox_opts {
 	int		 nenv;
 	const char	*env[SANDBOX_MAXENV];	/* --env=NAME: passed in */
 	const char	*dir;		/* --dir=PATH: kept across matches */
+	int		 nro;
+	const char	*ro[SANDBOX_MAXRO];	/* --ro=PATH: shown read only */
 	char	* const	*cmd;		/* the command itself */
 };
 
-/* Daemon-wide: what every bot is kept from. */
+/* A top-level entry of the system a bot sees: /bin, /lib64... */
+struct sandbox_sys {
+	char		 path[32];	/* absolute, one component */
+	char		 link[256];	/* its symbolic link's target, or "" */
+};
+
+/*
+ * Daemon-wide: what every bot sees (an allow list: /usr, the system's
+ * links, a minimal /etc) and what it is never shown even where its
+ * program lies.
+ */
 struct sandbox_conf {
 	enum sandbox_mode mode;
 	char		 bwrap[256];	/* the bwrap program */
@@ -38,8 +53,13 @@ struct sandbox_conf {
 	int		 whole[SANDBOX_MAXHIDE];	/* all of it secret */
 	int		 nsecret;
 	char		 secret[SANDBOX_MAXHIDE * 4][4096]; /* never bound */
+	int		 nsys;
+	struct sandbox_sys sys[SANDBOX_MAXSYS];	/* /bin, /lib... */
+	int		 netc;
+	char		 etc[SANDBOX_MAXETC][64];	/* names under /etc */
 	int		 nproc;		/* process limit, 0: none */
-	int		 tmp_mb;	/* size of /tmp and HOME */
+	int		 tmp_mb;	/* size of /tmp, HOME and /dev/shm */
+	int		 no_userns;	/* bwrap --disable-userns */
 };
 
 /* A command line built: argv and envp point into buf. */
@@ -60,6 +80,9 @@ int	 sandbox_opts_parse(char * const *, struct sandbox_opts *, char *,
 int	 sandbox_hide(struct sandbox_conf *, const char *, int, char *,
 	    size_t);
 int	 sandbox_secret(struct sandbox_conf *, const char *, char *, size_t);
+int	 sandbox_system(struct sandbox_conf *, const char *, const char *);
+int	 sandbox_etc_wanted(const char *);
+int	 sandbox_etc(struct sandbox_conf *, const char *);
 int	 sandbox_build(const struct sandbox_conf *, const struct sandbox_opts *,
 	    sandbox_resolve, sandbox_getenv, void *, struct sandbox_cmd *,
 	    char *, size_t);

@@ -67,6 +67,7 @@
 #define SEAT_MAXOUT		(256 * 1024) /* unread output to one bot */
 #define SEAT_RECVMAX		GTP_MAXLINE /* bytes one read takes */
 #define SEAT_MAXEV		255	/* bytes of a fault's evidence kept */
+#define SEAT_ERRTAIL		256	/* bytes of a bot's stderr kept */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
 #define SEAT_STAMP_AGE_US	(60 * 1000000) /* oldest arrival stamp taken */
 
@@ -120,6 +121,9 @@ struct seat {
 	int		 errfd;		/* spawn: stderr pipe */
 	struct event	*errev;
 	int		 logfd;		/* spawn: stderr log file */
+	char		*errtail;	/* spawn: its stderr's end, malloc'd
+					   once it writes: why it ended */
+	size_t		 errtaillen;
 	size_t		 logged;	/* bytes written to it */
 	unsigned	 next_id;
 	struct seat_pend *pend;		/* ring of unanswered, npcap long */
@@ -451,6 +455,18 @@ seat_take_idle(struct bot *b)
 	return s;
 }
 
+/* Close every idle connection of b, a bot being removed. */
+void
+seat_drop_idle(struct bot *b)
+{
+	struct seat	*s;
+
+	while ((s = TAILQ_FIRST(&b->idle)) != NULL) {
+		db_bot_event(logdb, 0, -1, b->name, "disconnect", s->peer);
+		seat_close(s);
+	}
+}
+
 /* How many of b's connections are idle. */
 int
 seat_idle_count(struct bot *b)
@@ -667,6 +683,12 @@ seat_stderr_read(struct seat *s)
 		s->errfd = -1;
 		return n;
 	}
+	/* its last words, for the fault if its output ends */
+	if (s->errtail == NULL)
+		s->errtail = calloc(1, SEAT_ERRTAIL);
+	if (s->errtail != NULL)
+		spawn_tail_keep(s->errtail, &s->errtaillen, SEAT_ERRTAIL, buf,
+		    (size_t)n);
 	if (s->logfd == -1 || s->logged >= SEAT_STDERR_CAP)
 		return n;
 	keep = (size_t)n;
@@ -1878,18 +1900,47 @@ seat_frame_buf(struct seat *s, char *buf, size_t n, int64_t at, int exact)
 	s->arrival_exact = 0;
 }
 
+/*
+ * The evidence of a spawned bot's end of file: what, followed by why, as
+ * the end of its stderr tells (spawn_last_words()): the exec error of a
+ * bot that could not start, or its last line.  What it wrote before it
+ * went is read first, a bounded last look as in seat_free().
+ */
+static const char *
+seat_eof_why(struct seat *s, char *buf, size_t len, const char *what)
+{
+	char	 why[SEAT_MAXEV];
+	int	 i;
+
+	for (i = 0; i < 64 && s->errfd != -1; i++)
+		if (seat_stderr_read(s) <= 0)
+			break;
+	if (s->errtail == NULL || spawn_last_words(s->errtail,
+	    s->errtaillen, why, sizeof(why)) == NULL)
+		snprintf(buf, len, "%s", what);
+	else
+		util_format(buf, len, "%s: %s", what, why);
+	return buf;
+}
+
 /* End of file or an error on the connection. */
 static void
 seat_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct seat	*s = arg;
+	char		 ev[SEAT_MAXEV + 1];
 
 	(void)bev;
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
 	if (s->state == SEAT_PLAYING && s->cb != NULL) {
-		seat_fault(s, s->bot->kind == BOT_SPAWN ? "eof" : "disconnect",
-		    what & BEV_EVENT_EOF ? "end of file" : "connection error");
+		if (s->bot->kind == BOT_SPAWN)
+			seat_fault(s, "eof", seat_eof_why(s, ev, sizeof(ev),
+			    what & BEV_EVENT_EOF ? "end of file" :
+			    "connection error"));
+		else
+			seat_fault(s, "disconnect", what & BEV_EVENT_EOF ?
+			    "end of file" : "connection error");
 		return;
 	}
 	if (s->state == SEAT_IDLE && s->bot != NULL)
@@ -2105,6 +2156,7 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	if (s->fault_due)
 		TAILQ_REMOVE(&faulted, s, faultq);
 	free(s->fault_ev);
+	free(s->errtail);
 	free(s->pend);
 	frame_free(&s->fr);
 	free(s->out);

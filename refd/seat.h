@@ -47,6 +47,7 @@ struct seat	*seat_spawn(struct bot *, const char *, int64_t, int, char *,
 struct seat	*seat_accept(int, const char *);
 struct seat	*seat_take_idle(struct bot *);
 int		 seat_idle_count(struct bot *);
+void		 seat_drop_idle(struct bot *);
 void		 seat_attach(struct seat *, int, const struct seat_cb *,
 		    void *);
 void		 seat_on_ready(void (*)(struct bot *));

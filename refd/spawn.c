@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -34,19 +35,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "log.h"
 #include "sandbox.h"
 #include "spawn.h"
+#include "util.h"
 
 
 static int	lim_cpu;	/* RLIMIT_CPU of bots in seconds, 0: none */
 static int	lim_mem;	/* RLIMIT_AS of bots in MiB, 0: none */
 static struct sandbox_conf sb = { .mode = SANDBOX_BWRAP, .bwrap = "bwrap",
-    .nproc = SANDBOX_NPROC, .tmp_mb = SANDBOX_TMP_MB };
+    .nproc = SANDBOX_NPROC, .tmp_mb = SANDBOX_TMP_MB, .no_userns = 1 };
 static int	drop;		/* root: become bot_uid, bot_gid */
 static uid_t	bot_uid;
 static gid_t	bot_gid;
+static char	bot_user_name[64];	/* bot_uid's name, for messages */
 static char	refusal[512];	/* why no bot may be spawned, "" if none */
+static int	memcg;		/* each bot in a memory cgroup of its own */
+static char	memcg_why[512];	/* why not, with a memory limit; or "" */
 
 /* Set the resource limits every bot started from now on gets. */
 void
@@ -135,8 +141,10 @@ struct spawn_child_args {
 	int		  inr;		/* its stdin */
 	int		  outw;		/* its stdout */
 	int		  errw;		/* its stderr */
+	int		  cgfd;		/* its cgroup's cgroup.procs, or -1 */
 	int		  err;		/* errno of what failed, 0 if none */
-	int		  when;		/* 1: becoming the bot user, 2: exec */
+	int		  when;		/* 1: becoming the bot user, 2: exec,
+					 * 3: entering its cgroup */
 };
 
 /*
@@ -173,6 +181,9 @@ spawn_say(const struct spawn_child_args *a, int fd)
 	else if (a->when == 2)
 		dprintf(fd, "refd: cannot run %s: %s\n", a->argv[0],
 		    strerror(a->err));
+	else if (a->when == 3)
+		dprintf(fd, "refd: cannot run %s: its memory cgroup: %s\n",
+		    a->argv[0], strerror(a->err));
 }
 
 /* Make from descriptor to, without close-on-exec; -1 on failure. */
@@ -237,6 +248,9 @@ spawn_child(void *arg)
 	struct spawn_child_args	*a = arg;
 	long			 n;
 
+	/* into its memory cgroup first, while still refd's user */
+	if (a->cgfd != -1 && syscall(SYS_write, a->cgfd, "0", 1) != 1)
+		spawn_child_fail(a, 3);
 	syscall(SYS_setpgid, 0, 0);
 	/* every signal to its default (ignored ones survive exec) while all
 	 * stay blocked, as spawn_bot() blocked them: no handler of refd's
@@ -274,6 +288,7 @@ spawn_child(void *arg)
 struct spawn_job {
 	struct sandbox_cmd	 sc;	/* 32 KiB: never on a stack */
 	struct spawn_child_args	 a;
+	char			 cgname[CGROUP_NAMELEN];	/* or "" */
 };
 
 /* Close what fds holds, and mark it so. */
@@ -338,6 +353,7 @@ spawn_prepare(char **argv, struct spawn_fds *fds, char *err, size_t errlen)
 	j->a.inr = p[0][0];
 	j->a.outw = p[1][1];
 	j->a.errw = p[2][1];
+	j->a.cgfd = -1;
 	fds->in = p[0][1];
 	fds->out = p[1][0];
 	fds->err = p[2][0];
@@ -365,6 +381,13 @@ spawn_run(struct spawn_job *j, void *stack, size_t len, char *err,
 	pid_t			 pid;
 	int			 e;
 
+	/* its memory cgroup, made here, off refd's loop */
+	if (memcg && (a->cgfd = cgroup_bot_new((long long)lim_mem << 20,
+	    j->cgname, sizeof(j->cgname), err, errlen)) == -1) {
+		dprintf(a->errw, "refd: cannot run %s: %s\n", a->argv[0], err);
+		pid = -1;
+		goto out;
+	}
 	/* back here once the child has executed the bot, or exited */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -382,6 +405,12 @@ spawn_run(struct spawn_job *j, void *stack, size_t len, char *err,
 		/* both sides set the group, so no signal can beat it */
 		setpgid(pid, pid);
 	}
+	if (a->cgfd != -1) {
+		cgroup_bot_started(j->cgname, pid);
+		close(a->cgfd);
+		a->cgfd = -1;
+	}
+out:
 	close(a->inr);
 	close(a->outw);
 	close(a->errw);
@@ -424,6 +453,32 @@ spawn_bot(char **argv, struct spawn_fds *fds, char *err, size_t errlen)
 	return pid;
 }
 
+/* Bot process pid was reaped: its memory cgroup may go. */
+void
+spawn_reaped(pid_t pid)
+{
+	if (memcg)
+		cgroup_bot_reaped(pid);
+}
+
+/* At exit: the bots' memory cgroups that are empty, and refd's own. */
+void
+spawn_cleanup(void)
+{
+	if (memcg)
+		cgroup_cleanup();
+}
+
+/*
+ * Why bots' memory is not counted in cgroups though bot_memory_mb is
+ * set, or NULL if it is (or there is no limit to count against).
+ */
+const char *
+spawn_memcg_missing(void)
+{
+	return memcg_why[0] != '\0' ? memcg_why : NULL;
+}
+
 /* Signal a bot's whole process group, so its children go too. */
 void
 spawn_signal(pid_t pid, int sig)
@@ -433,9 +488,83 @@ spawn_signal(pid_t pid, int sig)
 }
 
 /*
+ * What of the system bots see: /bin and /lib* as they are here (links
+ * into /usr on a merged system, directories elsewhere), and the entries
+ * of /etc that the sandbox wants and this host has.
+ */
+static void
+spawn_system(void)
+{
+	static const char *const tops[] = { "/bin", "/sbin", "/lib", "/lib32",
+	    "/lib64", "/libx32" };
+	struct stat	 st;
+	struct dirent	*de;
+	DIR		*d;
+	char		 link[256];
+	ssize_t		 len;
+	size_t		 i;
+
+	sb.nsys = sb.netc = 0;
+	for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
+		if (lstat(tops[i], &st) == -1)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			len = readlink(tops[i], link, sizeof(link) - 1);
+			if (len <= 0)
+				continue;
+			link[len] = '\0';
+			sandbox_system(&sb, tops[i], link);
+		} else if (S_ISDIR(st.st_mode))
+			sandbox_system(&sb, tops[i], NULL);
+	}
+	if ((d = opendir("/etc")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			sandbox_etc(&sb, de->d_name);
+	closedir(d);
+}
+
+/*
+ * Run a bot that does nothing under the sandbox as it stands, to find
+ * out whether it works here.  Returns 0, or -1 with the reason in out.
+ */
+static int
+spawn_probe(char *out, size_t outlen)
+{
+	static char	*probe[] = { "true", NULL };
+	struct spawn_fds fds;
+	char		 why[512];
+	int		 status;
+	pid_t		 pid;
+
+	if ((pid = spawn_bot(probe, &fds, why, sizeof(why))) == -1) {
+		snprintf(out, outlen, "sandbox: %.400s", why);
+		return -1;
+	}
+	close(fds.in);
+	close(fds.out);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	spawn_reaped(pid);
+	memset(why, 0, sizeof(why));
+	if (read(fds.err, why, sizeof(why) - 1) > 0)
+		why[strcspn(why, "\n")] = '\0';
+	close(fds.err);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(out, outlen, "the bubblewrap sandbox does not work "
+		    "here (%.300s); set \"sandbox none\" to run bots "
+		    "unsandboxed", why[0] != '\0' ? why : "bwrap failed");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Settle how bots are run: mode, and when refd is root the user they
- * run as (bot_user, "nobody" if NULL), never root.  The spawner's
- * working directory is hidden from them.  With the sandbox on, a bot
+ * run as (bot_user, "nobody" if NULL), never root.  Bots are never
+ * shown the spawner's working directory or its home, even where their
+ * program lies.  With the sandbox on, a bot
  * that does nothing is run under it once, to find out now whether
  * bubblewrap works here.  Returns 0, or -1 with the reason in err: then
  * every spawn is refused with that reason.
@@ -444,12 +573,9 @@ int
 spawn_setup(enum sandbox_mode mode, const char *bot_user, char *err,
     size_t errlen)
 {
-	static char	*probe[] = { "true", NULL };
 	struct passwd	*pw;
-	char		 why[512];
-	struct spawn_fds fds;
-	int		 status;
-	pid_t		 pid;
+	char		 why[512], real[PATH_MAX];
+	const char	*home;
 
 	sb.mode = mode;
 	refusal[0] = '\0';
@@ -461,6 +587,15 @@ spawn_setup(enum sandbox_mode mode, const char *bot_user, char *err,
 		    "directory from bots");
 		goto refuse;
 	}
+	home = getenv("HOME");
+	if (home != NULL && home[0] == '/' && realpath(home, real) != NULL &&
+	    strcmp(real, "/") != 0 && sandbox_hide(&sb, real, 0, why,
+	    sizeof(why)) == -1) {
+		snprintf(refusal, sizeof(refusal), "cannot hide %.200s from "
+		    "bots: %.200s", real, why);
+		goto refuse;
+	}
+	spawn_system();
 	if (geteuid() == 0 || getuid() == 0) {
 		if (bot_user == NULL)
 			bot_user = "nobody";
@@ -477,27 +612,29 @@ spawn_setup(enum sandbox_mode mode, const char *bot_user, char *err,
 		}
 		bot_uid = pw->pw_uid;
 		bot_gid = pw->pw_gid;
+		snprintf(bot_user_name, sizeof(bot_user_name), "%s",
+		    pw->pw_name);
 		drop = 1;
 	}
 	if (mode == SANDBOX_NONE)
 		return 0;
-	if ((pid = spawn_bot(probe, &fds, why, sizeof(why))) == -1) {
-		snprintf(refusal, sizeof(refusal), "sandbox: %.400s", why);
-		goto refuse;
+	memcg = 0;
+	memcg_why[0] = '\0';
+	if (lim_mem > 0) {
+		if (cgroup_setup(why, sizeof(why)) == 0)
+			memcg = 1;
+		else
+			snprintf(memcg_why, sizeof(memcg_why), "%s", why);
 	}
-	close(fds.in);
-	close(fds.out);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	memset(why, 0, sizeof(why));
-	if (read(fds.err, why, sizeof(why) - 1) > 0)
-		why[strcspn(why, "\n")] = '\0';
-	close(fds.err);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(refusal, sizeof(refusal), "the bubblewrap sandbox does "
-		    "not work here (%.300s); set \"sandbox none\" to run bots "
-		    "unsandboxed", why[0] != '\0' ? why : "bwrap failed");
-		goto refuse;
+	sb.no_userns = 1;
+	if (spawn_probe(why, sizeof(why)) == -1) {
+		/* a bwrap older than 0.8.0: the system-call filter alone
+		 * keeps bots from new user namespaces */
+		sb.no_userns = 0;
+		if (spawn_probe(refusal, sizeof(refusal)) == -1)
+			goto refuse;
+		log_warnx("bwrap cannot disable user namespaces (%.200s)",
+		    why);
 	}
 	return 0;
 refuse:
@@ -533,4 +670,167 @@ spawn_cannot_run(const char *errtail, char *buf, size_t len)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Keep the last cap - 1 bytes of a bot's stderr in tail (*len of them
+ * so far, NUL-terminated), adding the n bytes of buf.
+ */
+void
+spawn_tail_keep(char *tail, size_t *len, size_t cap, const char *buf,
+    size_t n)
+{
+	size_t	 keep, cut;
+
+	keep = n < cap - 1 ? n : cap - 1;
+	if (*len + keep >= cap) {
+		cut = *len + keep - (cap - 1);
+		memmove(tail, tail + cut, *len - cut);
+		*len -= cut;
+	}
+	memcpy(tail + *len, buf + n - keep, keep);
+	*len += keep;
+	tail[*len] = '\0';
+}
+
+/*
+ * Why a bot's output ended, as the end of its stderr (tail, len bytes)
+ * tells: "cannot run COMMAND: reason" when it could not be executed
+ * (spawn_cannot_run()), else "its stderr ends with 'LINE'", its last
+ * line that says anything, in printable form; NULL when it said nothing.
+ */
+const char *
+spawn_last_words(const char *tail, size_t len, char *buf, size_t buflen)
+{
+	const char	*e, *s;
+	char		 q[200];	/* util_printable writes 130 at most */
+
+	if (spawn_cannot_run(tail, buf, buflen) != NULL)
+		return buf;
+	for (e = tail + len; e > tail && (e[-1] == '\n' || e[-1] == '\r' ||
+	    e[-1] == ' '); e--)
+		;
+	for (s = e; s > tail && s[-1] != '\n'; s--)
+		;
+	if (e == s)
+		return NULL;
+	/* a cannot-run line after the shell's own words, say */
+	if (spawn_cannot_run(s, buf, buflen) != NULL)
+		return buf;
+	util_printable(q, sizeof(q), s, (size_t)(e - s));
+	snprintf(buf, buflen, "its stderr ends with '%s'", q);
+	return buf;
+}
+
+/*
+ * Does the bot user's (bot_uid, bot_gid, no other group) mode allow want
+ * (R_OK, X_OK, or both) on st?
+ */
+static int
+spawn_mode_lets(const struct stat *st, int want)
+{
+	int	 bits;
+
+	if (st->st_uid == bot_uid)
+		bits = (st->st_mode >> 6) & 7;
+	else if (st->st_gid == bot_gid)
+		bits = (st->st_mode >> 3) & 7;
+	else
+		bits = st->st_mode & 7;
+	return (bits & want) == want;
+}
+
+/*
+ * May the bot user reach real (an absolute, resolved path) and do want
+ * with it?  Every directory on the way must let it search.  0, or -1
+ * with the reason in err.
+ */
+static int
+spawn_user_may(const char *real, int want, const char *what, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+	char		 dir[PATH_MAX];
+	size_t		 i;
+
+	for (i = 1; real[i - 1] != '\0'; i++) {
+		if (real[i] != '/' && real[i] != '\0')
+			continue;
+		snprintf(dir, sizeof(dir), "%.*s", i == 1 ? 1 : (int)i, real);
+		if (stat(dir, &st) == -1)
+			break;		/* said by the caller's own checks */
+		if (real[i] == '\0')
+			break;
+		if (!spawn_mode_lets(&st, X_OK)) {
+			snprintf(err, errlen, "bot user %s cannot %s %.200s: "
+			    "%.200s is closed to it (mode %04o, owner uid %ld)",
+			    bot_user_name, what, real, dir,
+			    (unsigned)(st.st_mode & 07777), (long)st.st_uid);
+			return -1;
+		}
+	}
+	if (stat(real, &st) == 0 && !spawn_mode_lets(&st, want)) {
+		snprintf(err, errlen, "bot user %s cannot %s %.200s (mode %04o, "
+		    "owner uid %ld)", bot_user_name, what, real,
+		    (unsigned)(st.st_mode & 07777), (long)st.st_uid);
+		return -1;
+	}
+	return 0;
+}
+
+/* The executable file execvp(3) would run for cmd, into buf; 0 if none. */
+static int
+spawn_which(const char *cmd, char *buf, size_t len)
+{
+	const char	*path, *p, *e;
+	struct stat	 st;
+
+	if (strchr(cmd, '/') != NULL) {
+		snprintf(buf, len, "%s", cmd);
+		return access(cmd, X_OK) == 0 && stat(cmd, &st) == 0 &&
+		    S_ISREG(st.st_mode);
+	}
+	if ((path = getenv("PATH")) == NULL)
+		path = "/usr/bin:/bin";
+	for (p = path; ; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		if ((size_t)snprintf(buf, len, "%.*s/%s", (int)(e - p),
+		    e == p ? "." : p, cmd) < len && access(buf, X_OK) == 0 &&
+		    stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+			return 1;
+		if (*e == '\0')
+			return 0;
+	}
+}
+
+int
+spawn_runnable(char *const *argv, char *err, size_t errlen)
+{
+	struct sandbox_opts	 o;
+	char			 path[PATH_MAX], real[PATH_MAX], why[256];
+	int			 j;
+
+	if (sandbox_opts_parse(argv, &o, why, sizeof(why)) == -1)
+		return 0;	/* the registry says why */
+	if (!spawn_which(o.cmd[0], path, sizeof(path))) {
+		snprintf(err, errlen, "%.200s is no executable file", o.cmd[0]);
+		return -1;
+	}
+	if (!drop)
+		return 0;	/* bots run as refd's own user: access(2) said */
+	if (realpath(path, real) == NULL) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (spawn_user_may(real, X_OK, "execute", err, errlen) == -1)
+		return -1;
+	/* the files it names, a script say: the sandbox binds them back */
+	for (j = 1; o.cmd[j] != NULL; j++)
+		if (strchr(o.cmd[j], '/') != NULL &&
+		    realpath(o.cmd[j], real) != NULL &&
+		    spawn_user_may(real, R_OK, "read", err, errlen) == -1)
+			return -1;
+	return 0;
 }

@@ -40,6 +40,7 @@
 #include "log.h"
 #include "match.h"
 #include "sandbox.h"
+#include "spawn.h"
 #include "tourney.h"
 #include "tstand.h"
 #include "util.h"
@@ -122,6 +123,21 @@ static struct event	*draw_ev;
 static void		(*drawn_cb)(int64_t);
 
 static TAILQ_HEAD(, tourney) tourneys = TAILQ_HEAD_INITIALIZER(tourneys);
+
+/*
+ * A tournament the log shows running that this refd could not take up,
+ * most often for bots it does not know (yet): listed as waiting, taken
+ * up when they are added or on the operator's word.
+ */
+struct twait {
+	TAILQ_ENTRY(twait) entry;
+	int64_t		 id;
+	char		 name[TDEF_NAMELEN + 1];
+	int		 ndone, total;	/* matches, as the log had them */
+	char		 missing[TDEF_MAXBOTS * 8]; /* "a,b": unknown bots */
+	char		 reason[300];	/* why it was not taken up */
+};
+static TAILQ_HEAD(, twait) waits = TAILQ_HEAD_INITIALIZER(waits);
 static struct event	*sweep_ev;	/* frees finished tournament matches */
 
 static void	tourney_fill(struct tourney *);
@@ -159,38 +175,6 @@ tourney_find(int64_t id)
 	return NULL;
 }
 
-/*
- * Is the spawn command cmd one execvp(3) can run: a path to an
- * executable file, or a name found so on PATH?  Checked before the
- * first match, so that a missing program stops the tournament at once
- * rather than forfeiting every match it was to play.
- */
-static int
-tourney_runnable(const char *cmd)
-{
-	const char	*path, *p, *e;
-	char		 buf[PATH_MAX];
-	struct stat	 sb;
-
-	if (strchr(cmd, '/') != NULL)
-		return access(cmd, X_OK) == 0 && stat(cmd, &sb) == 0 &&
-		    S_ISREG(sb.st_mode);
-	if ((path = getenv("PATH")) == NULL)
-		path = "/usr/bin:/bin";
-	for (p = path; ; p = e + 1) {
-		e = strchr(p, ':');
-		if (e == NULL)
-			e = p + strlen(p);
-		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
-		    e == p ? "." : p, cmd) < sizeof(buf) &&
-		    access(buf, X_OK) == 0 && stat(buf, &sb) == 0 &&
-		    S_ISREG(sb.st_mode))
-			return 1;
-		if (*e == '\0')
-			return 0;
-	}
-}
-
 /* Does the known bot b have the command of a "bot" line's words? */
 static int
 tourney_samebot(const struct bot *b, int n, char **w)
@@ -214,13 +198,11 @@ tourney_samebot(const struct bot *b, int n, char **w)
  * "fname:line: reason".
  */
 static int
-tourney_bots(const struct tdef *d, const char *fname, char *err,
-    size_t errlen)
+tourney_bots_check(const struct tdef *d, const char *fname,
+    struct bot **added, int *nadded, char *err, size_t errlen)
 {
 	char			 buf[GTP_MAXLINE + 1], *w[GTP_MAXARGS], why[256];
-	struct sandbox_opts	 o;
 	struct bot		*b;
-	const char		*cmd;
 	int			 i, n;
 
 	for (i = 0; i < d->nbotdefs; i++) {
@@ -240,6 +222,7 @@ tourney_bots(const struct tdef *d, const char *fname, char *err,
 			    d->botdefline[i], why);
 			return -1;
 		}
+		added[(*nadded)++] = bots_find(w[0]);
 	}
 	for (i = 0; i < d->nbots; i++) {
 		if ((b = bots_find(d->bots[i])) == NULL) {
@@ -249,15 +232,154 @@ tourney_bots(const struct tdef *d, const char *fname, char *err,
 		}
 		if (b->kind != BOT_SPAWN)
 			continue;
-		/* the command, after the bot's sandbox options */
-		cmd = sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == 0 ?
-		    o.cmd[0] : b->argv[0];
-		if (!tourney_runnable(cmd)) {
-			snprintf(err, errlen, "%s:%d: bot %s cannot start: "
-			    "%.100s is no executable file", fname,
-			    d->botline[i], d->bots[i], cmd);
+		if (spawn_runnable(b->argv, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%d: bot %s cannot start: %s",
+			    fname, d->botline[i], d->bots[i], why);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/* Forget the n bots a refused definition brought: it changes nothing. */
+static void
+tourney_unbots(struct bot **added, int n)
+{
+	while (n-- > 0)
+		bots_remove(added[n]);
+}
+
+/*
+ * tourney_bots_check(), all or nothing: on an error the bots it brought
+ * are forgotten again.  On success added holds them (*nadded), for the
+ * caller to forget if it refuses the definition later.
+ */
+static int
+tourney_bots(const struct tdef *d, const char *fname, struct bot **added,
+    int *nadded, char *err, size_t errlen)
+{
+	*nadded = 0;
+	if (tourney_bots_check(d, fname, added, nadded, err, errlen) == 0)
+		return 0;
+	tourney_unbots(added, *nadded);
+	*nadded = 0;
+	return -1;
+}
+
+/* The waiting record of tournament id, or NULL. */
+static struct twait *
+tourney_wait_find(int64_t id)
+{
+	struct twait	*w;
+
+	TAILQ_FOREACH(w, &waits, entry)
+		if (w->id == id)
+			return w;
+	return NULL;
+}
+
+/* Tournament id is taken up, or gone: it waits no more. */
+static void
+tourney_waits_not(int64_t id)
+{
+	struct twait	*w;
+
+	if ((w = tourney_wait_find(id)) != NULL) {
+		TAILQ_REMOVE(&waits, w, entry);
+		free(w);
+	}
+}
+
+/*
+ * Tournament id (definition d) could not be taken up, for reason: it
+ * waits, with the participants refd does not know.
+ */
+static void
+tourney_waits(int64_t id, const struct tdef *d, const char *reason)
+{
+	sqlite3_stmt	*st;
+	struct twait	*w;
+	size_t		 at = 0;
+	int		 i, j;
+
+	if ((w = tourney_wait_find(id)) == NULL) {
+		if ((w = calloc(1, sizeof(*w))) == NULL)
+			return;
+		TAILQ_INSERT_TAIL(&waits, w, entry);
+	}
+	w->id = id;
+	snprintf(w->name, sizeof(w->name), "%s", d->name);
+	snprintf(w->reason, sizeof(w->reason), "%s", reason);
+	w->missing[0] = '\0';
+	for (i = 0; i < d->nbots && at < sizeof(w->missing); i++) {
+		if (bots_find(d->bots[i]) != NULL)
+			continue;
+		/* one its own bot lines define: the reason tells */
+		for (j = 0; j < d->nbotdefs; j++)
+			if (strncmp(d->botdef[j], d->bots[i],
+			    strlen(d->bots[i])) == 0 &&
+			    d->botdef[j][strlen(d->bots[i])] == ' ')
+				break;
+		if (j < d->nbotdefs)
+			continue;
+		at += snprintf(w->missing + at, sizeof(w->missing) - at,
+		    "%s%s", at > 0 ? "," : "", d->bots[i]);
+	}
+	w->ndone = w->total = 0;
+	if (sqlite3_prepare_v2(db_handle(logdb), "SELECT total, (SELECT "
+	    "count(*) FROM matches WHERE tournament = ?1 AND state = 'done') "
+	    "FROM tournaments WHERE id = ?1", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			w->total = sqlite3_column_int(st, 0);
+			w->ndone = sqlite3_column_int(st, 1);
+		}
+	}
+	sqlite3_finalize(st);
+	log_warnx("tournament %lld waits%s%s: %s", (long long)id,
+	    w->missing[0] ? " for bots " : "", w->missing, reason);
+}
+
+/*
+ * A bot was added: take up every waiting tournament that waited for no
+ * other bot.
+ */
+void
+tourney_bot_added(void)
+{
+	struct twait	*w, *tw;
+	char		 err[400];
+	char		*p, *q, names[sizeof(w->missing)];
+
+	TAILQ_FOREACH_SAFE(w, &waits, entry, tw) {
+		snprintf(names, sizeof(names), "%s", w->missing);
+		for (p = names; p != NULL && *p != '\0'; p = q) {
+			if ((q = strchr(p, ',')) != NULL)
+				*q++ = '\0';
+			if (bots_find(p) == NULL)
+				break;
+		}
+		if (w->missing[0] == '\0' || (p != NULL && *p != '\0'))
+			continue;
+		if (tourney_resume(w->id, err, sizeof(err)) == -1)
+			log_warnx("tournament %lld not resumed: %s",
+			    (long long)w->id, err);
+	}
+}
+
+/* The running tournament that plays bot name, or 0. */
+int64_t
+tourney_uses_bot(const char *name)
+{
+	struct tourney	*t;
+	int		 i;
+
+	TAILQ_FOREACH(t, &tourneys, entry) {
+		if (t->over)
+			continue;
+		for (i = 0; i < t->def.nbots; i++)
+			if (strcmp(t->def.bots[i], name) == 0)
+				return t->id;
 	}
 	return 0;
 }
@@ -266,8 +388,11 @@ tourney_bots(const struct tdef *d, const char *fname, char *err,
  * Duplicate deals: every arrangement of a table plays one seed, so a bot
  * that remembers one arrangement knows the next one's cards.  A spawned
  * bot forgets (a fresh sandbox each match) unless it has a directory of
- * its own; a remote bot is out of refd's reach.  Either is refused
- * unless the definition trusts them.
+ * its own (--dir) or the host's network (--net: two copies can talk,
+ * or one can keep what it saw on another machine); a remote bot is out
+ * of refd's reach.  Each is refused unless the definition trusts them,
+ * when a tournament starts and again whenever it is resumed, since the
+ * bots of those names may have been defined again meanwhile.
  */
 static int
 tourney_trust(const struct tdef *d, char *err, size_t errlen)
@@ -289,11 +414,19 @@ tourney_trust(const struct tdef *d, char *err, size_t errlen)
 			    "is trusted", d->botline[i], b->name);
 			return -1;
 		}
-		if (sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == 0 &&
-		    o.dir != NULL) {
+		if (sandbox_opts_parse(b->argv, &o, why, sizeof(why)) == -1)
+			continue;	/* refused when it is started */
+		if (o.dir != NULL) {
 			snprintf(err, errlen, "line %d: duplicate deals with "
 			    "bot %s, which keeps a directory (--dir) from match "
 			    "to match: say \"trust_remote yes\" if it is "
+			    "trusted", d->botline[i], b->name);
+			return -1;
+		}
+		if (o.net) {
+			snprintf(err, errlen, "line %d: duplicate deals with "
+			    "bot %s, which has the network (--net) to pass on "
+			    "what it saw: say \"trust_remote yes\" if it is "
 			    "trusted", d->botline[i], b->name);
 			return -1;
 		}
@@ -684,7 +817,8 @@ tourney_start(const char *path, char *err, size_t errlen)
 	char		*text, seed[BRI_SEED_STRLEN], why[300];
 	int64_t		 id;
 	struct tslot	*slots;
-	int		 n;
+	struct bot	*added[TDEF_MAXBOTS];
+	int		 n, nadded = 0;
 
 	if (refd_stopping()) {
 		snprintf(err, errlen, "refd is shutting down");
@@ -696,7 +830,7 @@ tourney_start(const char *path, char *err, size_t errlen)
 		free(text);
 		return -1;
 	}
-	if (tourney_bots(&d, path, err, errlen) == -1)
+	if (tourney_bots(&d, path, added, &nadded, err, errlen) == -1)
 		goto fail;
 	if (tourney_trust(&d, why, sizeof(why)) == -1) {
 		snprintf(err, errlen, "%s:%s", path, why);
@@ -720,11 +854,13 @@ tourney_start(const char *path, char *err, size_t errlen)
 		tdef_free(&d);
 		return -1;
 	}
+	tourney_waits_not(id);
 	log_info("tournament %lld: %s, %d matches, master seed commitment "
 	    "%s", (long long)id, d.name, t->nslots, t->commit);
 	tourney_fill(t);
 	return id;
 fail:
+	tourney_unbots(added, nadded);
 	free(text);
 	tdef_free(&d);
 	return -1;
@@ -740,9 +876,10 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	sqlite3_stmt	*st;
 	struct tdef	 d;
 	struct tourney	*t;
-	char		 name[64];
+	char		 name[64], why[300];
 	const char	*text, *seed, *state;
-	int		 rc = -1;
+	struct bot	*added[TDEF_MAXBOTS];
+	int		 rc = -1, nadded;
 
 	if ((t = tourney_find(id)) != NULL && !t->over) {
 		snprintf(err, errlen, "tournament %lld is running",
@@ -779,10 +916,19 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 		goto out;
 	}
 	d.have_seed = 1;
-	if (tourney_bots(&d, name, err, errlen) == -1) {
+	if (tourney_bots(&d, name, added, &nadded, err, errlen) == -1) {
+		tourney_waits(id, &d, err);
 		tdef_free(&d);
 		goto out;
 	}
+	if (tourney_trust(&d, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s: not resumed: %s", name, why);
+		tourney_unbots(added, nadded);
+		tourney_waits(id, &d, err);
+		tdef_free(&d);
+		goto out;
+	}
+	tourney_waits_not(id);
 	if (t != NULL)
 		tourney_free(t);
 	if ((t = tourney_new(id, &d, err, errlen)) == NULL) {
@@ -846,11 +992,20 @@ void
 tourney_list(FILE *f)
 {
 	struct tourney	*t;
+	struct twait	*w;
 
 	TAILQ_FOREACH(t, &tourneys, entry)
 		fprintf(f, "%lld %s %s %d/%d running=%d\n", (long long)t->id,
 		    t->def.name, t->state_name, t->ndone, t->nslots,
 		    t->nrunning);
+	TAILQ_FOREACH(w, &waits, entry) {
+		fprintf(f, "%lld %s waiting %d/%d running=0", (long long)w->id,
+		    w->name, w->ndone, w->total);
+		if (w->missing[0] != '\0')
+			fprintf(f, " for=%s\n", w->missing);
+		else
+			fprintf(f, " why=%s\n", w->reason);
+	}
 }
 
 /*
@@ -1144,6 +1299,12 @@ tourney_free_all(void)
 {
 	struct tourney	*t;
 	struct tdraw	*j;
+	struct twait	*w;
+
+	while ((w = TAILQ_FIRST(&waits)) != NULL) {
+		TAILQ_REMOVE(&waits, w, entry);
+		free(w);
+	}
 
 	if (sweep_ev != NULL) {
 		event_free(sweep_ev);

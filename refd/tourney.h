@@ -16,6 +16,8 @@ int		 tourney_resume(int64_t, char *, size_t);
 void		 tourney_resume_all(void);
 int		 tourney_stop(int64_t, char *, size_t);
 void		 tourney_list(FILE *);
+void		 tourney_bot_added(void);
+int64_t		 tourney_uses_bot(const char *);
 int		 tourney_status(int64_t, int, FILE *, char *, size_t);
 int		 tourney_over(int64_t, const char **, const char **);
 void		 tourney_match_done(struct match *);

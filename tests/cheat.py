@@ -429,6 +429,228 @@ def test_not_dumpable(r, conf):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+PLANT = "refd-planted-secret-%d" % os.getpid()
+
+
+def plant_secrets():
+    """Secrets where an operator might keep them, readable by the user
+    bots run as: a tournament file with its seed and a remote bot's
+    token, a home directory, a second config, a backup of the log, and
+    /srv, /opt, /var, /etc, /mnt and refd's working directory.  Returns
+    (paths, cleanup)."""
+    made, paths = [], []
+
+    def mk(d):
+        d = tempfile.mkdtemp(prefix="refd-cheat-plant.", dir=d)
+        os.chmod(d, 0o755)
+        os.chown(d, 65534, 65534) if os.geteuid() == 0 else None
+        made.append(d)
+        return d
+
+    def put(path, text):
+        with open(path, "w") as f:
+            f.write(text + "\n" + PLANT + "\n")
+        os.chmod(path, 0o644)
+        if os.geteuid() == 0:
+            os.chown(path, 65534, 65534)
+        paths.append(path)
+    home = mk("/home")
+    os.makedirs(os.path.join(home, ".config", "refd"))
+    put(os.path.join(home, ".config", "refd", "refd.conf"),
+        "bot far remote far-secret-token")
+    put(os.path.join(home, ".bash_history"), "refctl tournament start")
+    put(os.path.join(mk("/var/lib"), "t.tour"),
+        "name t\nseed " + "ab" * 32 + "\nbot far remote far-secret-token")
+    put(os.path.join(mk("/srv"), "t.tour"), "seed " + "cd" * 32)
+    put(os.path.join(mk("/opt"), "refd.conf"), "bot x remote tok")
+    put(os.path.join(mk("/var/backups"), "log.db.bak"), "SQLite format 3")
+    put(os.path.join(mk("/var/tmp"), "secret"), "var/tmp")
+    put(os.path.join(mk("/mnt"), "secret"), "mnt")
+    put(os.path.join(mk("/etc"), "refd.conf"), "second config")
+    put(os.path.join(mk("/root"), "secret") if os.path.isdir("/root") and
+        os.geteuid() == 0 else os.path.join(mk("/var/tmp"), "r"), "root")
+    cwd = os.path.join(os.getcwd(), "refd-cheat-plant-%d" % os.getpid())
+    put(cwd, "refd's working directory")
+
+    def cleanup():
+        for d in made:
+            shutil.rmtree(d, ignore_errors=True)
+        try:
+            os.unlink(cwd)
+        except OSError:
+            pass
+    return paths, cleanup
+
+
+def planted_blocked(text, paths):
+    """The files attack tried every planted path and read none."""
+    for p in paths:
+        assert "cheat files tried read " + p in text, (p, text[:300])
+    reached = [l for l in text.splitlines() if " REACHED " in l]
+    assert PLANT not in text, reached[:5]
+    # a listing may show what the bot sees anyway (its own directory
+    # in refd's working directory), never a planted file
+    assert not [l for l in reached if " REACHED read " in l or
+                "refd-cheat-plant" in l], reached
+    assert "cheat files done" in text, text[-300:]
+
+
+def test_planted_secrets(r, conf):
+    """An allow list, not a deny list: no file of the host outside what
+    a bot needs is there to read, wherever the operator kept it, with
+    refd as root and as an ordinary user."""
+    paths, cleanup = plant_secrets()
+    tmp = None
+    try:
+        mid, text = beside(r, "ch-plant", CHEAT + ["files"] +
+                           ["@" + p for p in paths])
+        planted_blocked(text, paths)
+        if os.geteuid() != 0:
+            return
+        tmp = tempfile.mkdtemp(prefix="refd-cheat-user.")
+        os.chown(tmp, 65534, 65534)
+        r3 = harness.Refd(tmp, preexec_fn=drop_to_nobody)
+        try:
+            for i in range(3):
+                r3.add("u%d" % i, harness.EVIL + ["good"])
+            r3.add("up", CHEAT + ["files"] + ["@" + p for p in paths])
+            mid = r3.start("classic2", ["up", "u0"], "deals_to_win=1")
+            other = r3.start("classic2", ["u1", "u2"], "deals_to_win=1")
+            result, reason = r3.wait(other)
+            assert result.startswith(("seat", "draw")), (result, reason)
+            r3.wait(mid)
+            planted_blocked(bot_log(r3, mid, 0, "up"), paths)
+        finally:
+            r3.stop()
+    finally:
+        cleanup()
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+def test_outside_view_named(r, conf):
+    """A program found on PATH outside what bots see: refctl checkbot
+    (and refd, by the same view) says which path to add, and with it
+    the bot plays."""
+    d = tempfile.mkdtemp(prefix="refd-cheat-opt.", dir="/opt")
+    try:
+        os.chmod(d, 0o755)
+        shutil.copy(os.path.join(harness.BUILD, "bots", "randbot"),
+                    os.path.join(d, "outbot"))
+        env = dict(os.environ, PATH=d + ":/usr/bin:/bin")
+        out = subprocess.run([REFCTL, "checkbot", "-n", "1", "--", "outbot"],
+                             capture_output=True, text=True, env=env,
+                             timeout=120)
+        assert out.returncode != 0, out.stdout + out.stderr
+        assert "add --ro=%s to its definition" % d in out.stderr, \
+            out.stdout + out.stderr
+        out = subprocess.run([REFCTL, "checkbot", "-n", "1", "--",
+                              "--ro=" + d, "outbot"], capture_output=True,
+                             text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stdout + out.stderr
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+def shmem_mib():
+    for line in open("/proc/meminfo"):
+        if line.startswith("Shmem:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+def memfill_match(r2, tmp, limit):
+    """A bot filling every tmpfs it can reach with 400 MiB each beside
+    healthy matches, the host's shared memory sampled all along:
+    returns (its bot log, peak growth of shared memory in MiB, its
+    match's options)."""
+    import threading
+    for i in range(3):
+        r2.add("m%d" % i, harness.EVIL + ["good"])
+    r2.add("filler", CHEAT + ["memfill", "400", str(limit)])
+    base = shmem_mib()
+    peak = [base]
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak[0] = max(peak[0], shmem_mib())
+            time.sleep(0.01)
+    t = threading.Thread(target=sample)
+    t.start()
+    try:
+        mid = r2.start("classic2", ["filler", "m0"], "deals_to_win=1")
+        others = [r2.start("classic2", ["m1", "m2"], "deals_to_win=1")
+                  for _ in range(2)]
+        for m in others:
+            result, reason = r2.wait(m)
+            assert result.startswith(("seat", "draw")), (m, result, reason)
+            assert not r2.query("SELECT kind FROM faults WHERE match_id = "
+                                "?", m)
+        r2.wait(mid)
+        text = bot_log(r2, mid, 0, "filler")
+    finally:
+        stop.set()
+        t.join()
+    (opts,), = r2.query("SELECT options FROM matches WHERE id = ?", mid)
+    return text, peak[0] - base, opts
+
+
+def held(text):
+    """MiB the memfill bot had written when it stopped, all places."""
+    most = {}
+    for l in text.splitlines():
+        w = l.split()
+        # "cheat memfill wrote N MiB to D", "... stopped at N MiB in D: "
+        if l.startswith("cheat memfill wrote "):
+            most[w[6]] = max(most.get(w[6], 0), int(w[3]))
+        elif l.startswith("cheat memfill stopped at "):
+            d = w[7].rstrip(":")
+            most[d] = max(most.get(d, 0), int(w[4]))
+    return sum(most.values())
+
+
+def test_memory_counted(r, conf):
+    """bot_memory_mb counts all a sandbox holds: a bot filling /dev/shm,
+    /dev, /tmp, HOME and a tmpfs of its own is stopped at its limit, the
+    host's shared memory grows by no more, and healthy matches beside
+    it finish.  As an ordinary user, where no cgroup can be made, refd
+    says so, each match's options say memcg=none, and the sized tmpfs
+    still hold."""
+    r2, tmp = net_refd("bot_memory_mb 128\n")
+    try:
+        text, grew, opts = memfill_match(r2, tmp, 128)
+    finally:
+        r2.stop()
+    assert "cheat memfill tried fill /dev/shm" in text, text[:300]
+    assert held(text) <= 128 + 8, (held(text), text[-600:])
+    assert "cheat memfill done" not in text, text[-300:]    # stopped
+    assert grew <= 128 + 48, "shared memory grew by %d MiB" % grew
+    assert "memcg=none" not in opts, opts
+    shutil.rmtree(tmp, ignore_errors=True)
+    if os.geteuid() != 0:
+        return
+    tmp = tempfile.mkdtemp(prefix="refd-cheat-memuser.")
+    os.chown(tmp, 65534, 65534)
+    c = os.path.join(tmp, "refd.conf")
+    with open(c, "w") as f:
+        f.write("bot_memory_mb 128\n")
+    r3 = harness.Refd(tmp, extra=["-f", c], preexec_fn=drop_to_nobody)
+    try:
+        text, grew, opts = memfill_match(r3, tmp, 3 * 64)
+    finally:
+        r3.stop()
+    err = open(os.path.join(tmp, "refd.err")).read()
+    assert "no memory cgroup for bots" in err, err[-500:]
+    assert opts.endswith(" memcg=none"), opts
+    (mid,), = r3.query("SELECT max(id) FROM matches")
+    out = subprocess.run([REFCTL, "show", "--db", r3.db, str(mid)],
+                         capture_output=True, text=True)
+    assert "no memory cgroup" in out.stdout, out.stdout[:500]
+    # the sized tmpfs alone: /dev/shm, /tmp and HOME, 64 MiB each
+    assert held(text) <= 3 * 64 + 8, (held(text), text[-600:])
+    assert grew <= 3 * 64 + 48, "shared memory grew by %d MiB" % grew
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def tour(r, name, text):
     path = os.path.join(r.tmp, name + ".tour")
     with open(path, "w") as f:
@@ -684,6 +906,8 @@ TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_sandbox_none_recorded, test_no_bwrap_refused, test_refuse_root, test_control_peercred,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
          test_log_replaced, test_not_dumpable, test_ordinary_user,
+         test_planted_secrets, test_outside_view_named,
+         test_memory_counted,
          test_duplicate_seed,
          test_duplicate_remote_refused, test_net_unauthenticated_caps,
          test_net_control_limits, test_net_token_guessing]

@@ -11,7 +11,8 @@ its bot log) one line per attempt:
 and "cheat ATTACK done" at the end; then it plays legal random cards
 until quit.  Attacks:
 
-  files P ...   read each file P (the log, the config file, bot logs)
+  files P ...   read each file P (the log, the config file, bot logs);
+                @P for a P the command must not name as a file
   procs PID     look for refd (PID outside) and other bots among the
                 processes it can see; read their fds, memory, environ
   fds           descriptors beyond 0, 1 and 2
@@ -23,6 +24,8 @@ until quit.  Attacks:
   forkbomb N    fork up to N processes that wait
   listen        no attack: every line it receives goes to stderr too,
                 after "cheat listen got ", for the test to read
+  memfill N [L] fill /dev/shm, /dev, /tmp, HOME and a tmpfs of its own
+                with N MiB each; REACHED if it held more than L MiB
   remember TAG  leave a mark named for TAG on every writable place it
                 finds, and report the marks of an earlier match
 """
@@ -59,6 +62,7 @@ def read(path, n=64):
 
 def attack_files():
     for p in ARGS:
+        p = p[1:] if p.startswith("@") else p   # "@P": a word not a file
         tried("read " + p)
         try:
             reached("read " + p, read(p))
@@ -234,7 +238,69 @@ def attack_remember():
             pass
 
 
-ATTACKS = {"listen": lambda: None, "files": attack_files, "procs": attack_procs, "fds": attack_fds,
+def fill(d, limit):
+    """Write up to limit MiB into files in directory d; say how much."""
+    chunk = b"\x5a" * (1 << 20)
+    n = 0
+    try:
+        with open(os.path.join(d, "%s-fill" % MARK), "wb") as f:
+            while n < limit:
+                f.write(chunk)
+                f.flush()
+                n += 1
+                if n % 16 == 0:
+                    say("wrote %d MiB to %s" % (n, d))
+    except OSError as e:
+        say("stopped at %d MiB in %s: %s" % (n, d, e.strerror))
+    say("wrote %d MiB to %s" % (n, d))
+    return n
+
+
+def nested_tmpfs():
+    """A tmpfs mounted in a user and mount namespace of its own; its
+    path, or None."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    d = "/tmp/%s-nested" % MARK
+    os.makedirs(d, exist_ok=True)
+    tried("unshare a user and mount namespace")
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(0x10000000 | 0x00020000) != 0:
+        say("no namespace: %s" % os.strerror(ctypes.get_errno()))
+        return None
+    try:    # root inside, so that it may write what it mounts
+        for f, text in (("setgroups", "deny"), ("uid_map", "0 %d 1" % uid),
+                        ("gid_map", "0 %d 1" % gid)):
+            with open("/proc/self/" + f, "w") as fp:
+                fp.write(text)
+    except OSError as e:
+        say("no map: %s" % e.strerror)
+    if libc.mount(b"none", d.encode(), b"tmpfs", 0, b"size=2g") != 0:
+        say("no tmpfs: %s" % os.strerror(ctypes.get_errno()))
+        return None
+    return d
+
+
+def attack_memfill():
+    """Fill every tmpfs in reach with up to ARGS[0] MiB each: shared
+    memory, /dev, /tmp, HOME and a tmpfs of its own, which RLIMIT_AS
+    never counts; ARGS[1], if given, is the limit it must not pass."""
+    limit = int(ARGS[0]) if ARGS else 512
+    total = 0
+    for d in ("/dev/shm", "/dev", "/tmp", os.environ.get("HOME", "/tmp"),
+              "nested"):
+        if d == "nested":
+            d = nested_tmpfs()
+            if d is None:
+                continue
+        tried("fill " + d)
+        total += fill(d, limit)
+        say("total %d MiB" % total)
+    if len(ARGS) > 1 and total > int(ARGS[1]):
+        reached("held %d MiB" % total)
+
+
+ATTACKS = {"memfill": attack_memfill, "listen": lambda: None, "files": attack_files, "procs": attack_procs, "fds": attack_fds,
            "env": attack_env, "socket": attack_socket,
            "signals": attack_signals, "escape": attack_escape,
            "forkbomb": attack_forkbomb, "remember": attack_remember}

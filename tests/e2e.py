@@ -619,6 +619,58 @@ def test_second_refd_refused(r):
     assert result != "aborted", (result, reason)
 
 
+def test_start_failure_cause(r):
+    """A bot that cannot start says why in its fault: the exec error, or
+    the last line of its stderr; bot_add refuses a program the bot user
+    cannot execute, naming the user and the path."""
+    d = tempfile.mkdtemp()
+    try:
+        os.chmod(d, 0o755)
+        gone = os.path.join(d, "gone")
+        with open(gone, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(gone, 0o755)
+        boom = os.path.join(d, "boom.sh")
+        with open(boom, "w") as f:
+            f.write("echo starting >&2\necho 'boom: no config' >&2\n"
+                    "exit 1\n")
+        os.chmod(boom, 0o644)
+        r.add("sf-gone", [gone])
+        r.add("sf-boom", ["sh", boom])
+        r.add("sf-ok", EVIL + ["good"])
+        os.unlink(gone)
+        mid = r.start("classic2", ["sf-gone", "sf-ok"])
+        result, reason = r.wait(mid)
+        assert result == "forfeit0" and "cannot run " in reason and \
+            gone in reason and "No such file" in reason, (result, reason)
+        mid = r.start("classic2", ["sf-ok", "sf-boom"])
+        result, reason = r.wait(mid)
+        assert result == "forfeit1" and "its stderr ends with " \
+            "'boom: no config'" in reason, (result, reason)
+        if os.geteuid() != 0:
+            return
+        # a directory only root may enter
+        closed = tempfile.mkdtemp()
+        try:
+            prog = os.path.join(closed, "bot")
+            shutil.copy(os.path.join(SRC, "bots", "randbot.sh"), prog)
+            os.chmod(prog, 0o755)
+            ok, text = r.ctl("bot_add", "sf-closed", "spawn", prog)
+            assert not ok and "bot user nobody cannot execute " + prog in \
+                text and closed + " is closed to it" in text, text
+            ok, text = r.ctl("bot_add", "sf-closed", "spawn", "sh", prog)
+            assert not ok and "bot user nobody cannot read " + prog in \
+                text, text
+            ok, text = r.ctl("bot_add", "sf-closed", "spawn",
+                             os.path.join(d, "nothing"))
+            assert not ok and "is no executable file" in text, text
+            assert "sf-closed" not in r.must("bot_list")
+        finally:
+            shutil.rmtree(closed)
+    finally:
+        shutil.rmtree(d)
+
+
 def test_stop_and_refuse(r):
     """match_stop aborts a running match; bad input gets clear errors."""
     r.add("slow", EVIL + ["late", "400"])
@@ -1035,7 +1087,8 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_bridge_example_bots,
          test_bot_transcript, test_bot_hygiene, test_bot_signals,
          test_ragged_answers,
-         test_second_refd_refused, test_stop_and_refuse,
+         test_second_refd_refused, test_start_failure_cause,
+         test_stop_and_refuse,
          test_botlog_dir_and_port_zero, test_refctl_match_output,
          test_idle_lines, test_commit_window, test_commit_ms_zero,
          test_deal_end_alone,

@@ -23,7 +23,14 @@ static const struct { const char *word, *real; int kind; } files[] = {
 	{ "refd.db", "/srv/refd/refd.db", 1 },
 	{ "/tmp/refd-logs/x.log", "/tmp/refd-logs/x.log", 1 },
 	{ "sub/y.py", "/srv/refd/sub/y.py", 1 },
+	{ "/opt/x/bin/bot", "/opt/x/bin/bot", 1 },
+	{ "/opt/x/bin", "/opt/x/bin", 2 },
+	{ "/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3", 1 },
+	{ "/usr/bin/bot2", "/opt/y/bot2", 1 },
+	{ "/opt/a/b.jar", "/opt/a/b.jar", 1 },
+	{ "/opt/bot", "/opt/bot", 1 },
 };
+static const char *fake_path = "/usr/bin:/bin";
 
 static int
 fake_resolve(const char *w, char *out, size_t len, void *arg)
@@ -44,7 +51,7 @@ fake_getenv(const char *name, void *arg)
 {
 	(void)arg;
 	if (strcmp(name, "PATH") == 0)
-		return "/usr/bin:/bin";
+		return fake_path;
 	if (strcmp(name, "SECRET") == 0)
 		return "hunter2";
 	if (strcmp(name, "BOTKEY") == 0)
@@ -63,6 +70,15 @@ conf_init(struct sandbox_conf *c)
 	snprintf(c->cwd, sizeof(c->cwd), "/srv/refd");
 	c->nproc = 64;
 	c->tmp_mb = 64;
+	c->no_userns = 1;
+	assert_int_equal(sandbox_system(c, "/lib", "usr/lib"), 0);
+	assert_int_equal(sandbox_system(c, "/lib64", NULL), 0);
+	assert_int_equal(sandbox_system(c, "/home", NULL), -1);
+	assert_int_equal(sandbox_etc(c, "passwd"), 0);
+	assert_int_equal(sandbox_etc(c, "java-17-openjdk"), 0);
+	assert_int_equal(sandbox_etc(c, "shadow"), -1);
+	assert_int_equal(sandbox_etc(c, "refd"), -1);
+	assert_int_equal(sandbox_etc(c, "ssh"), -1);
 	assert_int_equal(sandbox_hide(c, "/srv/refd", 0, err, sizeof(err)), 0);
 	assert_int_equal(sandbox_hide(c, "/var/lib/refd", 0, err, sizeof(err)),
 	    0);
@@ -118,11 +134,13 @@ test_opts(void **state)
 	struct sandbox_opts o;
 	char		 err[256];
 	char		*ok[] = { "--net", "--env=BOTKEY", "--dir=/srv/keep",
-	    "--", "--odd", NULL };
+	    "--ro", "/opt/a", "--ro=/opt/b", "--", "--odd", NULL };
 	char		*plain[] = { "prog", "--net", NULL };
 	char		*bad[][3] = { { "--bogus", "x", NULL },
 	    { "--env=1X", "x", NULL }, { "--env=A-B", "x", NULL },
 	    { "--dir=rel", "x", NULL }, { "--net", NULL, NULL },
+	    { "--ro", "rel", NULL }, { "--ro=x", "x", NULL },
+	    { "--ro", NULL, NULL },
 	    { "--", NULL, NULL } };
 	size_t		 i;
 
@@ -132,6 +150,9 @@ test_opts(void **state)
 	assert_int_equal(o.nenv, 1);
 	assert_string_equal(o.env[0], "BOTKEY");
 	assert_string_equal(o.dir, "/srv/keep");
+	assert_int_equal(o.nro, 2);
+	assert_string_equal(o.ro[0], "/opt/a");
+	assert_string_equal(o.ro[1], "/opt/b");
 	assert_string_equal(o.cmd[0], "--odd");
 	/* options come first only: the command's own words are its own */
 	assert_int_equal(sandbox_opts_parse(plain, &o, err, sizeof(err)), 0);
@@ -159,22 +180,33 @@ test_bwrap_words(void **state)
 	assert_false(HAS(sc.argv, "--share-net"));
 	assert_true(HAS(sc.argv, "--die-with-parent"));
 	assert_true(HAS(sc.argv, "--new-session"));
-	assert_true(HAS(sc.argv, "--ro-bind", "/", "/"));
+	/* an allow list: the system, read only, and nothing else */
+	assert_false(HAS(sc.argv, "--ro-bind", "/", "/"));
+	assert_true(HAS(sc.argv, "--ro-bind", "/usr", "/usr"));
+	assert_true(HAS(sc.argv, "--symlink", "usr/lib", "/lib"));
+	assert_true(HAS(sc.argv, "--ro-bind", "/lib64", "/lib64"));
+	assert_true(HAS(sc.argv, "--ro-bind-try", "/etc/passwd",
+	    "/etc/passwd"));
+	assert_true(HAS(sc.argv, "--ro-bind-try", "/etc/java-17-openjdk",
+	    "/etc/java-17-openjdk"));
+	assert_false(HAS(sc.argv, "--ro-bind-try", "/etc/shadow"));
+	assert_false(HAS(sc.argv, "--ro-bind", "/etc", "/etc"));
 	assert_true(HAS(sc.argv, "--proc", "/proc"));
 	assert_true(HAS(sc.argv, "--size", "67108864", "--tmpfs", "/tmp"));
-	assert_true(HAS(sc.argv, "--tmpfs", "/home"));
 	assert_true(HAS(sc.argv, "--tmpfs", "/home/bot"));
-	assert_true(HAS(sc.argv, "--tmpfs", "/root"));
-	assert_true(HAS(sc.argv, "--tmpfs", "/srv/refd"));
-	assert_true(HAS(sc.argv, "--tmpfs", "/var/lib/refd"));
-	assert_true(HAS(sc.argv, "--dir", "/tmp/refd-logs"));
-	assert_false(HAS(sc.argv, "--tmpfs", "/tmp/refd-logs"));
-	/* the script's directory comes back, read only; nothing else */
+	assert_false(HAS(sc.argv, "--tmpfs", "/home"));
+	assert_false(HAS(sc.argv, "--tmpfs", "/srv/refd"));
+	/* the script's directory, read only; nothing else */
 	assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/bots",
 	    "/srv/refd/bots"));
 	assert_false(HAS(sc.argv, "--bind"));
-	assert_true(HAS(sc.argv, "--remount-ro", "/srv/refd"));
-	assert_true(HAS(sc.argv, "--chdir", "/srv/refd"));
+	/* refd's directory, empty but for it, and then the root sealed */
+	assert_true(HAS(sc.argv, "--dir", "/srv/refd", "--remount-ro", "/dev",
+	    "--remount-ro", "/", "--chdir", "/srv/refd"));
+	/* every tmpfs sized, no user namespace of its own */
+	assert_true(HAS(sc.argv, "--dev", "/dev", "--size", "67108864",
+	    "--tmpfs", "/dev/shm"));
+	assert_true(HAS(sc.argv, "--unshare-user", "--disable-userns"));
 	n = count(sc.argv);
 	assert_true(n > 7);
 	assert_true(HAS(sc.argv, "--", "prlimit", "--nproc=64", "--",
@@ -209,27 +241,70 @@ test_bwrap_options(void **state)
 	assert_false(HAS(sc.argv, "--ro-bind", "/srv/refd", "/srv/refd"));
 	assert_int_equal(count(sc.envp), 3);
 	assert_string_equal(sc.envp[2], "BOTKEY=k");
-	/* a secret named in the command stays hidden, and so does its dir */
+	/* a secret named as the program is never shown */
 	{
-		char	*sec[] = { "x.py", "refd.db", "sub/y.py",
-		    "/tmp/refd-logs/x.log", NULL };
+		char	*db[] = { "refd.db", NULL };
+		char	*sub[] = { "sub/y.py", "x.py", NULL };
+		char	*tmp[] = { "/tmp/refd-logs/x.log", NULL };
 
 		assert_int_equal(sandbox_secret(&c, "/srv/refd/refd.db", err,
 		    sizeof(err)), 0);
 		assert_int_equal(sandbox_secret(&c, "/srv/refd/sub/key", err,
 		    sizeof(err)), 0);
-		assert_int_equal(build(&c, sec, &sc, err, sizeof(err)), 0);
+		assert_int_equal(build(&c, db, &sc, err, sizeof(err)), 0);
 		assert_false(HAS(sc.argv, "--ro-bind", "/srv/refd/refd.db"));
+		/* its directory holds a secret: only the program itself */
+		assert_int_equal(build(&c, sub, &sc, err, sizeof(err)), 0);
 		assert_false(HAS(sc.argv, "--ro-bind", "/srv/refd/sub",
 		    "/srv/refd/sub"));
 		assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/sub/y.py"));
-		assert_false(HAS(sc.argv, "--ro-bind", "/tmp/refd-logs/x.log"));
+		/* a later word naming a file: shown too, by itself here */
 		assert_true(HAS(sc.argv, "--ro-bind", "/srv/refd/x.py"));
+		assert_int_equal(build(&c, tmp, &sc, err, sizeof(err)), 0);
+		assert_false(HAS(sc.argv, "--ro-bind", "/tmp/refd-logs/x.log"));
 	}
 	/* a kept directory that holds a hidden one is refused */
 	assert_int_equal(build(&c, bad, &sc, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "may not see"));
 	assert_int_equal(build(&c, none, &sc, err, sizeof(err)), -1);
+}
+
+/* A program on PATH outside the view: the error says what to add. */
+static void
+test_outside(void **state)
+{
+	static struct sandbox_conf c;
+	static struct sandbox_cmd sc;
+	char		 err[512];
+	char		*bot[] = { "bot", NULL };
+	char		*ro[] = { "--ro=/opt/x/bin", "bot", NULL };
+	char		*py[] = { "python3", "x", NULL };
+	char		*bot2[] = { "bot2", NULL };
+	char		*jar[] = { "java", "-jar", "/opt/a/b.jar", NULL };
+	char		*top[] = { "/opt/bot", NULL };
+
+	(void)state;
+	conf_init(&c);
+	fake_path = "/opt/x/bin:/usr/bin";
+	assert_int_equal(build(&c, bot, &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "add --ro=/opt/x/bin to its definition"));
+	assert_int_equal(build(&c, ro, &sc, err, sizeof(err)), 0);
+	assert_true(HAS(sc.argv, "--ro-bind", "/opt/x/bin", "/opt/x/bin"));
+	/* a link in /usr to a program outside: its real directory */
+	assert_int_equal(build(&c, bot2, &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "add --ro=/opt/y to its definition"));
+	/* found first outside, then in /usr: as execvp will inside */
+	fake_path = "/root/.pyenv/shims:/usr/bin";
+	assert_int_equal(build(&c, py, &sc, err, sizeof(err)), 0);
+	/* an interpreter's program: its directory */
+	fake_path = "/usr/bin";
+	assert_int_equal(build(&c, jar, &sc, err, sizeof(err)), 0);
+	assert_true(HAS(sc.argv, "--ro-bind", "/opt/a", "/opt/a"));
+	/* in a top-level directory: only itself, never all of /opt */
+	assert_int_equal(build(&c, top, &sc, err, sizeof(err)), 0);
+	assert_true(HAS(sc.argv, "--ro-bind", "/opt/bot", "/opt/bot"));
+	assert_false(HAS(sc.argv, "--ro-bind", "/opt", "/opt"));
+	fake_path = "/usr/bin:/bin";
 }
 
 static void
@@ -281,6 +356,7 @@ main(void)
 		cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_bwrap_words),
 		cmocka_unit_test(test_bwrap_options),
+		cmocka_unit_test(test_outside),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_hide),
 	};

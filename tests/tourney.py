@@ -198,6 +198,80 @@ def test_bad_definitions(tmp):
         r.stop()
 
 
+def test_bots_as_data(tmp):
+    """Bots added at run time survive a restart, kept beside the log with
+    remote tokens hashed; bot_remove forgets one, refused while it plays
+    in a match or a tournament; a refused tournament file registers no
+    bot; a tournament whose bots are unknown after a restart is listed
+    as waiting for them, and taken up once they are added."""
+    d = tempfile.mkdtemp(dir=tmp)
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    r = harness.Refd(d)
+    try:
+        r.must("bot_add", "keep1", "spawn", rand, "-s", "4")
+        r.must("bot_add", "far", "remote", "sekrit-token-123")
+        r.must("bot_add", "gone", "spawn", rand)
+        r.must("bot_add", "slow1", "spawn", *harness.EVIL, "slow", "200")
+        # a refused file leaves nothing behind, and can then be fixed
+        ghost = write(tmp, "ghost1.tour", "variant classic2\nbot ghost "
+                      "spawn /no/such/path\nbots keep1 ghost\n")
+        ok, text = r.ctl("tournament_start", ghost)
+        assert not ok and "cannot start" in text, text
+        assert "ghost" not in r.must("bot_list")
+        fixed = write(tmp, "ghost2.tour", "variant classic2\nbot ghost "
+                      "spawn %s\nbots keep1 ghost\nmatches 2\n" % rand)
+        tid = r.must("tournament_start", fixed)
+        assert r.must("tournament_wait", tid).startswith("done")
+        # refused while it plays, in a match or in a tournament
+        mid = r.start("classic2", ["slow1", "keep1"], "deals_to_win=5")
+        ok, text = r.ctl("bot_remove", "slow1")
+        assert not ok and text == "bot slow1 plays in match %d" % mid, text
+        r.must("match_stop", str(mid))
+        r.wait(mid)
+        slow = write(tmp, "slow.tour", "variant classic2\nbots slow1 keep1"
+                     "\nmatches 400\noption deals_to_win=5\n")
+        tid = r.must("tournament_start", slow)
+        ok, text = r.ctl("bot_remove", "keep1")
+        assert not ok and text == "bot keep1 plays in tournament %s" % tid, \
+            text
+        r.must("bot_remove", "gone")
+        ok, text = r.ctl("bot_remove", "gone")
+        assert not ok and text == "unknown bot gone", text
+        kept = open(r.db + ".bots").read()
+        assert "sekrit-token-123" not in kept and "far remote-hash " in kept
+        assert os.stat(r.db + ".bots").st_mode & 0o777 == 0o600
+        r.proc.send_signal(signal.SIGKILL)
+        r.proc.wait()
+        r.err.close()
+        # slow1 goes from the file while refd is down: the tournament
+        # waits for it after the restart
+        with open(r.db + ".bots", "w") as f:
+            f.write("".join(l for l in kept.splitlines(True)
+                            if not l.startswith("slow1 ")))
+        r = harness.Refd.__new__(harness.Refd)
+        r.__init__(d)
+        bots = r.must("bot_list")
+        assert "keep1 spawn %s -s 4" % rand in bots, bots
+        assert "far remote" in bots and "gone" not in bots, bots
+        listed = r.must("tournament_list")
+        assert re.search(r"^%s \S+ waiting \d+/400 running=0 "
+                         r"for=slow1$" % tid, listed, re.M), listed
+        # the remote bot's token still opens its seat
+        for token, want in (("sekrit-token-123", "="),
+                            ("sekrit-token-124", "?")):
+            c = socket.create_connection(("127.0.0.1", r.port))
+            c.sendall(("auth far %s\n" % token).encode())
+            answer = c.makefile("rb").readline().decode()
+            c.close()
+            assert answer.startswith(want), (token, answer)
+        r.must("bot_add", "slow1", "spawn", *harness.EVIL, "slow", "1")
+        listed = r.must("tournament_list")
+        assert re.search(r"^%s \S+ running " % tid, listed, re.M), listed
+        r.must("tournament_stop", tid)
+    finally:
+        r.stop()
+
+
 def test_bot_lines(tmp):
     """A bot line for a known name with another command is refused; a
     bot that cannot start stops the tournament before it plays."""
@@ -862,7 +936,7 @@ def test_timed_wait(tmp):
 
 TESTS = [test_refctl_table, test_schedules, test_five_six_seats,
          test_bad_definitions,
-         test_bot_lines, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
+         test_bot_lines, test_bots_as_data, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
          test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
          test_status_cost, test_drawing_off_loop, test_drawing_fails,
          test_timed_wait]
