@@ -46,6 +46,8 @@ struct rc_receipt {
 	long long	 nsent, nans;	/* its lines sent, answers read */
 	char		 sent[65], ans[65]; /* and their hashes */
 	char		 tx[CHAIN_TXMAX]; /* "N:SENT:K:ANSWERED" */
+	int		 lost;		/* the log says it failed before the
+					   end: its last rows may be lost */
 };
 
 /* What the seat's transcript holds. */
@@ -66,6 +68,7 @@ static const char *rc_fail = "receipt FAILED: ";
 static int	 rc_anstx(struct au *, long long, const struct rc_receipt *,
 		    const struct rc_lines *);
 static int	 rc_answers(struct au *, long long, int, struct rc_lines *);
+static int	 rc_lost_say(const struct au *, struct rc_receipt *, int);
 static void	 rc_word(const char *, const char *, char *, size_t);
 static int	 rc_haskey(sqlite3 *, const char *);
 static int	 rc_signed(sqlite3 *, long long, const char *,
@@ -494,7 +497,7 @@ rc_transcript(struct au *a, long long id, int seat, const char *path,
 	 * first the seat received, and its match_end has the log's result,
 	 * points and seed.
 	 */
-	if (rr->head_no < 0 && want.n > 0 && got.n > want.n &&
+	if ((rr->head_no < 0 || rr->lost) && want.n > 0 && got.n > want.n &&
 	    strncmp(got.line[got.n - 1], "match_end ", 10) == 0 &&
 	    strncmp(want.line[want.n - 1], "match_end ", 10) == 0) {
 		free(got.line[want.n - 1]);
@@ -512,7 +515,7 @@ rc_transcript(struct au *a, long long id, int seat, const char *path,
 		    strcmp(got.line[i], want.line[i]) == 0)
 			continue;
 		/* an unsigned end: its result, points and seed */
-		if (rr->head_no < 0 && i + 1 == (size_t)got.n &&
+		if ((rr->head_no < 0 || rr->lost) && i + 1 == (size_t)got.n &&
 		    i + 1 == (size_t)want.n &&
 		    strncmp(got.line[i], "match_end ", 10) == 0 &&
 		    strncmp(want.line[i], "match_end ", 10) == 0 &&
@@ -563,6 +566,34 @@ done:
 	rc_free(&logged);
 	free(move);
 	return rc;
+}
+
+/*
+ * Did match a (walked) end on a log failure?  Then refd may have told
+ * its seats lines whose rows the log lost (refd(8), DURABILITY), and
+ * their transcript hashes cannot be rebuilt from it.
+ */
+int
+receipt_lost(const struct au *a)
+{
+	return strcmp(a->state, "aborted") == 0 &&
+	    strncmp(a->reason, "log failure", 11) == 0;
+}
+
+/*
+ * receipt_lost() of the match walked, kept in r and said: 1 when the seat's
+ * lines after the log's last row stand on the receipt alone.
+ */
+static int
+rc_lost_say(const struct au *a, struct rc_receipt *r, int transcript)
+{
+	if ((r->lost = receipt_lost(a)))
+		printf("receipt: match %lld ended on a log failure, so the "
+		    "lines refd sent the seat after the log's last row may "
+		    "not be in it: they stand on the receipt's hashes%s\n",
+		    a->id, transcript ? " and the seat's transcript" :
+		    " alone");
+	return r->lost;
 }
 
 /* The word after key (" result=") in an event's text, into buf. */
@@ -839,7 +870,8 @@ cmd_verify_receipt(int argc, char **argv)
 	} else if (rr.head_no < 0 && strcmp(a->result, rr.result) != 0)
 		printf("receipt FAILED: the log's match %lld has result %s, "
 		    "the unsigned receipt %s\n", id, a->result, rr.result);
-	else if (rr.tx_seat >= 0 && rc_logtx(a, id, &rr) == -1)
+	else if (rr.tx_seat >= 0 && !rc_lost_say(a, &rr, tpath != NULL) &&
+	    rc_logtx(a, id, &rr) == -1)
 		;
 	else if (tpath != NULL && rr.tx_seat >= 0 && seat != rr.tx_seat) {
 		printf("receipt FORGED: the receipt is seat %d's, not seat "
