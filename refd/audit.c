@@ -87,7 +87,7 @@ static const struct au_spec au_specs[AU_NKINDS] = {
 	    { 0, 0, 0, 0, 0, 0 }, { 16, 5, INT_MAX, 1, INT_MAX, 5 },
 	    { 0, 0, 0, 0, 0, 1 }, 3, { "call", "at", "answer" },
 	    { 4, AU_WORDMAX, AU_TEXTMAX }, { 0, 0, 1 }, 1 },
-	/* schema 5: an answer the receipt counts that no move holds */
+	/* schema 6: an answer the receipt counts that no move holds */
 	[AU_ANSWER] = { "answer", "answers", 3, { "seat", "line", "ms" },
 	    { 0, 1, 0 }, { 5, INT_MAX, INT_MAX }, { 0, 0, 0 }, 3,
 	    { "kind", "at", "answer" }, { AU_WORDMAX, AU_WORDMAX, AU_TEXTMAX },
@@ -1435,7 +1435,7 @@ au_called(struct au *a, const struct au_row *r)
 }
 
 /*
- * An answers row (schema 5): an answer of a seat that its receipt's
+ * An answers row (schema 6): an answer of a seat that its receipt's
  * hash counts and no move row holds, in its deal, at its time; "late"
  * ones no more than the seat's moves that timed out (checked at the
  * end: one read past its limit is chained before its time-out), a

@@ -253,6 +253,28 @@ al_match_event(struct al *al, const char *kind, long long id,
 }
 
 /*
+ * Does a "tstate" text end its tournament for good (done, cancelled:
+ * tdef_over()), so that nothing of it may follow?
+ */
+static int
+al_tover(const char *tstate)
+{
+	const char	*p;
+	char		 state[16];
+	size_t		 n;
+
+	if (tstate == NULL || (p = strstr(tstate, " state=")) == NULL)
+		return 0;
+	p += 7;
+	n = strcspn(p, " ");
+	if (n >= sizeof(state))
+		return 0;
+	memcpy(state, p, n);
+	state[n] = '\0';
+	return tdef_over(state);
+}
+
+/*
  * An event that names a tournament: "tbegin" rebuilt from its row (the
  * seed's commitment, the definition's hash); "tstate" kept, for its last
  * one to be compared with the row's state at the end.
@@ -274,6 +296,9 @@ al_tourney_event(struct al *al, const char *kind, long long id,
 		return -1;
 	}
 	if (strcmp(kind, "tstate") == 0) {
+		if (al_tover(al->tlast[id]))
+			al_fail(al, "tournament %lld changes state after it "
+			    "was over for good", id);
 		free(al->tlast[id]);
 		if ((al->tlast[id] = malloc(n + 1)) != NULL)
 			memcpy(al->tlast[id], text, n + 1);
@@ -511,8 +536,14 @@ al_log(sqlite3 *h, const char *key, FILE *out)
 			}
 		} else if (strcmp(kind, "start") == 0 ||
 		    strcmp(kind, "end") == 0 || strcmp(kind, "abort") == 0 ||
-		    strcmp(kind, "legacy") == 0)
+		    strcmp(kind, "legacy") == 0) {
+			if (strcmp(kind, "start") == 0 && tid > 0 &&
+			    tid <= al.nt && al_tover(al.tlast[tid]))
+				al_fail(&al, "match %lld of tournament %lld "
+				    "starts after the tournament was over for "
+				    "good", id, tid);
 			al_match_event(&al, kind, id, text, n);
+		}
 		else if (strcmp(kind, "tbegin") == 0 ||
 		    strcmp(kind, "tstate") == 0)
 			al_tourney_event(&al, kind, tid, text, n);

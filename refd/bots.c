@@ -16,9 +16,11 @@
 #include <sodium.h>
 
 #include "bots.h"
+#include "chain.h"
 #include "gtp.h"
 #include "log.h"
 #include "sandbox.h"
+#include "spawn.h"
 #include "util.h"
 
 static TAILQ_HEAD(, bot) bots = TAILQ_HEAD_INITIALIZER(bots);
@@ -335,5 +337,57 @@ bots_save(char *err, size_t errlen)
 		unlink(tmp);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * A spawned bot's identity across machines, for a cluster
+ * (refd-cluster(7)): "argv:H1,prog:H2", H1 its words' hash as the log
+ * keeps it (chain_argv()), H2 the BLAKE2b-256 of the program file its
+ * command runs (after its sandbox options), so that two machines run the
+ * same bot only if both the words and the program are the same.  Into
+ * out (at least BOTS_IDENTLEN bytes); 0, or -1 with the reason in err.
+ */
+int
+bots_identity(int argc, char **argv, char *out, size_t len, char *err,
+    size_t errlen)
+{
+	crypto_generichash_state st;
+	struct sandbox_opts	 o;
+	uint8_t			 h[32], buf[65536];
+	char			 path[PATH_MAX], hex[65], *v[REFD_MAXARGV + 1];
+	ssize_t			 n;
+	int			 i, fd;
+
+	if (argc < 1 || argc > REFD_MAXARGV || len < BOTS_IDENTLEN) {
+		snprintf(err, errlen, "no command");
+		return -1;
+	}
+	for (i = 0; i < argc; i++)
+		v[i] = argv[i];
+	v[argc] = NULL;
+	if (sandbox_opts_parse(v, &o, err, errlen) == -1)
+		return -1;
+	if (!spawn_which(o.cmd[0], path, sizeof(path))) {
+		snprintf(err, errlen, "%.200s is no executable file",
+		    o.cmd[0]);
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		return -1;
+	}
+	crypto_generichash_init(&st, NULL, 0, sizeof(h));
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crypto_generichash_update(&st, buf, n);
+	close(fd);
+	if (n == -1) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		return -1;
+	}
+	crypto_generichash_final(&st, h, sizeof(h));
+	chain_argv(argc, argv, out, len);
+	util_hex(h, sizeof(h), hex);
+	snprintf(out + strlen(out), len - strlen(out), ",prog:%s", hex);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #define REFD_NAMELEN		32
 #define REFD_MAXARGV		32	/* words of a spawned bot's command */
 #define REFD_ARGLEN		1024	/* bytes of one such word */
+#define BOTS_IDENTLEN		144	/* "argv:H,prog:H" (bots_identity()) */
 
 struct seat;
 
@@ -41,6 +42,7 @@ struct bot	*bots_next(struct bot *);
 int		 bots_auth(const char *, const char *);
 void		 bots_remove(struct bot *);
 void		 bots_free(void);
+int		 bots_identity(int, char **, char *, size_t, char *, size_t);
 
 /*
  * The bots added at run time (bot_add) live in a file beside the log,

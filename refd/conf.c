@@ -89,6 +89,10 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		    86400 },
 		{ "bot_memory_mb", offsetof(struct refd_conf, bot_mem_mb), 0,
 		    1048576 },
+		{ "cluster_batch_ms", offsetof(struct refd_conf,
+		    cluster_batch_ms), 100, 3600000 },
+		{ "botlog_max_mb", offsetof(struct refd_conf, botlog_max_mb),
+		    0, 16777216 },
 	};
 	const char	*errstr;
 	size_t		 i;
@@ -132,6 +136,20 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 	}
 	if (strcmp(argv[0], "bot") == 0)
 		return bots_define(argc - 1, argv + 1, err, errlen);
+	if (strcmp(argv[0], "cluster") == 0 && argc >= 2) {
+		/* a CONNINFO's words (refd-cluster(7)), joined again */
+		c->cluster[0] = '\0';
+		for (k = 1, n = 0; k < argc; k++)
+			n += snprintf(c->cluster + n, n < (long long)sizeof(
+			    c->cluster) ? sizeof(c->cluster) - n : 0, "%s%s",
+			    k > 1 ? " " : "", argv[k]);
+		if (n >= (long long)sizeof(c->cluster)) {
+			c->cluster[0] = '\0';
+			snprintf(err, errlen, "cluster: too long");
+			return -1;
+		}
+		return 0;
+	}
 	if (argc != 2) {
 		snprintf(err, errlen, "unknown setting or wrong arity: %s",
 		    argv[0]);
@@ -145,7 +163,14 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		snprintf(c->botlog_dir, sizeof(c->botlog_dir), "%s", argv[1]);
 	else if (strcmp(argv[0], "listen") == 0)
 		return conf_listen(c, argv[1], err, errlen);
-	else if (strcmp(argv[0], "bot_user") == 0)
+	else if (strcmp(argv[0], "worker") == 0) {
+		if (!util_name_ok(argv[1]) || strlen(argv[1]) > 32) {
+			snprintf(err, errlen, "worker: a name of 1 to 32 "
+			    "letters, digits, _ . or -");
+			return -1;
+		}
+		snprintf(c->worker, sizeof(c->worker), "%s", argv[1]);
+	} else if (strcmp(argv[0], "bot_user") == 0)
 		snprintf(c->bot_user, sizeof(c->bot_user), "%s", argv[1]);
 	else if (strcmp(argv[0], "sandbox") == 0) {
 		if (strcmp(argv[1], "bwrap") != 0 &&

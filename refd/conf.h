@@ -16,6 +16,7 @@ struct refd_conf {
 	char		 listen_host[64];/* the bot listener, "" for none */
 	int		 listen_port;
 	char		 botlog_dir[1024]; /* per-bot stderr logs */
+	int		 botlog_max_mb;	/* their total, 0: no cap */
 	int		 move_ms;	/* default clocks (mset.h) */
 	int		 bank_ms;
 	int		 startup_ms;
@@ -31,6 +32,9 @@ struct refd_conf {
 	int		 ckpt_pages;	/* WAL pages between checkpoints */
 	int		 keep_matches;	/* finished matches still listed */
 	char		 bot_user[64];	/* who bots run as when refd is root */
+	char		 cluster[1024];	/* a cluster's CONNINFO, or "" */
+	char		 worker[64];	/* this refd's name as its worker */
+	int		 cluster_batch_ms; /* a lease's batch lasts about this */
 };
 
 int		 conf_parse(struct refd_conf *, FILE *, const char *, char *,

@@ -37,6 +37,7 @@
 #include "spawn.h"
 #include "tourney.h"
 #include "util.h"
+#include "worker.h"
 
 #define CTL_MAXCONNS	64
 #define CTL_MAXOUT	(1024 * 1024)	/* a client's unread output */
@@ -121,6 +122,8 @@ static int	ctl_t_status(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
 static int	ctl_t_wait(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
 static int	ctl_t_stop(struct ctl_conn *, struct gtp_cmd *, char *, size_t);
+static int	ctl_t_cancel(struct ctl_conn *, struct gtp_cmd *, char *,
+		    size_t);
 static int	ctl_t_resume(struct ctl_conn *, struct gtp_cmd *, char *,
 		    size_t);
 static void	ctl_read(struct bufferevent *, void *);
@@ -151,6 +154,7 @@ static const struct ctl_command ctl_commands[] = {
 	{ "quit", 0, 0, "", ctl_quit },
 	{ "shutdown", 0, 0, "", ctl_shutdown },
 	{ "status", 0, 0, "", ctl_status },
+	{ "tournament_cancel", 1, 1, "ID", ctl_t_cancel },
 	{ "tournament_list", 0, 0, "", ctl_t_list },
 	{ "tournament_resume", 1, 1, "ID", ctl_t_resume },
 	{ "tournament_start", 1, 1, "FILE (an absolute path)", ctl_t_start },
@@ -591,6 +595,7 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 		snprintf(r + n, len - n, "\nlisten %s:%d", conf.listen_host,
 		    conf.listen_port);
 	}
+	worker_status(r, len);
 	return 0;
 }
 
@@ -845,6 +850,24 @@ ctl_t_stop(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	if ((id = ctl_tid(cmd, r, len)) == -1 || tourney_stop(id, r, len) == -1)
 		return -1;
 	snprintf(r, len, "%lld stopped", (long long)id);
+	return 0;
+}
+
+/*
+ * tournament_cancel ID: end a running or stopped tournament for good;
+ * answers "ID cancelled seed HEX", its master seed revealed.
+ */
+static int
+ctl_t_cancel(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
+{
+	char	 seed[BRI_SEED_STRLEN];
+	int64_t	 id;
+
+	(void)c;
+	if ((id = ctl_tid(cmd, r, len)) == -1 ||
+	    tourney_cancel(id, seed, r, len) == -1)
+		return -1;
+	snprintf(r, len, "%lld cancelled seed %s", (long long)id, seed);
 	return 0;
 }
 

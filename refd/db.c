@@ -2033,7 +2033,7 @@ db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
 }
 
 /*
- * Record an answer of seat that no move holds (schema 5): kind "late"
+ * Record an answer of seat that no move holds (schema 6): kind "late"
  * for one to a move read after its time-out, "note" for one to a
  * notification other than a bare "=".  line is the command it answers
  * among the seat's lines from match_start on, ms its time.  Canonical

@@ -7,10 +7,16 @@
  * only a bot the operator added gets an entry, so no stream of made-up
  * names or new addresses can evict it.  And the refusals are logged at
  * a bounded rate, so that a flood cannot fill the log either.
+ *
+ * That count must not hand the bot's owner's door to whoever guesses:
+ * each bot remembers the last GUARD_TRUSTED addresses it authenticated
+ * from, and its throttle holds everyone but them.  Guesses from one of
+ * those addresses still meet seat.c's throttle of that address.
  */
 #include "config.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,57 +28,110 @@
 #define GUARD_WINDOW_MS	60000	/* ... in this long: then it is throttled */
 #define GUARD_LOG_MAX	10	/* refusals logged ... */
 #define GUARD_LOG_MS	10000	/* ... in this long; the rest are counted */
+#define GUARD_TRUSTED	8	/* addresses a bot authenticated from */
+#define GUARD_ADDRLEN	64
 
 static struct guard {
 	char		 name[REFD_NAMELEN + 1];
 	int64_t		 since_ms;
 	int		 n;
+	char		 trusted[GUARD_TRUSTED][GUARD_ADDRLEN];
+	int		 ntrusted;	/* next slot, round robin */
 } *guards;
 static int	 nguards, capguards;
 static int64_t	 log_since_ms;
 static int	 log_n, log_suppressed;
 
+/* The address part of peer, "address:port", into addr. */
+static void
+guard_addr(const char *peer, char *addr)
+{
+	const char	*colon = strrchr(peer, ':');
+	size_t		 n = colon != NULL ? (size_t)(colon - peer) :
+			    strlen(peer);
+
+	snprintf(addr, GUARD_ADDRLEN, "%.*s", (int)n, peer);
+}
+
+/* The entry of remote bot b, made if make; NULL if none. */
+static struct guard *
+guard_find(const struct bot *b, int make)
+{
+	struct guard	*g;
+	int		 i;
+
+	for (i = 0; i < nguards; i++)
+		if (strcmp(guards[i].name, b->name) == 0)
+			return &guards[i];
+	if (!make)
+		return NULL;
+	if (nguards == capguards) {
+		g = realloc(guards, (capguards ? capguards * 2 : 8) *
+		    sizeof(*g));
+		if (g == NULL)
+			return NULL;
+		guards = g;
+		capguards = capguards ? capguards * 2 : 8;
+	}
+	memset(&guards[i], 0, sizeof(guards[i]));
+	memcpy(guards[i].name, b->name, sizeof(guards[i].name));
+	guards[i].since_ms = util_now_ms();
+	nguards++;
+	return &guards[i];
+}
+
 /*
- * Count a failed authentication as name (add), or just look; returns
- * whether name is throttled.  Names that are no remote bot are not
- * kept: there is nothing to guess.
+ * Remote bot name authenticated from peer ("address:port"): from that
+ * address its own throttle no longer holds it out.
  */
-int
-guard_name(const char *name, int add)
+void
+guard_trust(const char *name, const char *peer)
 {
 	struct bot	*b = bots_find(name);
 	struct guard	*g;
+	char		 addr[GUARD_ADDRLEN];
+	int		 i;
+
+	if (b == NULL || b->kind != BOT_REMOTE ||
+	    (g = guard_find(b, 1)) == NULL)
+		return;
+	guard_addr(peer, addr);
+	for (i = 0; i < GUARD_TRUSTED; i++)
+		if (strcmp(g->trusted[i], addr) == 0)
+			return;
+	snprintf(g->trusted[g->ntrusted], GUARD_ADDRLEN, "%s", addr);
+	g->ntrusted = (g->ntrusted + 1) % GUARD_TRUSTED;
+}
+
+/*
+ * Count a failed authentication as name from peer (add), or just look;
+ * returns whether name is throttled for peer: never for an address it
+ * authenticated from before.  Names that are no remote bot are not
+ * kept: there is nothing to guess.
+ */
+int
+guard_name(const char *name, const char *peer, int add)
+{
+	struct bot	*b = bots_find(name);
+	struct guard	*g;
+	char		 addr[GUARD_ADDRLEN];
 	int64_t		 now = util_now_ms();
 	int		 i;
 
 	if (b == NULL || b->kind != BOT_REMOTE)
 		return 0;
-	for (i = 0; i < nguards; i++)
-		if (strcmp(guards[i].name, b->name) == 0)
-			break;
-	if (i == nguards) {
-		if (!add)
-			return 0;
-		if (nguards == capguards) {
-			g = realloc(guards, (capguards ? capguards * 2 : 8) *
-			    sizeof(*g));
-			if (g == NULL)
-				return 1;	/* no memory: refuse */
-			guards = g;
-			capguards = capguards ? capguards * 2 : 8;
-		}
-		memset(&guards[i], 0, sizeof(guards[i]));
-		memcpy(guards[i].name, b->name, sizeof(guards[i].name));
-		guards[i].since_ms = now;
-		nguards++;
-	}
-	g = &guards[i];
+	if ((g = guard_find(b, add)) == NULL)
+		return add;	/* none kept, or no memory: refuse */
 	if (now - g->since_ms > GUARD_WINDOW_MS) {
 		g->n = 0;
 		g->since_ms = now;
 	}
 	if (add)
 		g->n++;
+	guard_addr(peer, addr);
+	for (i = 0; i < GUARD_TRUSTED && addr[0] != '\0'; i++)
+		if (strcmp(g->trusted[i], addr) == 0)
+			return 0;	/* its owner's address: never held out */
 	return g->n >= GUARD_NAME_MAX + (add ? 1 : 0);
 }
 

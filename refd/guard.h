@@ -5,7 +5,8 @@
 #ifndef REFD_GUARD_H
 #define REFD_GUARD_H
 
-int	guard_name(const char *, int);
+int	guard_name(const char *, const char *, int);
+void	guard_trust(const char *, const char *);
 int	guard_log(int *);
 void	guard_free(void);
 

@@ -368,6 +368,64 @@ match_seat_up(struct match *m, int i, char *err, size_t errlen)
 	return 0;
 }
 
+/* The seats of m that are spawned bots. */
+static int
+match_nspawned(const struct match *m)
+{
+	struct bot	*b;
+	int		 i, n = 0;
+
+	for (i = 0; i < m->nseats; i++)
+		if ((b = bots_find(m->conf.bots[i])) != NULL &&
+		    b->kind == BOT_SPAWN)
+			n++;
+	return n;
+}
+
+/*
+ * Seat every seat of m, its start-up limit counted from now.  A seat
+ * that cannot start aborts the match.
+ */
+static void
+match_seat_all(struct match *m)
+{
+	struct timeval	 tv;
+	char		 err[256], why[300];
+	int		 i;
+
+	tv.tv_sec = m->conf.startup_ms / 1000;
+	tv.tv_usec = (m->conf.startup_ms % 1000) * 1000;
+	evtimer_add(m->wait_timer, &tv);
+	for (i = 0; i < m->nseats && !match_over(m); i++)
+		if (match_seat_up(m, i, err, sizeof(err)) == -1) {
+			snprintf(why, sizeof(why), "cannot start %s: %s",
+			    m->conf.bots[i], err);
+			match_finish(m, MATCH_ABORTED, "aborted", why);
+		}
+}
+
+/*
+ * A bot connection was freed: the matches that wait for room under
+ * max_connections for their spawned bots start, first come first
+ * served, as long as there is room for all of a match's bots at once:
+ * a match half started would hold room while it waits for the rest.
+ */
+void
+match_slot_freed(void)
+{
+	struct match	*m, *t;
+
+	TAILQ_FOREACH_SAFE(m, &matches, entry, t) {
+		if (!m->slot_wait || match_over(m))
+			continue;
+		if (seat_count() + match_nspawned(m) > conf.max_conns)
+			return;
+		m->slot_wait = 0;
+		log_debug("match %lld: room for its bots", (long long)m->id);
+		match_seat_all(m);
+	}
+}
+
 /* A remote bot of b connected or came free: seat it where awaited. */
 void
 match_remote_ready(struct bot *b)
@@ -399,8 +457,8 @@ match_wait_expired(evutil_socket_t fd, short what, void *arg)
 	for (i = 0; i < m->nseats; i++)
 		if (m->seat[i] == NULL)
 			break;
-	if (m->state != MATCH_WAITING || i == m->nseats)
-		return;
+	if (m->state != MATCH_WAITING || i == m->nseats || m->slot_wait)
+		return;		/* waiting for room has no limit */
 	snprintf(why, sizeof(why), "remote bot %s did not connect in time",
 	    m->conf.bots[i]);
 	match_finish(m, MATCH_ABORTED, "aborted", why);
@@ -442,8 +500,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	char		 seed[BRI_SEED_STRLEN], ident[BRI_MAXSEATS][256];
 	struct mset	 ms;
 	uint8_t		 commit[BRI_COMMITLEN];
-	struct timeval	 tv;
-	int		 i, n;
+	int		 i, n, nspawn = 0;
 
 	if (refd_stopping()) {
 		snprintf(err, errlen, "refd is shutting down");
@@ -456,10 +513,16 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		if (bots_find(mc->bots[i]) == NULL) {
+		if ((b = bots_find(mc->bots[i])) == NULL) {
 			snprintf(err, errlen, "unknown bot %s", mc->bots[i]);
 			return NULL;
-		}
+		} else if (b->kind == BOT_SPAWN)
+			nspawn++;
+	if (nspawn > conf.max_conns) {
+		snprintf(err, errlen, "%d spawned bots at once, but "
+		    "max_connections is %d", nspawn, conf.max_conns);
+		return NULL;
+	}
 	if (bri_options_check(&mc->opt) != BRI_OK) {
 		snprintf(err, errlen, "bad match options");
 		return NULL;
@@ -490,7 +553,7 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	    mc->policy, mc->max_faults);
 	ms.val[MSET_NOTIFY] = mc->notify;
 	mset_text(&ms, mc->opt.variant, m->options, sizeof(m->options));
-	if (mc->tournament != 0)	/* its seed may serve other matches */
+	if (mc->tournament != 0 || mc->hide_seed) /* it may serve others */
 		snprintf(m->options + strlen(m->options), sizeof(m->options) -
 		    strlen(m->options), " seed_reveal=tournament");
 	if (spawn_mode() == SANDBOX_NONE)	/* said in the header, forever */
@@ -540,16 +603,17 @@ match_start(const struct match_conf *mc, char *err, size_t errlen)
 	    bri_variant_name(mc->opt.variant));
 
 	m->wait_timer = evtimer_new(base, match_wait_expired, m);
-	tv.tv_sec = mc->startup_ms / 1000;
-	tv.tv_usec = (mc->startup_ms % 1000) * 1000;
-	evtimer_add(m->wait_timer, &tv);
-	for (i = 0; i < n && !match_over(m); i++)
-		if (match_seat_up(m, i, err, errlen) == -1) {
-			char why[300];
-			snprintf(why, sizeof(why), "cannot start %s: %s",
-			    mc->bots[i], err);
-			match_finish(m, MATCH_ABORTED, "aborted", why);
-		}
+	/*
+	 * Its spawned bots start only when max_connections has room for all
+	 * of them, after every match that waited before it: until then it
+	 * waits, however long, rather than fail.
+	 */
+	m->slot_wait = 1;
+	match_slot_freed();
+	if (m->slot_wait)
+		log_info("match %lld: waits for room for %d bots "
+		    "(max_connections %d, %d connections)", (long long)m->id,
+		    match_nspawned(m), conf.max_conns, seat_count());
 	return m;
 }
 
@@ -1242,7 +1306,7 @@ match_announce(struct match *m, const struct match_end *e)
 		    m->dbm.head_no, head, m->dbm.sig, key);
 	}
 	botproto_match_end_text(end, sizeof(end), m->result, m->bm.mpoints,
-	    m->nseats, m->conf.tournament != 0 ? "-" :
+	    m->nseats, m->conf.tournament != 0 || m->conf.hide_seed ? "-" :
 	    bri_seed_format(&m->bm.seed, seed), chain,
 	    receipt[0] != '\0' ? receipt : NULL);
 	for (i = 0; i < m->nseats; i++) {
@@ -1254,7 +1318,8 @@ match_announce(struct match *m, const struct match_end *e)
 		/* each seat's receipt ends with its own transcript hashes */
 		if (receipt[0] != '\0' && strcmp(e->tx[i], "-") != 0)
 			botproto_match_end_text(end, sizeof(end), m->result,
-			    m->bm.mpoints, m->nseats, m->conf.tournament != 0 ?
+			    m->bm.mpoints, m->nseats, m->conf.tournament != 0 ||
+			    m->conf.hide_seed ?
 			    "-" : bri_seed_format(&m->bm.seed, seed), chain,
 			    match_receipt(rs, sizeof(rs), receipt,
 			    i, e->tx[i]));

@@ -35,6 +35,8 @@ struct match_conf {
 	struct bri_options opt;
 	struct bri_seed	 seed;
 	int		 have_seed;	/* else a new one from getrandom */
+	int		 hide_seed;	/* it serves other matches: never told
+					   (a tournament's, a cluster's) */
 	int		 nbots;
 	char		 bots[BRI_MAXSEATS][REFD_NAMELEN + 1];
 	int		 move_ms;	/* per-move limit */
@@ -64,6 +66,8 @@ struct match {
 	int		 nplays;	/* plays in the current deal */
 	int64_t		 ask_us;	/* when genplay was sent */
 	struct event	*wait_timer;	/* remote seats' start-up limit */
+	int		 slot_wait;	/* waits for max_connections room
+					   for its spawned bots */
 	char		 result[16];	/* "seat1", "draw", "forfeit2" */
 	int		 end_unlogged;	/* the log refused its end: retry */
 	char		 reason[256];
@@ -86,6 +90,7 @@ void		 match_stop(struct match *, const char *);
 int		 match_observe(void (*)(struct match *, const char *),
 		    void (*)(struct match *));
 void		 match_remote_ready(struct bot *);
+void		 match_slot_freed(void);
 const char	*match_state_name(enum match_state);
 int		 match_running(void);
 int		 match_playing(void);

@@ -16,6 +16,7 @@
 #include "briscola.h"
 #include "audit.h"
 #include "refctl.h"
+#include "tstand.h"
 #include "util.h"
 
 static void	 json_str(FILE *, const char *, size_t);
@@ -190,6 +191,23 @@ json_rows(struct au *a, sqlite3_stmt *st, const char *const *names,
 	return 0;
 }
 
+/* Is match id's seed still secret, its tournament not over? */
+static int
+export_secret(sqlite3 *h, long long id)
+{
+	sqlite3_stmt	*st;
+	int64_t		 tid = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT tournament FROM matches WHERE id = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		tid = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return tstand_seed_secret(h, tid);
+}
+
 /*
  * One match as one JSON document on one line: the log as it is (no
  * verdict), nested by deal, with every link's canonical text (see
@@ -226,7 +244,8 @@ export_match(struct au *a, long long id)
 	static const char *const answers[] = { "deal_no", "seat", "line",
 	    "kind", "answer", "ms", "at", "chain_no", "chain", NULL };
 	static const char *const sql[] = {
-	    "SELECT id, variant, options, seed, commitment, rng, move_ms,"
+	    "SELECT id, variant, options, CASE WHEN ?2 THEN NULL ELSE seed"
+	    " END, commitment, rng, move_ms,"
 	    " bank_ms, startup_ms, policy, max_faults, tournament, started,"
 	    " ended, state, result, reason, mpoints, chain0, end_no,"
 	    " final_chain, chain_version, prev, slot FROM matches"
@@ -280,6 +299,8 @@ export_match(struct au *a, long long id)
 	}
 	for (i = 0; i < Q_N; i++)
 		sqlite3_bind_int64(st[i], 1, id);
+	/* a tournament's seed only once it is over: null before */
+	sqlite3_bind_int(st[Q_HDR], 2, export_secret(a->h, id));
 	sqlite3_bind_int64(ch, 1, id);
 	if ((rc = sqlite3_step(st[Q_HDR])) != SQLITE_ROW) {
 		if (rc == SQLITE_DONE)

@@ -17,6 +17,7 @@
 #include "audit.h"
 #include "botproto.h"
 #include "refctl.h"
+#include "tstand.h"
 #include "util.h"
 
 static void	 show_header(struct au *);
@@ -48,10 +49,13 @@ show_header(struct au *a)
 	else if (au_option(a, "memcg=none"))
 		fprintf(fp, "\nsandbox     no memory cgroup: bot_memory_mb "
 		    "bounded each process, not the sandbox");
+	/* a tournament's seed is shown only once it is over */
 	fprintf(fp, "\nseed        %s\ncommitment  %s (the seed gives it)\n"
 	    "rng         %s\npolicy      %s, max_faults %lld\n"
 	    "clocks      move_ms %lld, bank_ms %lld, startup_ms %lld\n",
-	    a->seedhex, a->commit, a->rng, a->policy, a->max_faults,
+	    tstand_seed_secret(a->h, a->tournament) ? "- (its tournament is "
+	    "not over)" : a->seedhex, a->commit, a->rng, a->policy,
+	    a->max_faults,
 	    a->move_ms, a->bank_ms, a->startup_ms);
 	if (a->tournament > 0)
 		fprintf(fp, "tournament  %lld\n", a->tournament);

@@ -305,21 +305,65 @@ out:
 	return rc;
 }
 
+/*
+ * A definition's text with its "seed" lines, if it has any, hidden: a
+ * new string, or NULL without memory.
+ */
+static char *
+export_unseeded(const char *text)
+{
+	static const char hidden[] = "seed (hidden until the tournament is "
+	    "over)\n";
+	const char	*p, *w, *nl;
+	char		*out, *o;
+	size_t		 lines = 1;
+
+	for (p = text; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	if ((out = malloc(strlen(text) + lines * sizeof(hidden) + 1)) == NULL)
+		return NULL;
+	for (p = text, o = out; *p != '\0'; p = nl) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			nl = p + strlen(p);
+		else
+			nl++;
+		for (w = p; *w == ' ' || *w == '\t'; w++)
+			;
+		if (strncmp(w, "seed", 4) == 0 && (w[4] == ' ' ||
+		    w[4] == '\t')) {
+			memcpy(o, hidden, sizeof(hidden) - 1);
+			o += sizeof(hidden) - 1;
+			continue;
+		}
+		memcpy(o, p, nl - p);
+		o += nl - p;
+	}
+	*o = '\0';
+	return out;
+}
+
 /* The definition and the end's reason of tournament id, as JSON members. */
 static void
 export_head(sqlite3 *h, int64_t id)
 {
 	sqlite3_stmt	*st;
 	const char	*s;
+	char		*def;
 
-	if (sqlite3_prepare_v2(h, "SELECT definition, coalesce(reason, '') "
-	    "FROM tournaments WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(h, "SELECT definition, coalesce(reason, ''), "
+	    "state FROM tournaments WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		printf("\"definition\": ");
 		s = (const char *)sqlite3_column_text(st, 0);
-		tstand_json_str(stdout, s != NULL ? s : "");
+		if (s != NULL && !tdef_over((const char *)
+		    sqlite3_column_text(st, 2)) &&
+		    (def = export_unseeded(s)) != NULL) {
+			tstand_json_str(stdout, def);
+			free(def);
+		} else
+			tstand_json_str(stdout, s != NULL ? s : "");
 		printf(",\n\"reason\": ");
 		s = (const char *)sqlite3_column_text(st, 1);
 		tstand_json_str(stdout, s != NULL ? s : "");
@@ -341,10 +385,6 @@ t_offline(int argc, char **argv, int what)
 	enum tstand_fmt	 fmt = TSTAND_TEXT;
 	struct tdef	 d;
 	struct tstand	 ts;
-	struct st_table	*tab;
-	struct st_sprt	 sp;
-	struct tslot	*slots = NULL;
-	int		 nslots = 0, *unit;
 	sqlite3		*h;
 	char		 err[512];
 	int64_t		 id;
@@ -389,45 +429,31 @@ t_offline(int argc, char **argv, int what)
 		fprintf(stderr, "refctl: %s\n", err);
 		goto out;
 	}
-	if ((tab = malloc(sizeof(*tab))) == NULL) {
-		tstand_free(&ts);
-		goto out;
-	}
-	st_compute(ts.m, ts.n, d.nbots, 1, tab);
-	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
-		if (d.sprt)
-			tstand_sprt(&d, slots, nslots, &ts, &sp);
-		if ((unit = tstand_units(&d, slots, nslots, &ts)) != NULL)
-			st_teams(ts.m, ts.n, unit, d.nbots, 1, tab);
-		free(unit);
-	}
 	if (tstand_extra(h, id, &d, &ts, err, sizeof(err)) == -1)
 		fprintf(stderr, "refctl: %s\n", err);
 	if (what == T_EXPORT) {
 		printf("{\"format\": \"refd-tournament-export-1\",\n");
 		export_head(h, id);
 		printf("\"standings\": ");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ? &sp :
-		    NULL, TSTAND_JSON);
+		rc = tstand_report(stdout, &d, &ts, TSTAND_JSON) == 0 ? 0 : 1;
 		printf(",\n\"matches\": ");
-		rc = tstand_results(stdout, h, id, TSTAND_JSON, err,
-		    sizeof(err)) == 0 ? 0 : 1;
-		printf("}\n");
-		if (rc != 0)
+		if (tstand_results(stdout, h, id, TSTAND_JSON, err,
+		    sizeof(err)) != 0) {
 			fprintf(stderr, "refctl: %s\n", err);
+			rc = 1;
+		}
+		printf("}\n");
 	} else {
 		if (fmt == TSTAND_TEXT && ts.have_extra)
 			printf("tournament %lld %s: %d matches, %s\n"
-			    "seed %s\nstarted %s, ended %s\n\n", (long long)id,
+			    "seed %s%s\nstarted %s, ended %s\n\n", (long long)id,
 			    d.name, ts.n, ts.meta.state, ts.meta.seed,
+			    tdef_over(ts.meta.state) ? "" :
+			    " (hidden until the tournament is over)",
 			    ts.meta.started, ts.meta.ended[0] ? ts.meta.ended :
 			    "-");
-		tstand_print(stdout, &d, &ts, tab, slots != NULL && d.sprt ?
-		    &sp : NULL, fmt);
-		rc = 0;
+		rc = tstand_report(stdout, &d, &ts, fmt) == 0 ? 0 : 1;
 	}
-	free(slots);
-	free(tab);
 	tstand_free(&ts);
 out:
 	tdef_free(&d);
@@ -505,7 +531,7 @@ t_list(int argc, char **argv)
 	return refctl_command(1, (char *[]){ "tournament_list" }, NULL, NULL);
 }
 
-/* stop|resume|wait ID: one control command on a tournament. */
+/* stop|resume|cancel|wait ID: one control command on a tournament. */
 static int
 t_one(int argc, char **argv)
 {
@@ -515,6 +541,7 @@ t_one(int argc, char **argv)
 		return REFCTL_USAGE;
 	words[0] = strcmp(argv[1], "stop") == 0 ? "tournament_stop" :
 	    strcmp(argv[1], "resume") == 0 ? "tournament_resume" :
+	    strcmp(argv[1], "cancel") == 0 ? "tournament_cancel" :
 	    "tournament_wait";
 	words[1] = argv[2];
 	return refctl_command(2, words, NULL, NULL);
@@ -570,6 +597,8 @@ const struct refctl_cmd refctl_tourney_cmds[] = {
 	    { { "", "the tournaments refd knows" } } },
 	{ "stop", t_one, NULL, 0, 0, 0, { { "ID", "stop it" } } },
 	{ "resume", t_one, NULL, 0, 0, 0, { { "ID", "take it up again" } } },
+	{ "cancel", t_one, NULL, 0, 0, 0,
+	    { { "ID", "end it for good, its seed revealed" } } },
 	{ "standings", t_standings, NULL, 0, 0, 1,
 	    { { "--db FILE ID [--format F]", "standings; F: text csv json" } } },
 	{ "results", t_results, NULL, 0, 0, 1,

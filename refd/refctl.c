@@ -211,6 +211,8 @@ static const struct refctl_cmd cmds[] = {
 	    { { "SUBCOMMAND ...", "tournaments (refctl tournament -h)" } } },
 	{ "bridge", cmd_bridge, NULL, 0, 0, 0,
 	    { { "-p PORT -n NAME -- CMD", "play a stdio bot over TCP" } } },
+	{ "cluster", cmd_cluster, NULL, 0, 0, 1,
+	    { { "SUBCOMMAND ...", "many refds, one tournament (-h)" } } },
 	{ "checkbot", cmd_checkbot, NULL, 0, 0, 1,
 	    { { "[-ev] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]",
 	    "check a bot, without refd" } } },
@@ -327,6 +329,9 @@ main(int argc, char *argv[])
 		if (c->fn == cmd_tournament)
 			for (c = refctl_tourney_cmds; c->name != NULL; c++)
 				refctl_help(stderr, "tournament ", c);
+		else if (c->fn == cmd_cluster)
+			for (c = refctl_cluster_cmds; c->name != NULL; c++)
+				refctl_help(stderr, "cluster ", c);
 		else
 			refctl_help(stderr, "", c);
 		rc = 2;

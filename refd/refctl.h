@@ -23,6 +23,7 @@ struct refctl_cmd {
 };
 
 extern const struct refctl_cmd refctl_tourney_cmds[];	/* refctl-tourney.c */
+extern const struct refctl_cmd refctl_cluster_cmds[];	/* refctl-cluster.c */
 
 int	cmd_checkbot(int, char **);	/* refctl-checkbot.c */
 int	cmd_audit(int, char **);	/* refctl-audit.c */
@@ -34,6 +35,7 @@ int	receipt_rebuild(struct au *, long long); /* refctl-receipt.c */
 int	receipt_lost(const struct au *);		 /* refctl-receipt.c */
 int	cmd_bridge(int, char **);	/* refctl-bridge.c */
 int	cmd_tournament(int, char **);	/* refctl-tourney.c */
+int	cmd_cluster(int, char **);	/* refctl-cluster.c */
 
 /* refctl-ctl.c: the control socket; each answer line goes to cb. */
 void	refctl_socket(const char *);

@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <sodium.h>
 
 #include "refd.h"
+#include "botlog.h"
 #include "bots.h"
 #include "ckpt.h"
 #include "clock.h"
@@ -45,6 +47,7 @@
 #include "spawnq.h"
 #include "tourney.h"
 #include "util.h"
+#include "worker.h"
 
 struct refd_conf	 conf;
 struct event_base	*base;
@@ -64,6 +67,7 @@ usage(int status)
 	    "usage: refd [-dhv] [-c socket] [-D database] [-f config] "
 	    "[-L botlogdir]\n"
 	    "            [-l host:port] [-m move_ms] [-s startup_ms]\n"
+	    "            [--cluster conninfo --worker name]\n"
 	    "  -c socket     control socket (default refd.sock)\n"
 	    "  -D database   SQLite log (default refd.db)\n"
 	    "  -d            run as a daemon, logging to syslog\n"
@@ -72,7 +76,9 @@ usage(int status)
 	    "  -l host:port  listen for remote bots (default: none)\n"
 	    "  -m ms         default per-move limit (default %lld)\n"
 	    "  -s ms         default start-up limit (default %lld)\n"
-	    "  -v            more verbose; -vv for debugging\n",
+	    "  -v            more verbose; -vv for debugging\n"
+	    "  --cluster c   play a cluster's slots (refd-cluster(7))\n"
+	    "  --worker name as this worker of it\n",
 	    mset_default(MSET_MOVE_MS), mset_default(MSET_STARTUP_MS));
 	exit(status);
 }
@@ -115,7 +121,8 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
 	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
 	/* strangers get a smaller share, and no address all of it */
-	if (seat_unauth(peer, &same) >= conf.max_unauth ||
+	if ((seat_unauth(peer, &same) >= conf.max_unauth &&
+	    (same >= conf.max_per_addr || !seat_unauth_evict(peer, same))) ||
 	    same >= conf.max_per_addr) {
 		if (util_now_ms() - unauth_warned_ms > 1000) {
 			log_warnx("bot listener: %s refused: %d unauthenticated "
@@ -182,6 +189,8 @@ bots_setup(void)
 	if (conf.botlog_dir[0] != '\0' && mkdir(conf.botlog_dir, 0700) == -1 &&
 	    errno != EEXIST)
 		fatal("bot log directory %s", conf.botlog_dir);
+	/* their total under botlog_max_mb, the oldest going first */
+	botlog_init(conf.botlog_dir, (int64_t)conf.botlog_max_mb << 20);
 	if ((strcmp(conf.db_path, ":memory:") != 0 &&
 	    spawn_hide(conf.db_path, 0, err, sizeof(err)) == -1) ||
 	    spawn_hide(conf.ctl_path, 0, err, sizeof(err)) == -1 ||
@@ -396,6 +405,11 @@ main(int argc, char *argv[])
 	int		 ch, daemonize = 0, verbose = 0, i, n, k, lockfd = -1;
 	pid_t		 pid;
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGCHLD };
+	static const struct option longopts[] = {
+		{ "cluster", required_argument, NULL, 'C' },
+		{ "worker", required_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 }
+	};
 
 	snprintf(conf.db_path, sizeof(conf.db_path), "refd.db");
 	snprintf(conf.ctl_path, sizeof(conf.ctl_path), "refd.sock");
@@ -403,6 +417,7 @@ main(int argc, char *argv[])
 	conf.bank_ms = (int)mset_default(MSET_BANK_MS);
 	conf.startup_ms = (int)mset_default(MSET_STARTUP_MS);
 	conf.max_conns = 4096;
+	conf.botlog_max_mb = 1024;
 	conf.auth_ms = 10000;
 	conf.max_unauth = 256;
 	conf.max_per_addr = 32;
@@ -410,6 +425,7 @@ main(int argc, char *argv[])
 	conf.commit_ms = 5;
 	conf.ckpt_pages = DB_CKPT_PAGES;
 	conf.keep_matches = 1000;
+	conf.cluster_batch_ms = 60000;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
 	if (harden_self() == -1)
@@ -417,8 +433,21 @@ main(int argc, char *argv[])
 	if (bri_init() != BRI_OK)
 		fatalx("cannot initialise libsodium");
 
-	while ((ch = getopt(argc, argv, "c:D:df:hL:l:m:s:v")) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:D:df:hL:l:m:s:v", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
+		case 'C':
+			if ((size_t)snprintf(conf.cluster, sizeof(conf.cluster),
+			    "%s", optarg) >= sizeof(conf.cluster))
+				fatalx("--cluster: too long");
+			break;
+		case 'W':
+			if (!util_name_ok(optarg))
+				fatalx("--worker: a name of 1 to 32 letters, "
+				    "digits, _ . or -");
+			snprintf(conf.worker, sizeof(conf.worker), "%s",
+			    optarg);
+			break;
 		case 'c':
 			snprintf(conf.ctl_path, sizeof(conf.ctl_path), "%s",
 			    optarg);
@@ -461,6 +490,9 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage(1);
+	if ((conf.cluster[0] != '\0') != (conf.worker[0] != '\0'))
+		fatalx("a cluster's worker needs both --cluster and --worker "
+		    "(cluster and worker in refd.conf)");
 	log_init("refd", !daemonize, verbose);
 	/* the log and the bots' stderr hold every hand: private to refd */
 	umask(077);
@@ -529,8 +561,10 @@ main(int argc, char *argv[])
 		fatalx("bot spawner: %s", err);
 	/* news travels up through the callbacks each layer is given */
 	seat_on_ready(match_remote_ready);
+	seat_on_free(match_slot_freed);
 	match_observe(ctl_match_event, ctl_match_done);
 	match_observe(NULL, tourney_match_done);
+	match_observe(NULL, worker_match_done);
 	tourney_observe(ctl_tourney_done);
 	tourney_observe_drawn(ctl_tourney_drawn);
 	for (i = 0; i < 3; i++) {
@@ -546,6 +580,9 @@ main(int argc, char *argv[])
 	if (clock_start(base) == -1)
 		fatalx("heartbeat: out of memory");
 	tourney_resume_all();
+	if (conf.cluster[0] != '\0' &&
+	    worker_start(conf.cluster, conf.worker, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 
 	event_base_dispatch(base);
 
@@ -562,6 +599,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	tourney_free_all();
+	worker_free();
 	clock_stop();
 	bots_free();
 	/* a match whose end the log refused (a full disk) ends in it now */

@@ -48,6 +48,7 @@
 
 #include "refd.h"
 #include "botproto.h"
+#include "botlog.h"
 #include "bots.h"
 #include "chain.h"
 #include "clock.h"
@@ -70,6 +71,13 @@
 #define SEAT_ERRTAIL		256	/* bytes of a bot's stderr kept */
 #define SEAT_STDERR_CAP		(1024 * 1024) /* per-bot stderr log */
 #define SEAT_STAMP_AGE_US	(60 * 1000000) /* oldest arrival stamp taken */
+/*
+ * What a bot may send between two answers, comments and blank lines
+ * included: past either bound it is cut off with a "flood" fault, so
+ * that a bot writing endless comments costs refd a bounded read.
+ */
+#define SEAT_NOISE_LINES	1024
+#define SEAT_NOISE_BYTES	(256 * 1024)
 
 enum seat_state {
 	SEAT_AUTH,		/* remote: waiting for "auth NAME TOKEN" */
@@ -147,6 +155,10 @@ struct seat {
 	char		*fault_ev;	/* its evidence, while it waits */
 	int		 freeing;	/* free is scheduled */
 	int		 auth_refused;	/* the refusal is due at the timer */
+	int64_t		 heard_us;	/* remote: its last answer, or auth */
+	int		 nlines;	/* lines since its last answer */
+	size_t		 nbytes;	/* and their bytes */
+	int		 probing;	/* idle: asked if it is still there */
 	/* the match's transcript hashes, from seat_transcript_begin() on */
 	int		 tx_on;		/* hashing this match's lines */
 	unsigned	 tx_first;	/* its first command's id */
@@ -171,6 +183,14 @@ static struct authfail {
 	int		 n;		/* failures in that window */
 } authfails[AUTH_SLOTS];
 #define SEAT_QUIT_MS	1000	/* grace after quit, then after SIGTERM */
+/*
+ * An idle remote connection not heard from for SEAT_FRESH_US is asked
+ * "name" before it is seated, and closed if it does not answer within
+ * SEAT_PROBE_MS: a peer whose host vanished sends no end of file, and
+ * keepalive finds it out only after a minute.
+ */
+#define SEAT_FRESH_US	(1000 * 1000)
+#define SEAT_PROBE_MS	2000
 
 static TAILQ_HEAD(, seat) seats = TAILQ_HEAD_INITIALIZER(seats);
 static TAILQ_HEAD(, seat) dirty = TAILQ_HEAD_INITIALIZER(dirty);
@@ -256,6 +276,8 @@ static void	seat_fault_timed(struct seat *, const char *, const char *,
 
 /* Told when a remote bot's connection comes free (seat_on_ready()). */
 static void	(*ready_cb)(struct bot *);
+/* Told when a seat is freed, its room under max_connections with it. */
+static void	(*free_cb)(void);
 
 /* Name of a seat state, for the debug log. */
 static const char *
@@ -436,23 +458,38 @@ seat_hung_up(struct seat *s)
 }
 
 /*
- * A connected, idle seat of remote bot b, taken out of its pool; one
- * whose peer has hung up meanwhile is closed, never seated.
+ * A connected, idle seat of remote bot b, taken out of its pool, or
+ * NULL for none now.  One whose peer has hung up meanwhile is closed,
+ * never seated; one not heard from lately is probed (SEAT_PROBE_MS)
+ * rather than seated, and comes back through ready_cb once it answers,
+ * or is closed if it does not.
  */
 struct seat *
 seat_take_idle(struct bot *b)
 {
-	struct seat	*s;
+	struct seat	*s, *next;
+	int64_t		 now = util_now_us();
 
-	while ((s = TAILQ_FIRST(&b->idle)) != NULL && seat_hung_up(s)) {
-		if (s->state != SEAT_IDLE)
-			continue;	/* its lines closed it */
-		db_bot_event(logdb, 0, -1, b->name, "disconnect", s->peer);
-		seat_close(s);
+	for (s = TAILQ_FIRST(&b->idle); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, pool);
+		if (s->probing)
+			continue;
+		if (seat_hung_up(s)) {
+			if (s->state != SEAT_IDLE)
+				continue;	/* its lines closed it */
+			db_bot_event(logdb, 0, -1, b->name, "disconnect",
+			    s->peer);
+			seat_close(s);
+			continue;
+		}
+		if (now - s->heard_us <= SEAT_FRESH_US) {
+			seat_enter(s, SEAT_PLAYING);
+			return s;
+		}
+		s->probing = 1;
+		seat_send(s, PEND_PROBE, SEAT_PROBE_MS, "name");
 	}
-	if (s != NULL)
-		seat_enter(s, SEAT_PLAYING);
-	return s;
+	return NULL;
 }
 
 /* Close every idle connection of b, a bot being removed. */
@@ -503,6 +540,13 @@ void
 seat_on_ready(void (*fn)(struct bot *))
 {
 	ready_cb = fn;
+}
+
+/* fn hears of every seat freed: a bot connection's room is free. */
+void
+seat_on_free(void (*fn)(void))
+{
+	free_cb = fn;
 }
 
 /* s's seat number at its table, -1 when it has none. */
@@ -566,6 +610,67 @@ seat_unauth(const char *peer, int *same)
 				(*same)++;
 		}
 	return all;
+}
+
+/* The address part of peer ("address:port"), for sorting. */
+static int
+seat_addr_cmp(const void *a, const void *b)
+{
+	const struct seat *x = *(struct seat * const *)a;
+	const struct seat *y = *(struct seat * const *)b;
+	size_t		 n = strcspn(x->peer, ":"), m = strcspn(y->peer, ":");
+	int		 c = strncmp(x->peer, y->peer, n < m ? n : m);
+
+	if (c != 0 || n == m)
+		return c != 0 ? c : (x->heard_us > y->heard_us) -
+		    (x->heard_us < y->heard_us);
+	return n < m ? -1 : 1;
+}
+
+/*
+ * The unauthenticated connections are at their cap and one more comes
+ * from the address of peer, which holds same of them: make room by
+ * closing the oldest stranger of the address that holds the most, if
+ * it holds more than peer's would.  So a flood from a few dozen
+ * addresses cannot keep out a bot that connects from another: its one
+ * connection is never the one closed while a flooder holds two.
+ * Returns whether room was made.
+ */
+int
+seat_unauth_evict(const char *peer, int same)
+{
+	struct seat	**v, *s, *victim = NULL;
+	int		  n = 0, i, j, best = 0;
+
+	TAILQ_FOREACH(s, &seats, entry)
+		if (s->state == SEAT_AUTH)
+			n++;
+	if (n == 0 || (v = calloc(n, sizeof(*v))) == NULL)
+		return 0;
+	n = 0;
+	TAILQ_FOREACH(s, &seats, entry)
+		if (s->state == SEAT_AUTH)
+			v[n++] = s;
+	/* by address, each address's oldest first */
+	qsort(v, n, sizeof(*v), seat_addr_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && strcspn(v[j]->peer, ":") ==
+		    strcspn(v[i]->peer, ":") && strncmp(v[j]->peer, v[i]->peer,
+		    strcspn(v[i]->peer, ":")) == 0; j++)
+			;
+		if (j - i > best) {
+			best = j - i;
+			victim = v[i];
+		}
+	}
+	free(v);
+	if (victim == NULL || best <= same + 1)
+		return 0;
+	log_debug("remote %s: closed unauthenticated for a newcomer (%s), "
+	    "its address holding %d", victim->peer, peer, best);
+	victim->broken = 1;
+	seat_close(victim);
+	return 1;
 }
 
 /* Connections alive now (for status and limits). */
@@ -694,8 +799,10 @@ seat_stderr_read(struct seat *s)
 	keep = (size_t)n;
 	if (keep > SEAT_STDERR_CAP - s->logged)
 		keep = SEAT_STDERR_CAP - s->logged;
-	if (write(s->logfd, buf, keep) == (ssize_t)keep)
+	if (write(s->logfd, buf, keep) == (ssize_t)keep) {
 		s->logged += keep;
+		botlog_grew(keep);
+	}
 	if (s->logged >= SEAT_STDERR_CAP)
 		dprintf(s->logfd, "\n[refd: stderr log capped at %d bytes]\n",
 		    SEAT_STDERR_CAP);
@@ -810,6 +917,7 @@ seat_accept(int fd, const char *peer)
 	if ((s = seat_new(fd, fd, 0)) == NULL)
 		return NULL;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+	s->heard_us = util_now_us();	/* when it came, while it is a stranger */
 	seat_enter(s, SEAT_AUTH);
 	evtimer_add(s->timer, &tv);
 	return s;
@@ -1247,6 +1355,7 @@ seat_clock_log(const struct seat *s, const struct seat_pend *p,
 		[PEND_VERSION] = "version", [PEND_GENPLAY] = "genplay",
 		[PEND_QUIT] = "quit", [PEND_GENBID] = "genbid",
 		[PEND_GENCALL] = "gencall", [PEND_KNOWN] = "known_command",
+		[PEND_PROBE] = "probe",
 	};
 	const char	*kind = (unsigned)p->kind < sizeof(kinds) /
 			    sizeof(kinds[0]) && kinds[p->kind] != NULL ?
@@ -1553,7 +1662,7 @@ seat_auth_refuse(struct seat *s, const char *who)
 	int		 throttled, more;
 
 	throttled = seat_auth_throttled(s->peer, who, 1);
-	throttled |= guard_name(who, 1);
+	throttled |= guard_name(who, s->peer, 1);
 	util_printable(name, sizeof(name), who, strlen(who));
 	if (guard_log(&more)) {		/* a flood cannot fill the log */
 		snprintf(peer, sizeof(peer), more ? "%s (+%d not logged)" :
@@ -1584,7 +1693,7 @@ seat_auth(struct seat *s, char *line)
 		return;
 	}
 	if (seat_auth_throttled(s->peer, c.argv[0], 0) ||
-	    guard_name(c.argv[0], 0)) {
+	    guard_name(c.argv[0], s->peer, 0)) {
 		/* even the right token waits out the throttle */
 		seat_auth_refuse(s, c.argv[0]);
 		return;
@@ -1592,10 +1701,12 @@ seat_auth(struct seat *s, char *line)
 	evtimer_del(s->timer);
 	s->armed_us = 0;
 	s->bot = b;
+	s->heard_us = util_now_us();
 	/* without memory nothing is said: the bot's wait times it out */
 	(void)seat_out_add(s, "=\n\n", 3);
 	seat_dirty(s);
 	db_bot_event(logdb, 0, -1, b->name, "connect", s->peer);
+	guard_trust(b->name, s->peer);
 	seat_enter(s, SEAT_IDLE);
 	if (ready_cb != NULL)
 		ready_cb(b);
@@ -1616,6 +1727,16 @@ seat_answer(struct seat *s)
 
 	s->phead = (s->phead + 1) % s->npcap;
 	s->npend--;
+	s->heard_us = util_now_us();
+	if (p.kind == PEND_PROBE && !p.abandoned && s->state == SEAT_IDLE) {
+		/* still there: it may be seated now */
+		if (s->npend == 0)
+			seat_arm(s);
+		s->probing = 0;
+		if (ready_cb != NULL)
+			ready_cb(s->bot);
+		return;
+	}
 	s->ans_line = 0;
 	if (s->tx_on && p.id >= s->tx_first) {
 		seat_tx_answer(s);
@@ -1739,6 +1860,28 @@ seat_transcript(struct seat *s, char *buf, size_t len)
 	chain_tx_text(&s->tx_sent, &s->tx_ans, buf, len);
 }
 
+/*
+ * Count a line of len bytes against what the bot may send before its
+ * next answer; past it, a "flood" fault.  Returns 0, or -1 when the
+ * seat takes no more lines.
+ */
+static int
+seat_noise(struct seat *s, size_t len)
+{
+	char	 ev[96];
+
+	s->nlines++;
+	s->nbytes += len + 1;
+	if (s->nlines <= SEAT_NOISE_LINES && s->nbytes <= SEAT_NOISE_BYTES)
+		return 0;
+	snprintf(ev, sizeof(ev), "%d lines, %zu bytes without an answer; "
+	    "the bound is %d lines, %d bytes", s->nlines, s->nbytes,
+	    SEAT_NOISE_LINES, SEAT_NOISE_BYTES);
+	s->broken = 1;
+	seat_fault(s, "flood", ev);
+	return -1;
+}
+
 /* One line from a bot in play: part of an answer, or noise. */
 static void
 seat_line(struct seat *s, char *line, size_t len)
@@ -1749,8 +1892,11 @@ seat_line(struct seat *s, char *line, size_t len)
 	awaited = s->npend > s->unsent;
 	r = frame_line(&s->fr, line, len, awaited,
 	    awaited ? (long)s->pend[s->phead].id : -1);
-	if (r == FRAME_DONE)
+	if (r == FRAME_DONE) {
+		s->nlines = 0;
+		s->nbytes = 0;
 		seat_answer(s);
+	}
 	else if (r != FRAME_MORE)
 		seat_fault(s, frame_fault_name(r), s->fr.ev);
 }
@@ -1811,6 +1957,8 @@ seat_take_line(struct seat *s, char *line, size_t len)
 		seat_fault(s, "garbage", ev);
 		return -1;
 	}
+	if (s->state != SEAT_AUTH && seat_noise(s, len) == -1)
+		return -1;
 	if (s->state == SEAT_AUTH)
 		seat_auth(s, line);
 	else if (s->state == SEAT_IDLE && s->npend > 0)
@@ -1999,6 +2147,16 @@ seat_timeout(evutil_socket_t fd, short what, void *arg)
 		 * Still unanswered, with all it sent read: whatever refd's
 		 * loop did meanwhile, the bot had not answered by now.
 		 */
+		if (p->kind == PEND_PROBE && s->state == SEAT_IDLE) {
+			log_warnx("remote bot %s (%s): no answer to a probe "
+			    "in %d ms: closed, not seated", s->bot->name,
+			    s->peer, SEAT_PROBE_MS);
+			db_bot_event(logdb, 0, -1, s->bot->name, "disconnect",
+			    s->peer);
+			s->broken = 1;
+			seat_close(s);
+			return;
+		}
 		charged = seat_charged(p, now, 1);
 		p->abandoned = 1;
 		seat_clock_log(s, p, "timeout", now, charged);
@@ -2142,6 +2300,8 @@ seat_free(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	TAILQ_REMOVE(&seats, s, entry);
 	nseats_alive--;
+	if (free_cb != NULL)
+		free_cb();
 	seat_txa_drop(s);
 	/*
 	 * What the bot wrote to stderr before it went belongs in its log,

@@ -17,7 +17,7 @@ struct seat;
 
 /* What an awaited answer answers. */
 enum pend_kind { PEND_NOTE, PEND_NAME, PEND_VERSION, PEND_GENPLAY, PEND_QUIT,
-	PEND_GENBID, PEND_GENCALL, PEND_KNOWN };
+	PEND_GENBID, PEND_GENCALL, PEND_KNOWN, PEND_PROBE };
 
 /* A move asked for (a card, a call, a suit): its timeout is a fault the
    policy may forgive, not a broken connection. */
@@ -51,6 +51,7 @@ void		 seat_drop_idle(struct bot *);
 void		 seat_attach(struct seat *, int, const struct seat_cb *,
 		    void *);
 void		 seat_on_ready(void (*)(struct bot *));
+void		 seat_on_free(void (*)(void));
 int		 seat_send(struct seat *, enum pend_kind, int, const char *,
 		    ...) __attribute__((format(printf, 4, 5)));
 void		 seat_release(struct seat *);
@@ -72,6 +73,7 @@ long long	 seat_answer_line(const struct seat *);
 void		 seat_reap(pid_t, int);
 int		 seat_count(void);
 int		 seat_unauth(const char *, int *);
+int		 seat_unauth_evict(const char *, int);
 void		 seat_shutdown_all(void);
 void		 seat_flush_soon(void);
 /* seat_hold(): until the rows the lines tell of are committed */

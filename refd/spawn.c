@@ -779,7 +779,7 @@ spawn_user_may(const char *real, int want, const char *what, char *err,
 }
 
 /* The executable file execvp(3) would run for cmd, into buf; 0 if none. */
-static int
+int
 spawn_which(const char *cmd, char *buf, size_t len)
 {
 	const char	*path, *p, *e;

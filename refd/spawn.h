@@ -47,6 +47,7 @@ const char *spawn_cannot_run(const char *, char *, size_t);
  * spawn_tail_keep() keeps that end as stderr is read.
  */
 int	spawn_runnable(char *const *, char *, size_t);
+int	spawn_which(const char *, char *, size_t);
 const char *spawn_last_words(const char *, size_t, char *, size_t);
 void	spawn_tail_keep(char *, size_t *, size_t, const char *, size_t);
 

@@ -75,6 +75,19 @@ tdef_format_name(enum tdef_format f)
 	return f == TDEF_GAUNTLET ? "gauntlet" : "roundrobin";
 }
 
+/*
+ * Is a tournament in state (as the log spells it) over for good, its
+ * master seed used up?  Done or cancelled: never resumed again, so its
+ * seed may be shown.  A stopped one may be resumed and deals from its
+ * seed again, so its seed stays secret (refd-tournament(5)).
+ */
+int
+tdef_over(const char *state)
+{
+	return state != NULL && (strcmp(state, "done") == 0 ||
+	    strcmp(state, "cancelled") == 0);
+}
+
 /* Free what a parsed definition holds. */
 void
 tdef_free(struct tdef *d)

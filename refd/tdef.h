@@ -61,5 +61,6 @@ int	tdef_schedule(const struct tdef *, struct tslot **, int *, char *,
 void	tdef_free(struct tdef *);
 int	tdef_seatings(int);
 const char *tdef_format_name(enum tdef_format);
+int	tdef_over(const char *);
 
 #endif

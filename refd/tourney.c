@@ -63,7 +63,7 @@ struct tourney {
 	int		 done_here;	/* slots finished since this refd started */
 	int64_t		 started_ms;	/* when this refd took it up */
 	int64_t		 ended_ms;	/* and when it ended, if over */
-	int		 over;		/* done or stopped */
+	int		 over;		/* done, stopped or cancelled */
 	char		 commit[2 * BRI_COMMITLEN + 1]; /* of the master seed */
 	char		 state_name[16];
 	char		 reason[256];
@@ -503,13 +503,19 @@ tourney_halt(struct tourney *t, const char *why)
 	}
 }
 
-/* End a tournament: log its state, answer whoever waits. */
+/*
+ * End a tournament: log its state, answer whoever waits.  Only a
+ * tournament over for good (done, cancelled) has its seed revealed; a
+ * stopped one may deal from it again.  A stopped one may still be
+ * cancelled, which ends it a second time.
+ */
 static void
 tourney_end(struct tourney *t, const char *state, const char *reason)
 {
 	char	 seed[BRI_SEED_STRLEN];
 
-	if (t->over)
+	if (t->over && (strcmp(t->state_name, "stopped") != 0 ||
+	    strcmp(state, "cancelled") != 0))
 		return;
 	t->over = 1;
 	t->ended_ms = util_now_ms();
@@ -519,8 +525,10 @@ tourney_end(struct tourney *t, const char *state, const char *reason)
 		log_warnx("tournament %lld: state not logged: %s",
 		    (long long)t->id, db_error(logdb));
 	log_info("tournament %lld: %s (%s)", (long long)t->id, state, reason);
-	log_info("tournament %lld: master seed %s revealed (commitment %s)",
-	    (long long)t->id, bri_seed_format(&t->def.seed, seed), t->commit);
+	if (tdef_over(state))
+		log_info("tournament %lld: master seed %s revealed "
+		    "(commitment %s)", (long long)t->id,
+		    bri_seed_format(&t->def.seed, seed), t->commit);
 	if (end_cb != NULL)
 		end_cb(t->id, t->state_name, t->reason);
 }
@@ -713,6 +721,62 @@ tourney_clash(const struct tourney *t, int j)
 	return 0;
 }
 
+/*
+ * The settings of the match that slot sl of d plays, with refd's
+ * defaults where d leaves them: a tournament's match and a cluster's
+ * slot (worker.c) play alike.  Not of a tournament of this refd yet:
+ * mc's tournament is 0 and its seed is not to be told.
+ */
+void
+tourney_slot_conf(const struct tdef *d, const struct tslot *sl,
+    struct match_conf *mc)
+{
+	int	 i;
+
+	memset(mc, 0, sizeof(*mc));
+	mc->opt = d->opt;
+	mc->seed = sl->seed;
+	mc->have_seed = 1;
+	mc->hide_seed = 1;
+	mc->nbots = bri_variant_seats(d->opt.variant);
+	for (i = 0; i < mc->nbots; i++)
+		snprintf(mc->bots[i], sizeof(mc->bots[i]), "%s",
+		    d->bots[sl->bot[i]]);
+	mc->move_ms = d->move_ms > 0 ? d->move_ms : conf.move_ms;
+	mc->bank_ms = d->bank_ms >= 0 ? d->bank_ms : conf.bank_ms;
+	mc->startup_ms = d->startup_ms > 0 ? d->startup_ms : conf.startup_ms;
+	mc->policy = d->policy == POLICY_DEFAULT ?
+	    (enum fault_policy)mset_default(MSET_POLICY) : d->policy;
+	mc->max_faults = d->max_faults > 0 ? d->max_faults :
+	    (int)mset_default(MSET_MAX_FAULTS);
+	mc->notify = (enum notify_mode)d->set.val[MSET_NOTIFY];
+	mc->slot = -1;
+}
+
+/*
+ * Take up the bots definition d (from fname) brings and check that each
+ * participant can play, and may play duplicate deals: what a tournament
+ * checks before its first match, and a cluster's worker before it leases
+ * a slot.  Returns 0, or -1 with "fname:line: reason" in err.
+ */
+int
+tourney_take_bots(const struct tdef *d, const char *fname, char *err,
+    size_t errlen)
+{
+	struct bot	*added[TDEF_MAXBOTS];
+	char		 why[300];
+	int		 nadded = 0;
+
+	if (tourney_bots(d, fname, added, &nadded, err, errlen) == -1)
+		return -1;
+	if (tourney_trust(d, why, sizeof(why)) == -1) {
+		tourney_unbots(added, nadded);
+		snprintf(err, errlen, "%s:%s", fname, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* Start matches until the concurrency is reached or nothing is left. */
 static void
 tourney_fill(struct tourney *t)
@@ -721,7 +785,7 @@ tourney_fill(struct tourney *t)
 	struct tslot	*sl;
 	struct match	*m;
 	char		 err[256], why[400];
-	int		 i, j;
+	int		 j;
 
 	while (!t->over && !refd_stopping() &&
 	    t->nrunning < t->def.concurrency) {
@@ -733,25 +797,7 @@ tourney_fill(struct tourney *t)
 		if (j == t->nslots)
 			return;		/* the next match to end calls again */
 		sl = &t->slots[j];
-		memset(&mc, 0, sizeof(mc));
-		mc.opt = t->def.opt;
-		mc.seed = sl->seed;
-		mc.have_seed = 1;
-		mc.nbots = bri_variant_seats(t->def.opt.variant);
-		for (i = 0; i < mc.nbots; i++)
-			snprintf(mc.bots[i], sizeof(mc.bots[i]), "%s",
-			    t->def.bots[sl->bot[i]]);
-		mc.move_ms = t->def.move_ms > 0 ? t->def.move_ms : conf.move_ms;
-		mc.bank_ms = t->def.bank_ms >= 0 ? t->def.bank_ms :
-		    conf.bank_ms;
-		mc.startup_ms = t->def.startup_ms > 0 ? t->def.startup_ms :
-		    conf.startup_ms;
-		mc.policy = t->def.policy == POLICY_DEFAULT ?
-		    (enum fault_policy)mset_default(MSET_POLICY) :
-		    t->def.policy;
-		mc.max_faults = t->def.max_faults > 0 ? t->def.max_faults :
-		    (int)mset_default(MSET_MAX_FAULTS);
-		mc.notify = (enum notify_mode)t->def.set.val[MSET_NOTIFY];
+		tourney_slot_conf(&t->def, sl, &mc);
 		mc.tournament = t->id;
 		mc.slot = j;
 		t->state[j] = SLOT_RUNNING;
@@ -902,8 +948,9 @@ tourney_resume(int64_t id, char *err, size_t errlen)
 	text = (const char *)sqlite3_column_text(st, 0);
 	seed = (const char *)sqlite3_column_text(st, 1);
 	state = (const char *)sqlite3_column_text(st, 2);
-	if (state != NULL && strcmp(state, "done") == 0) {
-		snprintf(err, errlen, "tournament %lld is done", (long long)id);
+	if (tdef_over(state)) {
+		snprintf(err, errlen, "tournament %lld is %s: it cannot be "
+		    "resumed", (long long)id, state);
 		goto out;
 	}
 	snprintf(name, sizeof(name), "tournament %lld", (long long)id);
@@ -985,6 +1032,69 @@ tourney_stop(int64_t id, char *err, size_t errlen)
 	tourney_end(t, "stopped", "stopped by the operator");
 	tourney_halt(t, "tournament stopped");
 	return 0;
+}
+
+/*
+ * Cancel a tournament for good: running or stopped, in this refd or only
+ * in the log (one a restart did not resume).  Its running matches end
+ * aborted, "cancelled" is logged, and its master seed, used up now, is
+ * revealed: written into seed (BRI_SEED_STRLEN bytes).  It can never be
+ * resumed.  Returns 0, or -1 with the reason in err.
+ */
+int
+tourney_cancel(int64_t id, char *seed, char *err, size_t errlen)
+{
+	struct tourney	*t = tourney_find(id);
+	sqlite3_stmt	*st;
+	const char	*state, *hex;
+	int		 rc = -1;
+
+	if (t != NULL && !tdef_over(t->state_name)) {
+		tourney_end(t, "cancelled", "cancelled by the operator");
+		tourney_halt(t, "tournament cancelled");
+		bri_seed_format(&t->def.seed, seed);
+		return 0;
+	}
+	if (t != NULL) {
+		snprintf(err, errlen, "tournament %lld is %s already",
+		    (long long)id, t->state_name);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db_handle(logdb), "SELECT state, seed FROM "
+	    "tournaments WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "log: %s",
+		    sqlite3_errmsg(db_handle(logdb)));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(err, errlen, "no tournament %lld in the log",
+		    (long long)id);
+		goto out;
+	}
+	state = (const char *)sqlite3_column_text(st, 0);
+	hex = (const char *)sqlite3_column_text(st, 1);
+	if (tdef_over(state)) {
+		snprintf(err, errlen, "tournament %lld is %s already",
+		    (long long)id, state);
+		goto out;
+	}
+	snprintf(seed, BRI_SEED_STRLEN, "%s", hex != NULL ? hex : "-");
+	if (!db_writable(logdb) || db_tourney_state(logdb, id, "cancelled",
+	    "cancelled by the operator") == -1) {
+		snprintf(err, errlen, "the log cannot be written: %s",
+		    db_error(logdb));
+		goto out;
+	}
+	tourney_waits_not(id);
+	log_info("tournament %lld: cancelled (cancelled by the operator)",
+	    (long long)id);
+	log_info("tournament %lld: master seed %s revealed", (long long)id,
+	    seed);
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
 }
 
 /* One line per tournament this refd knows. */
@@ -1264,7 +1374,7 @@ tourney_status(int64_t id, int brief, FILE *f, char *err, size_t errlen)
 	if (t->reason[0])
 		fprintf(f, "reason %s\n", t->reason);
 	fprintf(f, "commitment %s\n", t->commit);
-	if (t->over)
+	if (tdef_over(t->state_name))
 		fprintf(f, "seed %s\n", bri_seed_format(&t->def.seed, seed));
 	if (t->def.sprt) {
 		sp = &t->sprt;

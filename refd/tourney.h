@@ -10,11 +10,15 @@
 #include <stdio.h>
 
 struct match;
+struct match_conf;
+struct tdef;
+struct tslot;
 
 int64_t		 tourney_start(const char *, char *, size_t);
 int		 tourney_resume(int64_t, char *, size_t);
 void		 tourney_resume_all(void);
 int		 tourney_stop(int64_t, char *, size_t);
+int		 tourney_cancel(int64_t, char *, char *, size_t);
 void		 tourney_list(FILE *);
 void		 tourney_bot_added(void);
 int64_t		 tourney_uses_bot(const char *);
@@ -25,5 +29,9 @@ void		 tourney_observe(void (*)(int64_t, const char *,
 		    const char *));
 void		 tourney_observe_drawn(void (*)(int64_t));
 void		 tourney_free_all(void);
+void		 tourney_slot_conf(const struct tdef *, const struct tslot *,
+		    struct match_conf *);
+int		 tourney_take_bots(const struct tdef *, const char *, char *,
+		    size_t);
 
 #endif /* REFD_TOURNEY_H */

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,9 @@ deal_result(const char *r)
 	return -1;
 }
 
+static int	tstand_read(sqlite3 *, sqlite3_stmt *, const struct tdef *,
+		    struct tstand *, char *, size_t);
+
 /* Free what tstand_load() allocated. */
 void
 tstand_free(struct tstand *t)
@@ -118,17 +122,66 @@ int
 tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, int from,
     struct tstand *t, char *err, size_t errlen)
 {
-	sqlite3_stmt	*sm = NULL, *ss = NULL, *sf = NULL, *sd = NULL;
+	sqlite3_stmt	*sm;
+
+	memset(t, 0, sizeof(*t));
+	if (sqlite3_prepare_v2(h, "SELECT id, slot, result, mpoints FROM "
+	    "matches WHERE tournament = ? AND state = 'done' AND slot >= ? "
+	    "ORDER BY slot, id", -1, &sm, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		return -1;
+	}
+	sqlite3_bind_int64(sm, 1, tid);
+	sqlite3_bind_int(sm, 2, from);
+	return tstand_read(h, sm, d, t, err, errlen);
+}
+
+/*
+ * Read one finished match, match mid of the log h, into t as the match
+ * of slot of d: what a cluster's worker reports (tstand_record()).
+ * Returns 0, or -1 with the reason in err.
+ */
+int
+tstand_load_match(sqlite3 *h, int64_t mid, const struct tdef *d, int slot,
+    struct tstand *t, char *err, size_t errlen)
+{
+	sqlite3_stmt	*sm;
+
+	memset(t, 0, sizeof(*t));
+	if (sqlite3_prepare_v2(h, "SELECT id, ?2, result, mpoints FROM "
+	    "matches WHERE id = ?1 AND state = 'done'", -1, &sm, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		return -1;
+	}
+	sqlite3_bind_int64(sm, 1, mid);
+	sqlite3_bind_int(sm, 2, slot);
+	if (tstand_read(h, sm, d, t, err, errlen) == -1)
+		return -1;
+	if (t->n != 1) {
+		snprintf(err, errlen, "match %lld: not finished in the log",
+		    (long long)mid);
+		tstand_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The matches the statement sm (id, slot, result, mpoints; bound, and
+ * finalized here) finds, with their seats, faults and deals, into t.
+ */
+static int
+tstand_read(sqlite3 *h, sqlite3_stmt *sm, const struct tdef *d,
+    struct tstand *t, char *err, size_t errlen)
+{
+	sqlite3_stmt	*ss = NULL, *sf = NULL, *sd = NULL;
 	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k;
 	int		 prev[BRI_MAXSEATS];
 	int		 mp[BRI_MAXSEATS];
 	const char	*name;
 
-	memset(t, 0, sizeof(*t));
-	if (sqlite3_prepare_v2(h, "SELECT id, slot, result, mpoints FROM "
-	    "matches WHERE tournament = ? AND state = 'done' AND slot >= ? "
-	    "ORDER BY slot, id", -1, &sm, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h, "SELECT seat, bot FROM seats WHERE "
+	if (sqlite3_prepare_v2(h, "SELECT seat, bot FROM seats WHERE "
 	    "match_id = ? ORDER BY seat", -1, &ss, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT seat, count(*) FROM faults WHERE "
 	    "match_id = ? GROUP BY seat", -1, &sf, NULL) != SQLITE_OK ||
@@ -141,8 +194,6 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, int from,
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
-	sqlite3_bind_int64(sm, 1, tid);
-	sqlite3_bind_int(sm, 2, from);
 	while (sqlite3_step(sm) == SQLITE_ROW) {
 		struct st_match	*m;
 		int64_t		 id = sqlite3_column_int64(sm, 0);
@@ -401,6 +452,9 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 	tstand_col(st, 2, ts->meta.started, sizeof(ts->meta.started));
 	tstand_col(st, 3, ts->meta.ended, sizeof(ts->meta.ended));
 	tstand_col(st, 4, ts->meta.state, sizeof(ts->meta.state));
+	/* a seed that may deal again is no one's to read */
+	if (!tdef_over(ts->meta.state))
+		snprintf(ts->meta.seed, sizeof(ts->meta.seed), "-");
 	for (i = 0; i < d->nbots; i++) {
 		tm = &ts->time[i];
 		sqlite3_reset(sq);
@@ -774,13 +828,39 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 		tstand_sprt_print(f, d, sp);
 }
 
-/* Print every match of tournament tid: slot, id, seats, result, points. */
+/*
+ * Is the seed of tournament tid's matches still secret, the tournament
+ * not over for good (tdef_over())?  A match of no tournament (tid < 1)
+ * has no secret seed; a tournament the log lacks or cannot show has.
+ */
+int
+tstand_seed_secret(sqlite3 *h, int64_t tid)
+{
+	sqlite3_stmt	*st;
+	int		 secret = 1;
+
+	if (tid < 1)
+		return 0;
+	if (sqlite3_prepare_v2(h, "SELECT state FROM tournaments WHERE id = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int64(st, 1, tid);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		secret = !tdef_over((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return secret;
+}
+
+/*
+ * Print every match of tournament tid: slot, id, seats, result, points,
+ * and its seed once the tournament is over ("-" before).
+ */
 int
 tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
     char *err, size_t errlen)
 {
 	sqlite3_stmt	*st;
-	int		 first = 1;
+	int		 first = 1, secret = tstand_seed_secret(h, tid);
 
 	if (sqlite3_prepare_v2(h, "SELECT m.slot, m.id, m.variant, m.state, "
 	    "coalesce(m.result, ''), coalesce(m.mpoints, ''), m.seed, "
@@ -805,6 +885,8 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 			if (c[i] == NULL)
 				c[i] = "";
 		}
+		if (secret)
+			c[6] = "-";
 		if (fmt == TSTAND_JSON) {
 			fprintf(f, "%s\n  {\"slot\": %s, \"match\": %s, "
 			    "\"variant\": ", first ? "" : ",", c[0][0] ? c[0] :
@@ -835,5 +917,247 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 	if (fmt == TSTAND_JSON)
 		fprintf(f, "\n]\n");
 	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * A finished match as one line of text, so that its result travels
+ * from wherever it was played (a cluster's worker, refd-cluster(7)) to
+ * the standings, which read it back with tstand_add_record():
+ *
+ *	r1 RESULT MPOINTS BOTS FAULTS NDEALS DEAL...
+ *
+ * RESULT is wN (seat or team N won), fN (seat N forfeited) or draw;
+ * MPOINTS, BOTS (participant of each seat) and FAULTS are lists of one
+ * number per seat, "3,1"; each DEAL is
+ * RESULT:WINNER:JOKER:CALLER:PARTNER:GAINS, the deal result's number
+ * (enum bri_deal_result), -1 where none, and the match points each seat
+ * gained.
+ */
+
+/* Append "a,b,c" of n numbers at *p, within end; -1 if cut. */
+static int
+tstand_put_list(char **p, char *end, const int *v, int n)
+{
+	int	 i, k;
+
+	for (i = 0; i < n; i++) {
+		k = snprintf(*p, end - *p, "%s%d", i ? "," : "", v[i]);
+		if (k < 0 || k >= end - *p)
+			return -1;
+		*p += k;
+	}
+	return 0;
+}
+
+/* Append with printf, within end; -1 if cut. */
+static int
+tstand_put(char **p, char *end, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int
+tstand_put(char **p, char *end, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(*p, end - *p, fmt, ap);
+	va_end(ap);
+	if (k < 0 || k >= end - *p)
+		return -1;
+	*p += k;
+	return 0;
+}
+
+/* Match i of t as a record into buf (len bytes); 0, or -1 if cut. */
+int
+tstand_record(const struct tstand *t, int i, char *buf, size_t len)
+{
+	const struct st_match	*m = &t->m[i];
+	const struct st_deal	*dl;
+	char			*p = buf, *end = buf + len;
+	int			 k;
+
+	if (len == 0)
+		return -1;
+	if (m->winner >= 0)
+		k = tstand_put(&p, end, "r1 w%d ", m->winner);
+	else if (m->forfeit >= 0)
+		k = tstand_put(&p, end, "r1 f%d ", m->forfeit);
+	else
+		k = tstand_put(&p, end, "r1 draw ");
+	if (k == -1 || tstand_put_list(&p, end, m->mpoints, m->nseats) ||
+	    tstand_put(&p, end, " ") ||
+	    tstand_put_list(&p, end, m->bot, m->nseats) ||
+	    tstand_put(&p, end, " ") ||
+	    tstand_put_list(&p, end, m->faults, m->nseats) ||
+	    tstand_put(&p, end, " %d", m->ndeals))
+		return -1;
+	for (k = 0; k < m->ndeals; k++) {
+		dl = &m->deals[k];
+		if (tstand_put(&p, end, " %d:%d:%d:%d:%d:", dl->result,
+		    dl->winner, dl->joker, dl->caller, dl->partner) ||
+		    tstand_put_list(&p, end, dl->mpoints, m->nseats))
+			return -1;
+	}
+	return 0;
+}
+
+/* A number of rec at *p in [lo, hi], then sep (or the end if 0). */
+static int
+tstand_get(const char **p, int lo, int hi, int sep, int *v)
+{
+	char	*e;
+	long	 l;
+
+	if (**p != '-' && (**p < '0' || **p > '9'))
+		return -1;
+	l = strtol(*p, &e, 10);
+	if (e == *p || l < lo || l > hi || *e != sep)
+		return -1;
+	*v = (int)l;
+	*p = sep ? e + 1 : e;
+	return 0;
+}
+
+/* n numbers "a,b,c" of rec at *p in [lo, hi], then sep. */
+static int
+tstand_get_list(const char **p, int n, int lo, int hi, int sep, int *v)
+{
+	int	 i;
+
+	for (i = 0; i < n; i++)
+		if (tstand_get(p, lo, hi, i == n - 1 ? sep : ',', &v[i]) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * Add the record rec (tstand_record()) to t as the match of slot, with
+ * id, a match of d; records come in schedule order.  A record is
+ * hostile: anything malformed or out of range is refused, with the
+ * reason in err.  Returns 0 or -1; t stays usable either way.
+ */
+int
+tstand_add_record(struct tstand *t, const struct tdef *d, int slot,
+    int64_t id, const char *rec, char *err, size_t errlen)
+{
+	const int		 seats = bri_variant_seats(d->opt.variant);
+	const int		 P = 1000000;
+	const struct st_deal	*old = t->deals;
+	struct st_match		 m;
+	struct st_deal		*dl;
+	const char		*p = rec;
+	int			 k, i, nd, v, c;
+
+	memset(&m, 0, sizeof(m));
+	m.variant = d->opt.variant;
+	m.nseats = seats;
+	m.winner = m.forfeit = -1;
+	if (rec == NULL || strlen(rec) > TSTAND_RECMAX ||
+	    strncmp(p, "r1 ", 3) != 0)
+		goto bad;
+	p += 3;
+	if (strncmp(p, "draw ", 5) == 0)
+		p += 5;
+	else if (*p == 'w' || *p == 'f') {
+		c = *p++;
+		if (tstand_get(&p, 0, seats - 1, ' ', &v) == -1)
+			goto bad;
+		if (c == 'w')
+			m.winner = v;
+		else
+			m.forfeit = v;
+	} else
+		goto bad;
+	if (tstand_get_list(&p, seats, -P, P, ' ', m.mpoints) ||
+	    tstand_get_list(&p, seats, 0, d->nbots - 1, ' ', m.bot) ||
+	    tstand_get_list(&p, seats, 0, P, ' ', m.faults) ||
+	    tstand_get(&p, 0, 100000, *p != '\0' && strchr(p, ' ') ? ' ' : 0,
+	    &nd) == -1)
+		goto bad;
+	if (t->n == t->capm) {
+		k = t->capm ? 2 * t->capm : 64;
+		if ((t->m = reallocarray(t->m, k, sizeof(*t->m))) == NULL ||
+		    (t->id = reallocarray(t->id, k, sizeof(int64_t))) ==
+		    NULL || (t->slot = reallocarray(t->slot, k,
+		    sizeof(int))) == NULL)
+			goto oom;
+		t->capm = k;
+	}
+	for (k = 0; k < nd; k++) {
+		if (t->nd == t->capd) {
+			i = t->capd ? 2 * t->capd : 1024;
+			if ((t->deals = reallocarray(t->deals, i,
+			    sizeof(*t->deals))) == NULL)
+				goto oom;
+			t->capd = i;
+		}
+		dl = &t->deals[t->nd + k];
+		memset(dl, 0, sizeof(*dl));
+		if (tstand_get(&p, 0, 7, ':', &dl->result) ||
+		    tstand_get(&p, -1, seats - 1, ':', &dl->winner) ||
+		    tstand_get(&p, -1, seats - 1, ':', &dl->joker) ||
+		    tstand_get(&p, -1, seats - 1, ':', &dl->caller) ||
+		    tstand_get(&p, -1, seats - 1, ':', &dl->partner) ||
+		    tstand_get_list(&p, seats, -P, P, k == nd - 1 ? 0 : ' ',
+		    dl->mpoints))
+			goto bad;
+	}
+	if (*p != '\0')
+		goto bad;
+	m.ndeals = nd;
+	t->m[t->n] = m;
+	t->id[t->n] = id;
+	t->slot[t->n] = slot;
+	t->n++;
+	t->nd += nd;
+	/* the deals may have moved: point each match at its own */
+	if (t->deals != old || nd > 0)
+		for (i = 0, k = 0; i < t->n; i++) {
+			t->m[i].deals = t->deals + k;
+			k += t->m[i].ndeals;
+		}
+	return 0;
+bad:
+	snprintf(err, errlen, "slot %d: a malformed record", slot);
+	return -1;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/*
+ * The standings of d over the finished matches ts, printed in fmt: the
+ * table (st_compute()), the role-aware rating by units of the schedule,
+ * and a gauntlet's SPRT in schedule order; what `refctl tournament
+ * standings` prints from a log and `refctl cluster standings` from a
+ * cluster's rows.  Returns 0, or -1 when memory runs out.
+ */
+int
+tstand_report(FILE *f, const struct tdef *d, const struct tstand *ts,
+    enum tstand_fmt fmt)
+{
+	struct st_table	*tab;
+	struct st_sprt	 sp;
+	struct tslot	*slots = NULL;
+	char		 err[256];
+	int		 nslots = 0, *unit;
+
+	if ((tab = malloc(sizeof(*tab))) == NULL)
+		return -1;
+	st_compute(ts->m, ts->n, d->nbots, 1, tab);
+	/* the schedule's shape: its seeds play no part here */
+	if (tdef_schedule(d, &slots, &nslots, err, sizeof(err)) == 0) {
+		if (d->sprt)
+			tstand_sprt(d, slots, nslots, ts, &sp);
+		if ((unit = tstand_units(d, slots, nslots, ts)) != NULL)
+			st_teams(ts->m, ts->n, unit, d->nbots, 1, tab);
+		free(unit);
+	}
+	tstand_print(f, d, ts, tab, slots != NULL && d->sprt ? &sp : NULL,
+	    fmt);
+	free(slots);
+	free(tab);
 	return 0;
 }

@@ -14,6 +14,8 @@
 
 struct sqlite3;
 
+#define TSTAND_RECMAX	65536	/* a match's record (tstand_record()) */
+
 enum tstand_fmt { TSTAND_TEXT, TSTAND_CSV, TSTAND_JSON };
 
 /* A bot's thinking time over a tournament's moves, in milliseconds. */
@@ -40,6 +42,7 @@ struct tstand {
 	struct st_deal	*deals;		/* every match's deals, in one array */
 	int64_t		*id;		/* each match's id in the log */
 	int		*slot;		/* and its slot in the schedule */
+	int		 capm, capd, nd;	/* tstand_add_record()'s room */
 	int		 have_extra;	/* tstand_extra() filled these: */
 	struct tstand_meta meta;
 	struct tstand_time time[TDEF_MAXBOTS];	/* by bot index */
@@ -47,6 +50,13 @@ struct tstand {
 
 int	tstand_load(struct sqlite3 *, int64_t, const struct tdef *, int,
 	    struct tstand *, char *, size_t);
+int	tstand_load_match(struct sqlite3 *, int64_t, const struct tdef *,
+	    int, struct tstand *, char *, size_t);
+int	tstand_record(const struct tstand *, int, char *, size_t);
+int	tstand_add_record(struct tstand *, const struct tdef *, int,
+	    int64_t, const char *, char *, size_t);
+int	tstand_report(FILE *, const struct tdef *, const struct tstand *,
+	    enum tstand_fmt);
 int	tstand_extra(struct sqlite3 *, int64_t, const struct tdef *,
 	    struct tstand *, char *, size_t);
 void	tstand_free(struct tstand *);
@@ -66,5 +76,6 @@ int	*tstand_units(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *);
 void	tstand_json_str(FILE *, const char *);
 int	tstand_fmt_parse(const char *, enum tstand_fmt *);
+int	tstand_seed_secret(struct sqlite3 *, int64_t);
 
 #endif

@@ -780,7 +780,13 @@ def test_net_unauthenticated_caps(r, conf):
         assert not any(closed_soon(s, 0.1) for s in first)
         more = [conn("127.0.0.2") for _ in range(3)]
         assert not any(closed_soon(s, 0.1) for s in more)
-        assert closed_soon(conn("127.0.0.3")), "a 7th in all"
+        # a 7th in all, from a new address, takes the place of the
+        # oldest stranger of the fullest address ...
+        seventh = conn("127.0.0.3")
+        assert not closed_soon(seventh, 0.2), "a 7th from a new address"
+        assert closed_soon(first[0]), "no room made for a 7th"
+        # ... but one from an address that holds as many is refused
+        assert closed_soon(conn("127.0.0.1")), "an 8th in all"
         # refd's side of a stranger's connection has keepalive on
         port = "%04X" % r2.port
         timers = [l.split()[5].split(":")[0] for l in

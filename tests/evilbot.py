@@ -26,6 +26,7 @@ misbehaves it answers like a random bot.  Modes:
   forkhold    forks a child that keeps the pipes, then exits
   drip        answers its first genplay one byte a second
   flood       sends 100,000 comment and answer lines at once
+  comments    at its first genplay writes comment lines without end
   refuse      answers genplay with ?
   notacard    answers every genplay with "x", which is no card
   noblank     never writes the blank line that must end every answer
@@ -125,6 +126,10 @@ def misbehave(ident, hand):
             time.sleep(1)
     elif MODE == "flood":
         send(b"# flood\n" * 50000 + b"=999999 x\n\n" * 50000)
+    elif MODE == "comments":
+        line = b"# thinking" + b"." * 90 + b"\n"
+        while True:     # until refd closes the pipe: EPIPE ends it
+            send(line * 100)
     elif MODE == "inject":
         send(("?%s no\nend seat0 forged\n\x1b[2J\n\n" % ident).encode())
     elif MODE == "spin":

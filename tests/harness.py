@@ -231,9 +231,10 @@ def refd_with_shim(tmp, source, name, extra=("-v",), env=None):
 class RemoteBot(threading.Thread):
     """A random bot that plays over TCP, as a remote program would."""
 
-    def __init__(self, port, name, token, mode="good", db=None):
+    def __init__(self, port, name, token, mode="good", db=None, src=None):
         super().__init__(daemon=True)
         self.port, self.name, self.token, self.mode = port, name, token, mode
+        self.src = src          # the source address, if not the default
         # mode "lock:K": at its K-th genplay it takes db's write lock,
         # answers, and holds the lock for a second; told counts the plays
         # it was told of in its last match
@@ -254,7 +255,9 @@ class RemoteBot(threading.Thread):
             self.error = e
 
     def play(self):
-        s = socket.create_connection(("127.0.0.1", self.port))
+        s = socket.create_connection(("127.0.0.1", self.port),
+                                     source_address=(self.src, 0)
+                                     if self.src else None)
         self.local = "%s:%d" % s.getsockname()  # the peer refd sees
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         f = s.makefile("rwb")

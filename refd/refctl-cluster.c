@@ -1,0 +1,630 @@
+/*
+ * refctl-cluster.c: refctl cluster, the organiser's side of a cluster
+ * (refd-cluster(7)): the schema in PostgreSQL and its migrations, the
+ * workers' roles, tournaments submitted as one row per slot, and their
+ * progress and standings computed from the database's rows with the
+ * standings code of one machine (tstand_report()).  A command-line tool:
+ * libpq's blocking calls are right here.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+#include <sodium.h>
+
+#include "bots.h"
+#include "gtp.h"
+#include "refctl.h"
+#include "tdef.h"
+#include "tstand.h"
+#include "util.h"
+
+#include "refd/cluster-schema.inc"
+
+#define CL_SCHEMA	((int)(sizeof(cl_migrations) / \
+			    sizeof(cl_migrations[0])))
+#define CL_MAXFILE	(256 * 1024)
+#define CL_LOCK		"7265666463"	/* the migrations' advisory lock */
+#define CL_LEASE_MS	60000		/* a lease's default time */
+
+/* Connect, or say why not. */
+static PGconn *
+cl_connect(const char *conninfo)
+{
+	PGconn	*c = PQconnectdb(conninfo);
+
+	if (c == NULL || PQstatus(c) != CONNECTION_OK) {
+		fprintf(stderr, "refctl: cluster: %s", c != NULL ?
+		    PQerrorMessage(c) : "out of memory\n");
+		PQfinish(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Run sql with its text parameters; NULL (said why) unless it worked. */
+static PGresult *
+cl_exec(PGconn *c, const char *sql, int n, const char *const *v)
+{
+	PGresult	*r = PQexecParams(c, sql, n, NULL, v, NULL, NULL, 0);
+	ExecStatusType	 st = PQresultStatus(r);
+
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		fprintf(stderr, "refctl: cluster: %s", PQerrorMessage(c));
+		PQclear(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Run sql, statements without parameters, no rows wanted; 0 or -1. */
+static int
+cl_run(PGconn *c, const char *sql)
+{
+	PGresult	*r = PQexec(c, sql);
+	ExecStatusType	 st = PQresultStatus(r);
+
+	PQclear(r);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		fprintf(stderr, "refctl: cluster: %s", PQerrorMessage(c));
+		return -1;
+	}
+	return 0;
+}
+
+/* init CONNINFO: create or migrate the schema. */
+static int
+cl_init(int argc, char **argv)
+{
+	PGconn		*c;
+	PGresult	*r;
+	char		 v[16];
+	const char	*vv[1] = { v };
+	int		 have, from, i;
+
+	if (argc != 3)
+		return REFCTL_USAGE;
+	if ((c = cl_connect(argv[2])) == NULL)
+		return 2;
+	if (cl_run(c, "BEGIN") == -1 ||
+	    cl_run(c, "SELECT pg_advisory_xact_lock(" CL_LOCK ")") == -1 ||
+	    (r = cl_exec(c, "SELECT to_regclass('refd.meta') IS NOT NULL", 0,
+	    NULL)) == NULL)
+		goto fail;
+	have = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+	PQclear(r);
+	from = 0;
+	if (have) {
+		if ((r = cl_exec(c, "SELECT version FROM refd.meta", 0,
+		    NULL)) == NULL)
+			goto fail;
+		from = atoi(PQgetvalue(r, 0, 0));
+		PQclear(r);
+	}
+	if (from > CL_SCHEMA) {
+		fprintf(stderr, "refctl: cluster: the schema is at version %d, "
+		    "newer than this refctl's %d\n", from, CL_SCHEMA);
+		goto fail;
+	}
+	for (i = from; i < CL_SCHEMA; i++) {
+		if (cl_run(c, cl_migrations[i]) == -1)
+			goto fail;
+		snprintf(v, sizeof(v), "%d", i + 1);
+		if ((r = cl_exec(c, "UPDATE refd.meta SET version = $1", 1,
+		    vv)) == NULL)
+			goto fail;
+		PQclear(r);
+	}
+	if (cl_run(c, "COMMIT") == -1)
+		goto fail;
+	printf("cluster schema at version %d%s\n", CL_SCHEMA, from ==
+	    CL_SCHEMA ? " already" : "");
+	PQfinish(c);
+	return 0;
+fail:
+	PQfinish(c);
+	return 1;
+}
+
+/* add-worker CONNINFO NAME: its role, its password printed once. */
+static int
+cl_add_worker(int argc, char **argv)
+{
+	PGconn		*c;
+	PGresult	*r;
+	uint8_t		 raw[24];
+	char		 pw[2 * sizeof(raw) + 1], role[64], *hash = NULL;
+	char		*id = NULL, *lit = NULL, *sql = NULL;
+	const char	*v[2];
+	int		 rc = 1;
+
+	if (argc != 4)
+		return REFCTL_USAGE;
+	if (!util_name_ok(argv[3])) {
+		fprintf(stderr, "refctl: cluster: a worker's name is 1 to 32 "
+		    "letters, digits, _ . or -\n");
+		return 2;
+	}
+	if ((c = cl_connect(argv[2])) == NULL)
+		return 2;
+	snprintf(role, sizeof(role), "refd_w_%s", argv[3]);
+	randombytes_buf(raw, sizeof(raw));
+	util_hex(raw, sizeof(raw), pw);
+	/* only the password's SCRAM verifier reaches the server */
+	if ((hash = PQencryptPasswordConn(c, pw, role, NULL)) == NULL ||
+	    (id = PQescapeIdentifier(c, role, strlen(role))) == NULL ||
+	    (lit = PQescapeLiteral(c, hash, strlen(hash))) == NULL ||
+	    asprintf(&sql, "CREATE ROLE %s LOGIN PASSWORD %s IN ROLE "
+	    "refd_worker", id, lit) == -1) {
+		fprintf(stderr, "refctl: cluster: %s", PQerrorMessage(c));
+		sql = NULL;
+		goto out;
+	}
+	v[0] = argv[3];
+	v[1] = role;
+	if (cl_run(c, "BEGIN") == -1 || cl_run(c, sql) == -1 ||
+	    (r = cl_exec(c, "INSERT INTO refd.workers (name, role) VALUES "
+	    "($1, $2)", 2, v)) == NULL)
+		goto out;
+	PQclear(r);
+	if (cl_run(c, "COMMIT") == -1)
+		goto out;
+	printf("worker %s\nuser %s\npassword %s\n", argv[3], role, pw);
+	rc = 0;
+out:
+	sodium_memzero(pw, sizeof(pw));
+	free(sql);
+	PQfreemem(hash);
+	PQfreemem(id);
+	PQfreemem(lit);
+	PQfinish(c);
+	return rc;
+}
+
+/* A definition file, whole and bounded; NULL (said why) if not. */
+static char *
+cl_read(const char *path)
+{
+	FILE		*fp;
+	struct stat	 sb;
+	char		*text;
+	size_t		 n;
+
+	if ((fp = fopen(path, "r")) == NULL) {
+		fprintf(stderr, "refctl: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(fp), &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > CL_MAXFILE || (text = malloc(sb.st_size + 1)) ==
+	    NULL) {
+		fprintf(stderr, "refctl: %s: not a regular file of at most "
+		    "%d bytes\n", path, CL_MAXFILE);
+		fclose(fp);
+		return NULL;
+	}
+	n = fread(text, 1, sb.st_size, fp);
+	text[n] = '\0';
+	fclose(fp);
+	if (memchr(text, '\0', n) != NULL) {
+		fprintf(stderr, "refctl: %s: not a text file\n", path);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * The definition text without its seed lines, each made a comment so
+ * that the lines keep their numbers: what workers read.
+ */
+static char *
+cl_public(const char *text)
+{
+	char		*out, *o;
+	const char	*p, *e;
+
+	if ((out = malloc(strlen(text) * 2 + 64)) == NULL)
+		return NULL;
+	for (p = text, o = out; *p != '\0'; p = e) {
+		e = p + strcspn(p, "\n");
+		if (*e == '\n')
+			e++;
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (strncmp(p, "seed", 4) == 0 && (p[4] == ' ' ||
+		    p[4] == '\t' || p[4] == '\n' || p[4] == '\0')) {
+			o += sprintf(o, "# seed withheld until the end\n");
+			continue;
+		}
+		memcpy(o, p, e - p);
+		o += e - p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The words of d's bot line for participant name, or -1. */
+static int
+cl_botdef(const struct tdef *d, const char *name, char *buf, size_t len,
+    char **w)
+{
+	int	 i, n;
+
+	for (i = 0; i < d->nbotdefs; i++) {
+		snprintf(buf, len, "%s", d->botdef[i]);
+		if ((n = gtp_split(buf, w, GTP_MAXARGS)) >= 3 &&
+		    strcmp(w[0], name) == 0)
+			return n;
+	}
+	return -1;
+}
+
+/* submit CONNINFO FILE [--lease-ms N]: a tournament, a row per slot. */
+static int
+cl_submit(int argc, char **argv)
+{
+	struct tdef	 d;
+	struct tslot	*slots = NULL;
+	PGconn		*c = NULL;
+	PGresult	*r;
+	FILE		*f[4] = { NULL, NULL, NULL, NULL };
+	char		*buf[4] = { NULL, NULL, NULL, NULL };
+	size_t		 blen[4];
+	char		*text, *pub = NULL, err[512], line[GTP_MAXLINE + 1];
+	char		*w[GTP_MAXARGS], ident[BOTS_IDENTLEN], seed[BRI_SEED_STRLEN];
+	char		 commit[2 * BRI_COMMITLEN + 1], tid[24], idx[16], num[2][16];
+	uint8_t		 cm[BRI_COMMITLEN];
+	const char	*v[6], *errstr;
+	long long	 lease_ms = CL_LEASE_MS;
+	int		 nslots, i, k, n, rc = 1;
+
+	if (argc == 6 && strcmp(argv[4], "--lease-ms") == 0) {
+		lease_ms = util_num(argv[5], 400, 3600000, &errstr);
+		if (errstr != NULL) {
+			fprintf(stderr, "refctl: --lease-ms: %s (400 to "
+			    "3600000)\n", errstr);
+			return 2;
+		}
+	} else if (argc != 4)
+		return REFCTL_USAGE;
+	if ((text = cl_read(argv[3])) == NULL)
+		return 2;
+	if (tdef_parse(text, argv[3], &d, err, sizeof(err)) == -1) {
+		fprintf(stderr, "refctl: %s\n", err);
+		free(text);
+		return 1;
+	}
+	if (!d.have_seed && bri_seed_new(&d.seed) != BRI_OK) {
+		fprintf(stderr, "refctl: no entropy for a seed\n");
+		goto out;
+	}
+	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == -1) {
+		fprintf(stderr, "refctl: %s\n", err);
+		goto out;
+	}
+	if ((pub = cl_public(text)) == NULL)
+		goto out;
+	bri_seed_commit(&d.seed, cm);
+	util_hex(cm, sizeof(cm), commit);
+	if ((c = cl_connect(argv[2])) == NULL) {
+		rc = 2;
+		goto out;
+	}
+	snprintf(num[0], sizeof(num[0]), "%d", nslots);
+	snprintf(num[1], sizeof(num[1]), "%lld", lease_ms);
+	v[0] = d.name;
+	v[1] = pub;
+	v[2] = commit;
+	v[3] = num[0];
+	v[4] = num[1];
+	if (cl_run(c, "BEGIN") == -1 || (r = cl_exec(c, "INSERT INTO "
+	    "refd.tournaments (name, definition, commitment, nslots, "
+	    "lease_ms) VALUES ($1, $2, $3, $4, $5) RETURNING id", 5, v)) ==
+	    NULL)
+		goto out;
+	snprintf(tid, sizeof(tid), "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	v[0] = tid;
+	v[1] = bri_seed_format(&d.seed, seed);
+	if ((r = cl_exec(c, "INSERT INTO refd.secrets (tid, seed) VALUES "
+	    "($1, $2)", 2, v)) == NULL)
+		goto out;
+	PQclear(r);
+	/* each participant's identity: its words and its program */
+	for (i = 0; i < d.nbots; i++) {
+		if ((n = cl_botdef(&d, d.bots[i], line, sizeof(line), w)) ==
+		    -1 || strcmp(w[1], "spawn") != 0) {
+			fprintf(stderr, "refctl: %s: bot %s: a cluster's "
+			    "tournament defines each of its bots in the file "
+			    "(bot %s spawn CMD...)\n", argv[3], d.bots[i],
+			    d.bots[i]);
+			goto out;
+		}
+		if (bots_identity(n - 2, w + 2, ident, sizeof(ident), err,
+		    sizeof(err)) == -1) {
+			fprintf(stderr, "refctl: %s: bot %s: %s\n", argv[3],
+			    d.bots[i], err);
+			goto out;
+		}
+		snprintf(idx, sizeof(idx), "%d", i);
+		v[1] = idx;
+		v[2] = d.bots[i];
+		v[3] = ident;
+		if ((r = cl_exec(c, "INSERT INTO refd.bots (tid, idx, name, "
+		    "ident) VALUES ($1, $2, $3, $4)", 4, v)) == NULL)
+			goto out;
+		PQclear(r);
+	}
+	/* every slot a row: arrays of its columns, unnested in one go */
+	for (k = 0; k < 4; k++)
+		if ((f[k] = open_memstream(&buf[k], &blen[k])) == NULL)
+			goto out;
+	for (i = 0; i < nslots; i++) {
+		fprintf(f[0], "%s%d", i ? "," : "{", i);
+		fprintf(f[1], "%s%d", i ? "," : "{", d.duplicate ?
+		    slots[i].block : i);
+		fprintf(f[2], "%s\"", i ? "," : "{");
+		for (k = 0; k < bri_variant_seats(d.opt.variant); k++)
+			fprintf(f[2], "%s%d", k ? "," : "", slots[i].bot[k]);
+		fprintf(f[2], "\"");
+		fprintf(f[3], "%s%s", i ? "," : "{",
+		    bri_seed_format(&slots[i].seed, seed));
+	}
+	for (k = 0; k < 4; k++) {
+		fputc('}', f[k]);
+		if (fclose(f[k]) != 0) {
+			f[k] = NULL;
+			goto out;
+		}
+		f[k] = NULL;
+		v[k + 1] = buf[k];
+	}
+	if ((r = cl_exec(c, "INSERT INTO refd.slots (tid, slot, unit, bots, "
+	    "seed) SELECT $1, unnest($2::int[]), unnest($3::int[]), "
+	    "unnest($4::text[]), unnest($5::text[])", 5, v)) == NULL)
+		goto out;
+	PQclear(r);
+	if (cl_run(c, "COMMIT") == -1)
+		goto out;
+	printf("tournament %s %s: %d slots, leases of %lld ms, master seed "
+	    "commitment %s\n", tid, d.name, nslots, lease_ms, commit);
+	rc = 0;
+out:
+	for (k = 0; k < 4; k++) {
+		if (f[k] != NULL)
+			fclose(f[k]);
+		free(buf[k]);
+	}
+	sodium_memzero(&d.seed, sizeof(d.seed));
+	free(slots);
+	free(pub);
+	free(text);
+	tdef_free(&d);
+	PQfinish(c);
+	return rc;
+}
+
+/*
+ * Tournament name of the cluster c: its id, and its definition parsed
+ * (with its seed once revealed) into d.  0, or -1 (said why).
+ */
+static int
+cl_tournament(PGconn *c, const char *name, int64_t *id, struct tdef *d,
+    PGresult **row)
+{
+	PGresult	*r;
+	const char	*v[1] = { name };
+	char		 err[512], fname[64];
+
+	if ((r = cl_exec(c, "SELECT id, definition, commitment, "
+	    "coalesce(seed, ''), nslots, state, coalesce(reason, ''), "
+	    "lease_ms FROM refd.tournaments WHERE name = $1", 1, v)) == NULL)
+		return -1;
+	if (PQntuples(r) != 1) {
+		fprintf(stderr, "refctl: cluster: no tournament %s\n", name);
+		PQclear(r);
+		return -1;
+	}
+	*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	snprintf(fname, sizeof(fname), "tournament %s", name);
+	if (tdef_parse(PQgetvalue(r, 0, 1), fname, d, err, sizeof(err)) ==
+	    -1) {
+		fprintf(stderr, "refctl: cluster: %s\n", err);
+		PQclear(r);
+		return -1;
+	}
+	if (PQgetvalue(r, 0, 3)[0] != '\0' &&
+	    bri_seed_parse(PQgetvalue(r, 0, 3), &d->seed) == BRI_OK)
+		d->have_seed = 1;
+	*row = r;
+	return 0;
+}
+
+/*
+ * The results of tournament id, in schedule order, into ts: each
+ * record read back, its seats checked against the schedule's.
+ */
+static int
+cl_results(PGconn *c, int64_t id, const struct tdef *d, struct tstand *ts)
+{
+	PGresult	*r;
+	char		 tid[24], err[256], seats[64];
+	const char	*v[1] = { tid };
+	int		 i, k, n, slot;
+
+	memset(ts, 0, sizeof(*ts));
+	snprintf(tid, sizeof(tid), "%" PRId64, id);
+	if ((r = cl_exec(c, "SELECT r.slot, r.match_id, r.record, s.bots "
+	    "FROM refd.results r JOIN refd.slots s ON s.tid = r.tid AND "
+	    "s.slot = r.slot WHERE r.tid = $1 ORDER BY r.slot", 1, v)) ==
+	    NULL)
+		return -1;
+	for (i = 0; i < PQntuples(r); i++) {
+		slot = atoi(PQgetvalue(r, i, 0));
+		if (tstand_add_record(ts, d, slot, strtoll(PQgetvalue(r, i, 1),
+		    NULL, 10), PQgetvalue(r, i, 2), err, sizeof(err)) == -1) {
+			fprintf(stderr, "refctl: cluster: %s\n", err);
+			goto fail;
+		}
+		n = 0;
+		for (k = 0; k < ts->m[ts->n - 1].nseats; k++)
+			n += snprintf(seats + n, sizeof(seats) - n, "%s%d",
+			    k ? "," : "", ts->m[ts->n - 1].bot[k]);
+		if (strcmp(seats, PQgetvalue(r, i, 3)) != 0) {
+			fprintf(stderr, "refctl: cluster: slot %d: its seats "
+			    "%s are not the schedule's %s\n", slot, seats,
+			    PQgetvalue(r, i, 3));
+			goto fail;
+		}
+	}
+	PQclear(r);
+	return 0;
+fail:
+	PQclear(r);
+	tstand_free(ts);
+	return -1;
+}
+
+/* standings CONNINFO NAME [--format F]: from the database's rows. */
+static int
+cl_standings(int argc, char **argv)
+{
+	enum tstand_fmt	 fmt = TSTAND_TEXT;
+	struct tdef	 d;
+	struct tstand	 ts;
+	PGconn		*c;
+	PGresult	*row;
+	int64_t		 id;
+	int		 rc = 1;
+
+	if (argc == 6 && strcmp(argv[4], "--format") == 0) {
+		if (tstand_fmt_parse(argv[5], &fmt) == -1) {
+			fprintf(stderr, "refctl: format: text, csv or json\n");
+			return 2;
+		}
+	} else if (argc != 4)
+		return REFCTL_USAGE;
+	if ((c = cl_connect(argv[2])) == NULL)
+		return 2;
+	if (cl_tournament(c, argv[3], &id, &d, &row) == -1) {
+		PQfinish(c);
+		return 1;
+	}
+	PQclear(row);
+	if (cl_results(c, id, &d, &ts) == 0) {
+		rc = tstand_report(stdout, &d, &ts, fmt) == 0 ? 0 : 1;
+		tstand_free(&ts);
+	}
+	tdef_free(&d);
+	PQfinish(c);
+	return rc;
+}
+
+/* status CONNINFO NAME: progress, leases, workers, the SPRT. */
+static int
+cl_status(int argc, char **argv)
+{
+	struct tdef	 d;
+	struct tstand	 ts;
+	struct st_sprt	 sp;
+	struct tslot	*slots;
+	PGconn		*c;
+	PGresult	*row, *r;
+	char		 tid[24], err[256];
+	const char	*v[1] = { tid };
+	int64_t		 id;
+	int		 i, nslots, rc = 1;
+
+	if (argc != 4)
+		return REFCTL_USAGE;
+	if ((c = cl_connect(argv[2])) == NULL)
+		return 2;
+	if (cl_tournament(c, argv[3], &id, &d, &row) == -1) {
+		PQfinish(c);
+		return 1;
+	}
+	snprintf(tid, sizeof(tid), "%" PRId64, id);
+	if ((r = cl_exec(c, "SELECT (SELECT count(*) FROM refd.slots WHERE "
+	    "tid = $1 AND done), (SELECT count(*) FROM refd.slots WHERE "
+	    "tid = $1 AND lease IS NOT NULL AND NOT done), (SELECT count(*) "
+	    "FROM refd.refused WHERE tid = $1)", 1, v)) == NULL)
+		goto out;
+	printf("tournament %s %s %s\nprogress %s/%s\nleased %s\nrefused %s\n"
+	    "lease_ms %s\n", tid, d.name, PQgetvalue(row, 0, 5),
+	    PQgetvalue(r, 0, 0), PQgetvalue(row, 0, 4), PQgetvalue(r, 0, 1),
+	    PQgetvalue(r, 0, 2), PQgetvalue(row, 0, 7));
+	PQclear(r);
+	if (PQgetvalue(row, 0, 6)[0] != '\0')
+		printf("reason %s\n", PQgetvalue(row, 0, 6));
+	printf("commitment %s\n", PQgetvalue(row, 0, 2));
+	if (PQgetvalue(row, 0, 3)[0] != '\0')
+		printf("seed %s\n", PQgetvalue(row, 0, 3));
+	if ((r = cl_exec(c, "SELECT w.name, coalesce(extract(epoch FROM "
+	    "now() - w.heard)::int::text, '-'), w.pubkey IS NOT NULL, "
+	    "(SELECT count(*) FROM refd.leases l WHERE l.worker = w.name AND "
+	    "l.tid = $1 AND l.state = 'active'), (SELECT count(*) FROM "
+	    "refd.results x WHERE x.worker = w.name AND x.tid = $1) FROM "
+	    "refd.workers w ORDER BY w.name", 1, v)) == NULL)
+		goto out;
+	for (i = 0; i < PQntuples(r); i++)
+		printf("worker %s heard %s key %s leases %s results %s\n",
+		    PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+		    strcmp(PQgetvalue(r, i, 2), "t") == 0 ? "yes" : "no",
+		    PQgetvalue(r, i, 3), PQgetvalue(r, i, 4));
+	PQclear(r);
+	if (d.sprt && cl_results(c, id, &d, &ts) == 0) {
+		if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
+			tstand_sprt(&d, slots, nslots, &ts, &sp);
+			printf("sprt llr %.4f lower %.4f upper %.4f units %d "
+			    "games %d-%d-%d state %s\n", sp.llr, sp.lower,
+			    sp.upper, sp.units, sp.wins, sp.draws, sp.losses,
+			    tstand_sprt_state(&sp));
+			free(slots);
+		}
+		tstand_free(&ts);
+	}
+	rc = 0;
+out:
+	PQclear(row);
+	tdef_free(&d);
+	PQfinish(c);
+	return rc;
+}
+
+/* The subcommands of refctl cluster: dispatch and usage. */
+const struct refctl_cmd refctl_cluster_cmds[] = {
+	{ "init", cl_init, NULL, 0, 0, 1,
+	    { { "CONNINFO", "create or migrate the schema" } } },
+	{ "add-worker", cl_add_worker, NULL, 0, 0, 1,
+	    { { "CONNINFO NAME", "a worker's role; its password, once" } } },
+	{ "submit", cl_submit, NULL, 0, 0, 1,
+	    { { "CONNINFO FILE [--lease-ms N]", "a tournament, a row a slot" } } },
+	{ "status", cl_status, NULL, 0, 0, 1,
+	    { { "CONNINFO NAME", "progress, leases, workers, SPRT" } } },
+	{ "standings", cl_standings, NULL, 0, 0, 1,
+	    { { "CONNINFO NAME [--format F]", "from the database's rows" } } },
+	{ NULL, NULL, NULL, 0, 0, 0, { { NULL, NULL } } }
+};
+
+/* refctl cluster SUBCOMMAND ...: dispatch on the second word. */
+int
+cmd_cluster(int argc, char **argv)
+{
+	const struct refctl_cmd	*c;
+
+	if (argc < 2)
+		return REFCTL_USAGE;
+	for (c = refctl_cluster_cmds; c->name != NULL; c++)
+		if (strcmp(c->name, argv[1]) == 0)
+			return c->fn(argc, argv);
+	return REFCTL_USAGE;
+}
