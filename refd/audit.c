@@ -87,7 +87,7 @@ static const struct au_spec au_specs[AU_NKINDS] = {
 	    { 0, 0, 0, 0, 0, 0 }, { 16, 5, INT_MAX, 1, INT_MAX, 5 },
 	    { 0, 0, 0, 0, 0, 1 }, 3, { "call", "at", "answer" },
 	    { 4, AU_WORDMAX, AU_TEXTMAX }, { 0, 0, 1 }, 1 },
-	/* schema 6: an answer the receipt counts that no move holds */
+	/* schema 7: an answer the receipt counts that no move holds */
 	[AU_ANSWER] = { "answer", "answers", 3, { "seat", "line", "ms" },
 	    { 0, 1, 0 }, { 5, INT_MAX, INT_MAX }, { 0, 0, 0 }, 3,
 	    { "kind", "at", "answer" }, { AU_WORDMAX, AU_WORDMAX, AU_TEXTMAX },
@@ -401,12 +401,10 @@ au_open(const char *path, sqlite3 **hp)
 int
 au_open_copy(const char *tool, const char *path, sqlite3 **hp)
 {
-	sqlite3		*src = NULL;
-	sqlite3_backup	*b;
 	struct db	*db;
 	const char	*dir = getenv("TMPDIR");
-	char		 tmp[PATH_MAX], err[512];
-	int		 fd, rc;
+	char		 tmp[PATH_MAX], err[512], why[400];
+	int		 fd, rc = SQLITE_ERROR;
 
 	*hp = NULL;
 	if ((db = db_open(path, 1, err, sizeof(err))) == NULL) {
@@ -422,29 +420,14 @@ au_open_copy(const char *tool, const char *path, sqlite3 **hp)
 		goto direct;
 	}
 	close(fd);
-	rc = sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_busy_timeout(src, 2000);
-		rc = sqlite3_open_v2(tmp, hp, SQLITE_OPEN_READWRITE, NULL);
-	}
-	if (rc == SQLITE_OK) {
-		if ((b = sqlite3_backup_init(*hp, "main", src, "main")) ==
-		    NULL)
-			rc = sqlite3_errcode(*hp);
-		else {
-			rc = sqlite3_backup_step(b, -1);
-			sqlite3_backup_finish(b);
-			rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-		}
-	}
 	/* the copy is a rollback-journal database, read-only from now */
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(*hp, "PRAGMA journal_mode = DELETE", NULL,
-		    NULL, NULL);
+	if (db_copy(path, tmp, why, sizeof(why)) == 0 &&
+	    (rc = sqlite3_open_v2(tmp, hp, SQLITE_OPEN_READWRITE, NULL)) !=
+	    SQLITE_OK)
+		snprintf(why, sizeof(why), "%s", sqlite3_errstr(rc));
 	if (rc != SQLITE_OK)
 		snprintf(err, sizeof(err), "the copy in %s failed: %s", dir,
-		    sqlite3_errstr(rc));
-	sqlite3_close(src);	/* the log is free again */
+		    why);
 	unlink(tmp);		/* gone with refctl, however it ends */
 	if (rc == SQLITE_OK) {
 		au_reader(*hp);
@@ -1435,7 +1418,7 @@ au_called(struct au *a, const struct au_row *r)
 }
 
 /*
- * An answers row (schema 6): an answer of a seat that its receipt's
+ * An answers row (schema 7): an answer of a seat that its receipt's
  * hash counts and no move row holds, in its deal, at its time; "late"
  * ones no more than the seat's moves that timed out (checked at the
  * end: one read past its limit is chained before its time-out), a
@@ -1987,9 +1970,11 @@ au_receipt(struct au *a)
 	long long	 no;
 
 	a->receipt[0] = '\0';
-	if (sqlite3_prepare_v2(a->h, "SELECT e.no, e.link, e.sig, (SELECT"
-	    " substr(k.text, 5) FROM log_chain AS k WHERE k.kind = 'key' AND"
-	    " k.no < e.no ORDER BY k.no DESC LIMIT 1), e.text"
+	/* the key in force: a key event before, or the archive's head's */
+	if (sqlite3_prepare_v2(a->h, "SELECT e.no, e.link, e.sig,"
+	    " coalesce((SELECT substr(k.text, 5) FROM log_chain AS k WHERE"
+	    " k.kind = 'key' AND k.no < e.no ORDER BY k.no DESC LIMIT 1),"
+	    " (SELECT key FROM log_origin WHERE no < e.no)), e.text"
 	    " FROM log_chain AS e"
 	    " WHERE e.kind = 'end' AND e.match_id = ?1 ORDER BY e.no LIMIT 1",
 	    -1, &st, NULL) != SQLITE_OK)

@@ -49,7 +49,7 @@ enum au_kind {
 	AU_SEAT,		/* chain_version 2: a seat once it answered */
 	AU_BID,			/* schema 4: a call of chiamata5's auction */
 	AU_CALLED,		/* schema 4: the caller's suit, called card */
-	AU_ANSWER,		/* schema 6: an answer no move holds */
+	AU_ANSWER,		/* schema 7: an answer no move holds */
 	AU_NKINDS
 };
 

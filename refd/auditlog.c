@@ -449,6 +449,7 @@ al_log(sqlite3 *h, const char *key, FILE *out)
 	uint8_t			 link[CHAIN_HASHLEN], pk[crypto_sign_PUBLICKEYBYTES];
 	const char		*kind, *text, *sig, *stored;
 	char			 hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	struct al_origin	 origin;
 	long long		 no, id, tid, i, count = 0;
 	size_t			 n, bin;
 	int			 rc, must;
@@ -476,6 +477,32 @@ al_log(sqlite3 *h, const char *key, FILE *out)
 		    al.nm < 0 || al.nt < 0 ? sqlite3_errmsg(h) :
 		    "ids out of range");
 		return 1;
+	}
+	/* a log whose beginning was archived: on from the archive's head */
+	if ((rc = al_origin(h, &origin)) == -1) {
+		fprintf(out, "log FAILED: its origin (log_origin) is "
+		    "malformed\n");
+		return 1;
+	}
+	if (rc == 1) {
+		if (sodium_hex2bin(al.prev, sizeof(al.prev), origin.link, 64,
+		    NULL, NULL, NULL) != 0 || sodium_hex2bin(pk, sizeof(pk),
+		    origin.key, 64, NULL, NULL, NULL) != 0) {
+			fprintf(out, "log FAILED: its origin is malformed\n");
+			return 1;
+		}
+		if (al.given && memcmp(pk, al.pk, sizeof(pk)) != 0) {
+			fprintf(out, "log FAILED: it goes on from an archive "
+			    "whose head the key %s signed, not the one given\n",
+			    origin.key);
+			return 1;
+		}
+		memcpy(al.pk, pk, sizeof(pk));
+		al.have_pk = al.have_prev = 1;
+		al.no = count = origin.no;
+		if (al_sig(&al, "archive's head (log_origin)", origin.sig,
+		    al.prev, 1) == -1)
+			return 1;
 	}
 	al.mseen = calloc((size_t)al.nm + 1, 1);
 	al.tseen = calloc((size_t)al.nt + 1, 1);
@@ -562,9 +589,13 @@ al_log(sqlite3 *h, const char *key, FILE *out)
 		if (al.have_pk)
 			util_hex(al.pk, sizeof(al.pk), hex);
 		fprintf(out, "log chain ok: %lld link%s, %lld signed head%s "
-		    "verified, key %s\n", count, count == 1 ? "" : "s",
+		    "verified, key %s", count, count == 1 ? "" : "s",
 		    al.nsigned, al.nsigned == 1 ? "" : "s",
 		    al.have_pk ? hex : "(none)");
+		if (origin.no > 0)
+			fprintf(out, "; links 1 to %lld and matches up to %lld "
+			    "are archived", origin.no, origin.last_match);
+		fprintf(out, "\n");
 	}
 done:
 	for (i = 0; al.tlast != NULL && i <= al.nt; i++)
@@ -575,6 +606,148 @@ done:
 	return al.bad;
 }
 
+
+/* Is s exactly n lowercase hex digits? */
+static int
+al_hex(const char *s, size_t n)
+{
+	return s != NULL && strlen(s) == n && strspn(s, "0123456789abcdef") ==
+	    n;
+}
+
+int
+al_origin(sqlite3 *h, struct al_origin *o)
+{
+	sqlite3_stmt	*st;
+	const char	*link, *sig, *key;
+	int		 rc, n = 0;
+
+	memset(o, 0, sizeof(*o));
+	/* a log of before schema 5 has none */
+	if (sqlite3_prepare_v2(h, "SELECT no, link, sig, key, last_match,"
+	    " last_tournament FROM log_origin ORDER BY no", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return sqlite3_errcode(h) == SQLITE_ERROR ? 0 : -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n++ == 0) {
+		o->no = sqlite3_column_int64(st, 0);
+		link = (const char *)sqlite3_column_text(st, 1);
+		sig = (const char *)sqlite3_column_text(st, 2);
+		key = (const char *)sqlite3_column_text(st, 3);
+		o->last_match = sqlite3_column_int64(st, 4);
+		o->last_tournament = sqlite3_column_int64(st, 5);
+		if (!al_hex(link, 64) || !al_hex(sig, 128) || !al_hex(key, 64) ||
+		    o->no < 1 || o->last_match < 0 || o->last_tournament < 0) {
+			n = 2;	/* malformed */
+			break;
+		}
+		memcpy(o->link, link, 65);
+		memcpy(o->sig, sig, 129);
+		memcpy(o->key, key, 65);
+	}
+	sqlite3_finalize(st);
+	if (n > 1 || (rc != SQLITE_ROW && rc != SQLITE_DONE))
+		return -1;
+	return n;
+}
+
+/* The highest id of a table of h, refd's counter or its rows. */
+static long long
+al_top(sqlite3 *h, const char *table)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT max(coalesce((SELECT seq FROM"
+	    " sqlite_sequence WHERE name = '%s'), 0), coalesce((SELECT"
+	    " max(id) FROM %s), 0))", table, table);
+	return al_max(h, sql);
+}
+
+int
+al_junction(sqlite3 *older, const char *oname, sqlite3 *newer,
+    const char *nname, FILE *out)
+{
+	struct al_origin o, oo;
+	sqlite3_stmt	*st;
+	const char	*link, *sig, *key;
+	long long	 no = 0, lowest;
+	int		 bad = 0, rc;
+
+	if ((rc = al_origin(newer, &o)) != 1) {
+		fprintf(out, "log FAILED: %s does not go on from an archive: "
+		    "%s\n", nname, rc == 0 ? "it has no origin" :
+		    "its origin cannot be read");
+		return 1;
+	}
+	/* the older log's last event and the key in force there */
+	if (sqlite3_prepare_v2(older, "SELECT e.no, e.link, e.sig,"
+	    " coalesce((SELECT substr(k.text, 5) FROM log_chain AS k WHERE"
+	    " k.kind = 'key' ORDER BY k.no DESC LIMIT 1), (SELECT key FROM"
+	    " log_origin)) FROM log_chain AS e ORDER BY e.no DESC LIMIT 1",
+	    -1, &st, NULL) != SQLITE_OK) {
+		fprintf(out, "log FAILED: %s: its log chain cannot be read: "
+		    "%s\n", oname, sqlite3_errmsg(older));
+		return 1;
+	}
+	link = sig = key = NULL;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		no = sqlite3_column_int64(st, 0);
+		link = (const char *)sqlite3_column_text(st, 1);
+		sig = (const char *)sqlite3_column_text(st, 2);
+		key = (const char *)sqlite3_column_text(st, 3);
+	}
+	if (link == NULL || no != o.no || strcmp(link, o.link) != 0) {
+		fprintf(out, "log FAILED: %s goes on from link %lld (%.16s...),"
+		    " but %s ends at link %lld (%.16s...): not the archive "
+		    "before it, or one of them was rewritten\n", nname, o.no,
+		    o.link, oname, no, link != NULL ? link : "none");
+		bad++;
+	} else if (sig == NULL || strcmp(sig, o.sig) != 0) {
+		fprintf(out, "log FAILED: %s ends at link %lld %s than the "
+		    "origin of %s\n", oname, no, sig == NULL ? "unsigned, "
+		    "rather" : "signed otherwise", nname);
+		bad++;
+	} else if (key == NULL || strcmp(key, o.key) != 0) {
+		fprintf(out, "log FAILED: %s ends under the key %.16s..., the "
+		    "origin of %s names %.16s...\n", oname, key ? key : "none",
+		    nname, o.key);
+		bad++;
+	}
+	sqlite3_finalize(st);
+	/* every match and tournament in one of them, once */
+	if (al_top(older, "matches") != o.last_match ||
+	    al_top(older, "tournaments") != o.last_tournament) {
+		fprintf(out, "log FAILED: %s numbers matches up to %lld and "
+		    "tournaments up to %lld, the origin of %s says %lld and "
+		    "%lld\n", oname, al_top(older, "matches"),
+		    al_top(older, "tournaments"), nname, o.last_match,
+		    o.last_tournament);
+		bad++;
+	}
+	lowest = al_max(newer, "SELECT coalesce(min(id), 0) FROM matches");
+	if (lowest > 0 && lowest <= o.last_match) {
+		fprintf(out, "log FAILED: %s still holds match %lld, which its "
+		    "origin says was archived\n", nname, lowest);
+		bad++;
+	}
+	lowest = al_max(newer, "SELECT coalesce(min(id), 0) FROM tournaments");
+	if (lowest > 0 && lowest <= o.last_tournament) {
+		fprintf(out, "log FAILED: %s still holds tournament %lld, which "
+		    "its origin says was archived\n", nname, lowest);
+		bad++;
+	}
+	/* an archive's own origin: the same key goes on, or a key event */
+	if (al_origin(older, &oo) == -1) {
+		fprintf(out, "log FAILED: %s: its origin cannot be read\n",
+		    oname);
+		bad++;
+	}
+	if (bad == 0)
+		fprintf(out, "archive ok: %s ends at link %lld, signed, with "
+		    "matches up to %lld and tournaments up to %lld; %s goes "
+		    "on from it\n", oname, no, o.last_match, o.last_tournament,
+		    nname);
+	return bad;
+}
 
 /*
  * Does a match's options text o hold the rules want gives variant v?
@@ -736,8 +909,8 @@ al_tournaments(sqlite3 *h, FILE *out)
 		}
 		if (tbad == 0)
 			fprintf(out, "tournament %lld verified: %d of %d slots "
-			    "played once each, seeds and seating as the "
-			    "schedule gives\n", tid, played, n);
+			    "played once each, as scheduled\n", tid, played,
+			    n);
 		bad += tbad;
 		free(done);
 		done = NULL;

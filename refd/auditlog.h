@@ -13,6 +13,15 @@
  * discrepancies it found.  al_tournaments(h, out) re-derives each
  * tournament's schedule from its chained definition and master seed and
  * checks each of its matches against its slot; same output and result.
+ *
+ * A log whose beginning was archived (refctl archive) has an origin
+ * (table log_origin): the archive's last event, a signed head, which
+ * al_log verifies and walks on from.  al_origin(h, o) reads it: 1 with
+ * it in o, 0 when the log has none, -1 when it cannot be read or is
+ * malformed.  al_junction(older, newer, out) holds a log to the archive
+ * before it: the newer log's origin is the older one's last event, link,
+ * signature and key, and their matches and tournaments do not overlap
+ * and leave no gap; it prints a line and returns the discrepancies.
  */
 #ifndef REFD_AUDITLOG_H
 #define REFD_AUDITLOG_H
@@ -21,7 +30,19 @@
 
 #include <sqlite3.h>
 
+/* Where a log's chain goes on from: the end of the archive before it. */
+struct al_origin {
+	long long	 no;		/* the archive's last event */
+	char		 link[65];	/* its link, hex */
+	char		 sig[129];	/* its signature, hex */
+	char		 key[65];	/* the public key that signed it, hex */
+	long long	 last_match;	/* the highest match id archived */
+	long long	 last_tournament; /* the highest tournament id */
+};
+
 int	al_log(sqlite3 *, const char *, FILE *);
+int	al_origin(sqlite3 *, struct al_origin *);
+int	al_junction(sqlite3 *, const char *, sqlite3 *, const char *, FILE *);
 int	al_tournaments(sqlite3 *, FILE *);
 
 #endif /* REFD_AUDITLOG_H */

@@ -33,7 +33,8 @@ struct as_rec {
 
 static int	as_cmp(const void *, const void *);
 static int	as_table(struct as_count *, long long, const struct tdef *,
-		    struct st_table *, int *, char *, size_t);
+		    int, struct st_table *, int *, char *, size_t);
+static void	as_prefix(const struct tdef *, struct tstand *);
 static int	as_compare(FILE *, long long, const struct tdef *,
 		    const struct st_table *, const struct st_table *);
 static const char *as_unverified(const struct as_count *, long long,
@@ -143,7 +144,7 @@ as_cmp(const void *x, const void *y)
  * match to end in each slot counting, into t; *n gets how many.
  */
 static int
-as_table(struct as_count *c, long long tid, const struct tdef *d,
+as_table(struct as_count *c, long long tid, const struct tdef *d, int upto,
     struct st_table *t, int *n, char *err, size_t errlen)
 {
 	struct st_match	*ms;
@@ -156,8 +157,8 @@ as_table(struct as_count *c, long long tid, const struct tdef *d,
 	for (*n = 0, i = 0; i < c->n; i++) {
 		struct as_rec *r = &c->rec[i];
 
-		if (r->tid != tid || (i > 0 && c->rec[i - 1].tid == tid &&
-		    c->rec[i - 1].slot == r->slot))
+		if (r->tid != tid || (upto > 0 && r->slot >= upto) || (i > 0 &&
+		    c->rec[i - 1].tid == tid && c->rec[i - 1].slot == r->slot))
 			continue;
 		ms[*n] = r->m;
 		ms[*n].deals = r->deals;
@@ -181,6 +182,24 @@ as_table(struct as_count *c, long long tid, const struct tdef *d,
 		snprintf(err, errlen, "the standings cannot be computed from "
 		    "the replayed matches");
 	return rc;
+}
+
+/*
+ * After a gauntlet's SPRT verdict the standings count only the prefix of
+ * the schedule it read (tstand_sprt_prefix()): so does the recount.
+ */
+static void
+as_prefix(const struct tdef *d, struct tstand *ts)
+{
+	struct tslot	*slots;
+	struct st_sprt	 s;
+	char		 err[256];
+	int		 n;
+
+	if (!d->sprt || tdef_schedule(d, &slots, &n, err, sizeof(err)) == -1)
+		return;
+	tstand_sprt_prefix(d, slots, n, ts, &s);
+	free(slots);
 }
 
 /*
@@ -316,15 +335,16 @@ as_check(struct as_count *c, sqlite3 *h, FILE *out)
 			tdef_free(&d);
 			continue;	/* al_tournaments() said so */
 		}
-		if (as_table(c, tid, &d, got, &n, err, sizeof(err)) == -1) {
-			fprintf(out, "tournament %lld FAILED: %s\n", tid, err);
-			bad++;
-		} else if (tstand_load(h, tid, &d, 0, &ts, err, sizeof(err)) ==
-		    -1) {
+		if (tstand_load(h, tid, &d, 0, &ts, err, sizeof(err)) == -1) {
 			fprintf(out, "tournament %lld FAILED: refctl "
 			    "tournament standings cannot read it: %s\n", tid,
 			    err);
 			bad++;
+		} else if (as_prefix(&d, &ts), as_table(c, tid, &d, ts.upto,
+		    got, &n, err, sizeof(err)) == -1) {
+			fprintf(out, "tournament %lld FAILED: %s\n", tid, err);
+			bad++;
+			tstand_free(&ts);
 		} else {
 			if (st_compute(ts.m, ts.n, d.nbots, 1, want) == -1) {
 				fprintf(out, "tournament %lld FAILED: the "
@@ -342,8 +362,8 @@ as_check(struct as_count *c, sqlite3 *h, FILE *out)
 				b = as_compare(out, tid, &d, got, want);
 			if (b == 0)
 				fprintf(out, "tournament %lld standings "
-				    "recounted: %d matches, as refctl "
-				    "tournament standings reports them\n", tid,
+				    "recounted: %d matches, as refctl's "
+				    "standings\n", tid,
 				    n);
 			bad += b;
 			tstand_free(&ts);

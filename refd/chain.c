@@ -452,7 +452,7 @@ chain_fault2(struct chain_text *t, long long deal, long long seat,
 }
 
 /*
- * An answer no move holds (schema 6): "answer D seat=S line=L kind=K
+ * An answer no move holds (schema 7): "answer D seat=S line=L kind=K
  * ms=MS at=TIME answer=LEN:..", late to a move or to a notification.
  */
 void

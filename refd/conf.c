@@ -23,12 +23,31 @@
 int
 conf_listen(struct refd_conf *c, const char *s, char *err, size_t errlen)
 {
-	const char	*colon = strrchr(s, ':'), *errstr;
+	const char	*colon = strrchr(s, ':'), *errstr, *host = s;
 	long long	 port;
+	size_t		 len;
 
-	if (colon == NULL || colon == s ||
-	    (size_t)(colon - s) >= sizeof(c->listen_host)) {
+	if (colon == NULL || colon == s) {
 		snprintf(err, errlen, "listen: host:port expected");
+		return -1;
+	}
+	len = (size_t)(colon - s);
+	/* an IPv6 address in brackets: [::1]:7433 */
+	if (s[0] == '[') {
+		if (len < 3 || s[len - 1] != ']') {
+			snprintf(err, errlen, "listen: [IPv6 address]:port "
+			    "expected");
+			return -1;
+		}
+		host = s + 1;
+		len -= 2;
+	} else if (memchr(s, ':', len) != NULL) {
+		snprintf(err, errlen, "listen: an IPv6 address goes in "
+		    "brackets: [address]:port");
+		return -1;
+	}
+	if (len >= sizeof(c->listen_host)) {
+		snprintf(err, errlen, "listen: host too long");
 		return -1;
 	}
 	port = util_num(colon + 1, 0, 65535, &errstr);
@@ -36,8 +55,8 @@ conf_listen(struct refd_conf *c, const char *s, char *err, size_t errlen)
 		snprintf(err, errlen, "listen: port %s", errstr);
 		return -1;
 	}
-	memcpy(c->listen_host, s, colon - s);
-	c->listen_host[colon - s] = '\0';
+	memcpy(c->listen_host, host, len);
+	c->listen_host[len] = '\0';
 	c->listen_port = (int)port;
 	return 0;
 }

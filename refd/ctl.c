@@ -592,7 +592,8 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	/* with -l host:0 this is the only place the real port shows */
 	if (conf.listen_host[0] != '\0') {
 		n = strlen(r);
-		snprintf(r + n, len - n, "\nlisten %s:%d", conf.listen_host,
+		snprintf(r + n, len - n, strchr(conf.listen_host, ':') != NULL ?
+		    "\nlisten [%s]:%d" : "\nlisten %s:%d", conf.listen_host,
 		    conf.listen_port);
 	}
 	worker_status(r, len);

@@ -7,11 +7,14 @@
 #include <sys/time.h>
 #include <sys/stat.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sodium.h>
 #include <sqlite3.h>
@@ -89,14 +92,21 @@ static const char *const db_sql[S_COUNT] = {
 	    "SELECT id FROM matches WHERE state = 'running' ORDER BY id",
 	/* a match's last link so far: its number and its hex */
 	[S_LAST_LINK] = DB_LAST_LINK_SQL,
+	/* the newest event, or the archive's head the chain goes on from */
 	[S_HEAD] =
-	    "SELECT no, link FROM log_chain ORDER BY no DESC LIMIT 1",
+	    "SELECT no, link FROM (SELECT no, link FROM log_chain"
+	    " ORDER BY no DESC LIMIT 1)"
+	    " UNION ALL SELECT no, link FROM log_origin"
+	    " ORDER BY 1 DESC LIMIT 1",
 	[S_LOG_INSERT] =
 	    "INSERT INTO log_chain (no, kind, match_id, tournament, text,"
 	    " link, sig) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	/* the newest key event, or the key of the archive's head */
 	[S_KEY_LAST] =
-	    "SELECT text FROM log_chain WHERE kind = 'key'"
-	    " ORDER BY no DESC LIMIT 1",
+	    "SELECT text FROM (SELECT no, text FROM (SELECT no, text"
+	    " FROM log_chain WHERE kind = 'key' ORDER BY no DESC LIMIT 1)"
+	    " UNION ALL SELECT no, 'key ' || key FROM log_origin"
+	    " ORDER BY 1 DESC LIMIT 1)",
 	[S_MATCH_INSERT] =
 	    "INSERT INTO matches (variant, options, seed, commitment, rng,"
 	    " move_ms, bank_ms, startup_ms, policy, max_faults, tournament,"
@@ -2033,7 +2043,7 @@ db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
 }
 
 /*
- * Record an answer of seat that no move holds (schema 6): kind "late"
+ * Record an answer of seat that no move holds (schema 7): kind "late"
  * for one to a move read after its time-out, "note" for one to a
  * notification other than a bare "=".  line is the command it answers
  * among the seat's lines from match_start on, ms its time.  Canonical
@@ -2442,4 +2452,66 @@ db_reader(struct db *db, char *err, size_t errlen)
 	}
 	sqlite3_busy_timeout(h, 1000);
 	return h;
+}
+
+/*
+ * Copy the log at src, whole, into the file dst (new, or empty) with
+ * SQLite's online backup API, in one step: one read transaction, so the
+ * copy is the log as it was at one instant, every committed row and no
+ * half of a transaction, while refd writes on beside it (WAL: a writer
+ * never waits for the copy).  The copy is a database of its own in
+ * rollback-journal mode, no -wal beside it, synced to its disk when this
+ * returns.  Returns 0, or -1 with the reason in err.
+ */
+int
+db_copy(const char *src, const char *dst, char *err, size_t errlen)
+{
+	sqlite3		*s = NULL, *d = NULL;
+	sqlite3_backup	*b;
+	int		 rc, fd = -1, tries;
+
+	rc = sqlite3_open_v2(src, &s, SQLITE_OPEN_READONLY, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(s, 2000);
+		rc = sqlite3_open_v2(dst, &d, SQLITE_OPEN_READWRITE |
+		    SQLITE_OPEN_CREATE, NULL);
+	}
+	/* a checkpoint or a recovery in the way: a few tries */
+	for (tries = 0; rc == SQLITE_OK && tries < 20; tries++) {
+		if ((b = sqlite3_backup_init(d, "main", s, "main")) == NULL) {
+			rc = sqlite3_errcode(d);
+			break;
+		}
+		rc = sqlite3_backup_step(b, -1);
+		sqlite3_backup_finish(b);
+		if (rc == SQLITE_DONE) {
+			rc = SQLITE_OK;
+			break;
+		}
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		rc = SQLITE_OK;
+		usleep(50000);
+	}
+	if (rc == SQLITE_OK && tries == 20)
+		rc = SQLITE_BUSY;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(d, "PRAGMA journal_mode = DELETE", NULL, NULL,
+		    NULL);
+	if (rc != SQLITE_OK)
+		snprintf(err, errlen, "%s", d != NULL && sqlite3_errcode(d) ==
+		    rc ? sqlite3_errmsg(d) : sqlite3_errstr(rc));
+	sqlite3_close(s);
+	if (sqlite3_close(d) != SQLITE_OK && rc == SQLITE_OK) {
+		snprintf(err, errlen, "cannot close the copy");
+		rc = SQLITE_ERROR;
+	}
+	if (rc == SQLITE_OK && ((fd = open(dst, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fsync(fd) == -1)) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		rc = SQLITE_IOERR;
+	}
+	if (fd != -1)
+		close(fd);
+	return rc == SQLITE_OK ? 0 : -1;
 }

@@ -194,5 +194,6 @@ struct sqlite3	*db_handle(struct db *);
 int		 db_has_file(struct db *);
 struct sqlite3	*db_reader(struct db *, char *, size_t);
 int		 db_schema_version(void);
+int		 db_copy(const char *, const char *, char *, size_t);
 
 #endif /* REFD_DB_H */

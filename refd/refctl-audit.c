@@ -21,8 +21,12 @@
 #include "util.h"
 #include "wal.h"
 
+#define AUDIT_MAXARCH	64	/* archives before a log, audited with it */
+
 static int	 audit_missing(sqlite3 *);
 static int	 audit_transcripts(sqlite3 *, long long);
+static int	 audit_file(const char *, int, int, const char *, int, char **);
+static int	 audit_junction(const char *, const char *);
 
 /*
  * Every match id from 1 to the highest refd handed out (the matches
@@ -38,9 +42,13 @@ audit_missing(sqlite3 *h)
 	sqlite3_stmt	*st;
 	char		 sql[256];
 	long long	 seq = 0, next = 1, id;
+	struct al_origin o;
 	size_t		 i;
 	int		 bad = 0, rc;
 
+	/* the matches before the log's origin are in its archive */
+	if (al_origin(h, &o) == 1)
+		next = o.last_match + 1;
 	/* no sqlite_sequence: no match was ever started */
 	if (sqlite3_prepare_v2(h, "SELECT seq FROM sqlite_sequence WHERE "
 	    "name = 'matches'", -1, &st, NULL) == SQLITE_OK) {
@@ -119,19 +127,14 @@ cmd_audit(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "allow-running", no_argument, NULL, 'r' },
 		{ "key", required_argument, NULL, 'k' },
+		{ "archive", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 }
 	};
-	sqlite3_stmt	*st = NULL;
-	struct as_count	 cnt = { NULL, 0, 0, NULL, 0 };
-	struct au	*a;
-	const char	*path = NULL, *key = NULL;
-	char		 why[512];
-	long long	 id;
-	int		 ch, all = 0, i, ok = 0, bad = 0, running = 0, r;
-	int		 rc, live = 0;
+	const char	*path = NULL, *key = NULL, *arch[AUDIT_MAXARCH + 1];
+	int		 ch, all = 0, i, live = 0, narch = 0, rc, worst = 0;
 
 	optind = 0;	/* glibc: start afresh, permuting again */
-	while ((ch = getopt_long(argc, argv, "d:ark:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:ark:A:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			path = optarg;
@@ -145,11 +148,19 @@ cmd_audit(int argc, char **argv)
 		case 'k':
 			key = optarg;
 			break;
+		case 'A':
+			if (narch == AUDIT_MAXARCH) {
+				fprintf(stderr, "refctl audit: at most %d "
+				    "archives\n", AUDIT_MAXARCH);
+				return 2;
+			}
+			arch[narch++] = optarg;
+			break;
 		default:
 			goto usage;
 		}
 	}
-	if (path == NULL)
+	if (path == NULL || (narch > 0 && optind != argc))
 		goto usage;
 	for (i = optind; i < argc; i++)
 		if (au_id(argv[i]) < 0) {
@@ -157,6 +168,69 @@ cmd_audit(int argc, char **argv)
 			    argv[i]);
 			return 2;
 		}
+	if (narch == 0)
+		return audit_file(path, all, live, key, argc - optind,
+		    argv + optind);
+	/* the archives, oldest first, then the log: each alone, then each
+	 * junction */
+	arch[narch] = path;
+	for (i = 0; i <= narch; i++) {
+		printf("%s:\n", arch[i]);
+		fflush(stdout);
+		rc = audit_file(arch[i], 1, i == narch ? live : 0, key, 0, NULL);
+		worst = rc > worst ? rc : worst;
+	}
+	for (i = 0; i < narch; i++) {
+		rc = audit_junction(arch[i], arch[i + 1]);
+		worst = rc > worst ? rc : worst;
+	}
+	return worst;
+usage:
+	fprintf(stderr, "usage: refctl audit --db FILE [--all] "
+	    "[--allow-running] [--key PUBLICKEY]\n"
+	    "                    [--archive FILE ...] [MATCH ...]\n");
+	return 2;
+}
+
+/*
+ * Hold the log newer to the archive older that it goes on from (the
+ * newer log's origin): 0 when it does, 1 when not, 2 when one cannot be
+ * opened as a log.
+ */
+static int
+audit_junction(const char *older, const char *newer)
+{
+	sqlite3	*o, *n;
+	int	 bad;
+
+	if (au_open(older, &o) == -1)
+		return 2;
+	if (au_open(newer, &n) == -1) {
+		sqlite3_close(o);
+		return 2;
+	}
+	bad = al_junction(o, older, n, newer, stdout);
+	sqlite3_close(o);
+	sqlite3_close(n);
+	return bad > 0 ? 1 : 0;
+}
+
+/*
+ * Audit the log at path: every match (all, or none given) or the n
+ * given in ids.  Prints the verdicts and the summary; returns the exit
+ * status.
+ */
+static int
+audit_file(const char *path, int all, int live, const char *key, int n,
+    char **ids)
+{
+	sqlite3_stmt	*st = NULL;
+	struct as_count	 cnt = { NULL, 0, 0, NULL, 0 };
+	struct au	*a;
+	char		 why[512];
+	long long	 id;
+	int		 i, ok = 0, bad = 0, running = 0, r, rc;
+
 	if ((a = calloc(1, sizeof(*a))) == NULL) {
 		fprintf(stderr, "refctl audit: out of memory\n");
 		return 2;
@@ -170,7 +244,7 @@ cmd_audit(int argc, char **argv)
 	 * Every match may take minutes: walk a copy, so that a live log's
 	 * write-ahead log is held only while the copy is taken.
 	 */
-	all = all || optind == argc;
+	all = all || n == 0;
 	if ((all ? au_open_copy("audit", path, &a->h) :
 	    au_open(path, &a->h)) == -1) {
 		free(a);
@@ -190,7 +264,7 @@ cmd_audit(int argc, char **argv)
 	bad += al_log(a->h, key, stdout);
 	if (all)
 		bad += audit_missing(a->h) + al_tournaments(a->h, stdout);
-	for (i = optind;;) {
+	for (i = 0;;) {
 		if (all) {
 			if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
 				if (rc != SQLITE_DONE) {
@@ -208,9 +282,9 @@ cmd_audit(int argc, char **argv)
 			}
 			id = (long long)sqlite3_column_int64(st, 0);
 		} else {
-			if (i >= argc)
+			if (i >= n)
 				break;
-			id = au_id(argv[i++]);
+			id = au_id(ids[i++]);
 		}
 		if (all)	/* the standings are recounted from the walk */
 			as_start(&cnt, a);
@@ -295,8 +369,4 @@ cmd_audit(int argc, char **argv)
 		printf(", %d running (skipped)", running);
 	printf("\n");
 	return bad > 0 ? 1 : 0;
-usage:
-	fprintf(stderr, "usage: refctl audit --db FILE [--all] "
-	    "[--allow-running] [--key PUBLICKEY] [MATCH ...]\n");
-	return 2;
 }

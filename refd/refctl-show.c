@@ -524,7 +524,8 @@ cmd_show(int argc, char **argv)
 		fprintf(stderr, "refctl show: no match %lld in the log\n", id);
 	sqlite3_close(a->h);
 	free(a);
-	return r == 0 ? 0 : r == 1 ? 1 : 2;
+	/* as the other offline tools: a match not in the log is 1 */
+	return r == 0 ? 0 : r == 1 || r == 3 ? 1 : 2;
 usage:
 	fprintf(stderr, "usage: refctl show --db FILE MATCH [--deal N] "
 	    "[--seat S]\n");

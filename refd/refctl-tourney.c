@@ -385,10 +385,12 @@ t_offline(int argc, char **argv, int what)
 	enum tstand_fmt	 fmt = TSTAND_TEXT;
 	struct tdef	 d;
 	struct tstand	 ts;
+	struct tslot	*slots;
+	struct st_sprt	 sp;
 	sqlite3		*h;
 	char		 err[512];
 	int64_t		 id;
-	int		 i, rc = 1;
+	int		 i, rc = 1, nslots;
 
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
@@ -428,6 +430,11 @@ t_offline(int argc, char **argv, int what)
 	if (tstand_load(h, id, &d, 0, &ts, err, sizeof(err)) == -1) {
 		fprintf(stderr, "refctl: %s\n", err);
 		goto out;
+	}
+	/* the header counts what the standings count (tstand_report()) */
+	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
+		tstand_sprt_prefix(&d, slots, nslots, &ts, &sp);
+		free(slots);
 	}
 	if (tstand_extra(h, id, &d, &ts, err, sizeof(err)) == -1)
 		fprintf(stderr, "refctl: %s\n", err);
@@ -497,10 +504,11 @@ t_schedule(int argc, char **argv)
 		tdef_free(&d);
 		return 1;
 	}
-	printf("# %s: %s %s%s, %d matches%s\n", d.name,
+	printf("# %s: %s %s%s, %d matches\n", d.name,
 	    bri_variant_name(d.opt.variant), tdef_format_name(d.format),
-	    d.duplicate ? " with duplicate deals" : "", nslots,
-	    d.have_seed ? "" : " (no seed given: seeds shown for seed 0)");
+	    d.duplicate ? " with duplicate deals" : "", nslots);
+	if (!d.have_seed)
+		printf("# no seed given: seeds shown for seed 0\n");
 	/* the match settings given, as the table spells them */
 	printf("# settings");
 	for (k = 0; k < MSET_NKEYS; k++)
@@ -508,14 +516,21 @@ t_schedule(int argc, char **argv)
 			mset_format(&d.set, k, seed, sizeof(seed));
 			printf(" %s=%s", mset_name(k), seed);
 		}
-	printf("\n# slot block arrangement seed seats...\n");
+	/* within 80 columns: each block's seed once, after the seatings */
+	printf("\n# slot block arrangement seats...\n");
 	for (i = 0; i < nslots; i++) {
-		printf("%d %d %d %s", i, slots[i].block, slots[i].arrangement,
-		    bri_seed_format(&slots[i].seed, seed));
+		printf("%d %d %d", i, slots[i].block, slots[i].arrangement);
 		for (k = 0; k < bri_variant_seats(d.opt.variant); k++)
 			printf(" %s", d.bots[slots[i].bot[k]]);
 		putchar('\n');
 	}
+	/* with duplicate deals a block plays one seed, else each slot its own */
+	printf("# %s seed\n", d.duplicate ? "block" : "slot");
+	for (i = 0; i < nslots; i++)
+		if (!d.duplicate || i == 0 ||
+		    slots[i].block != slots[i - 1].block)
+			printf("# %d %s\n", d.duplicate ? slots[i].block : i,
+			    bri_seed_format(&slots[i].seed, seed));
 	free(slots);
 	tdef_free(&d);
 	return 0;

@@ -217,7 +217,8 @@ static const struct refctl_cmd cmds[] = {
 	    { { "[-ev] [-n DEALS] [-s SEED] [-t MS] [-V V] -- CMD [ARG...]",
 	    "check a bot, without refd" } } },
 	{ "audit", cmd_audit, NULL, 0, 0, 1,
-	    { { "--db FILE [--all] [--allow-running] [--key KEY]\n[ID...]",
+	    { { "--db FILE [--all] [--allow-running] [--key KEY]\n"
+	    "[--archive FILE...] [ID...]",
 	    "verify matches from the log" } } },
 	{ "show", cmd_show, NULL, 0, 0, 1,
 	    { { "--db FILE ID [--deal N] [--seat S]",
@@ -229,6 +230,11 @@ static const struct refctl_cmd cmds[] = {
 	    { { "--db FILE --match ID --receipt LINE\n"
 	    "[--key KEY] [--transcript FILE [--seat S]]",
 	    "a bot's receipt against the log" } } },
+	{ "backup", cmd_backup, NULL, 0, 0, 1,
+	    { { "DB FILE", "a consistent copy of a live log" } } },
+	{ "archive", cmd_archive, NULL, 0, 0, 1,
+	    { { "DB --before DATE FILE",
+	    "move finished matches to an archive" } } },
 	{ NULL, NULL, NULL, 0, 0, 0, { { NULL, NULL } } }
 };
 

@@ -36,6 +36,10 @@ int	receipt_lost(const struct au *);		 /* refctl-receipt.c */
 int	cmd_bridge(int, char **);	/* refctl-bridge.c */
 int	cmd_tournament(int, char **);	/* refctl-tourney.c */
 int	cmd_cluster(int, char **);	/* refctl-cluster.c */
+int	cmd_backup(int, char **);	/* refctl-backup.c */
+int	backup_make(const char *, const char *, char *, size_t);
+int	backup_syncdir(const char *);
+int	cmd_archive(int, char **);	/* refctl-archive.c */
 
 /* refctl-ctl.c: the control socket; each answer line goes to cb. */
 void	refctl_socket(const char *);

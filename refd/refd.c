@@ -106,7 +106,8 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
 {
 	struct sockaddr_in	*sin = (struct sockaddr_in *)sa;
-	char			 peer[64], addr[INET_ADDRSTRLEN];
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)sa;
+	char			 peer[80], addr[INET6_ADDRSTRLEN];
 	int			 one = 1, same, idle = 30, intvl = 10, cnt = 3;
 
 	(void)l;
@@ -118,8 +119,15 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		close(fd);
 		return;
 	}
-	inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
-	snprintf(peer, sizeof(peer), "%s:%d", addr, ntohs(sin->sin_port));
+	if (sa->sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &sin6->sin6_addr, addr, sizeof(addr));
+		snprintf(peer, sizeof(peer), "[%s]:%d", addr,
+		    ntohs(sin6->sin6_port));
+	} else {
+		inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr));
+		snprintf(peer, sizeof(peer), "%s:%d", addr,
+		    ntohs(sin->sin_port));
+	}
 	/* strangers get a smaller share, and no address all of it */
 	if ((seat_unauth(peer, &same) >= conf.max_unauth &&
 	    (same >= conf.max_per_addr || !seat_unauth_evict(peer, same))) ||
@@ -143,35 +151,48 @@ bot_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	seat_accept(fd, peer);	/* which closes fd if it fails */
 }
 
-/* Listen for remote bots on the configured address. */
+/* Listen for remote bots on the configured address, IPv4 or IPv6. */
 static int
 bot_listen(void)
 {
-	struct sockaddr_in	 sin;
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
 	socklen_t		 slen;
+	int			 v6;
 
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(conf.listen_port);
-	if (inet_pton(AF_INET, conf.listen_host, &sin.sin_addr) != 1) {
-		log_warnx("listen: %s is not an IPv4 address",
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, conf.listen_host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(conf.listen_port);
+		slen = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, conf.listen_host,
+	    &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(conf.listen_port);
+		slen = sizeof(*sin6);
+	} else {
+		log_warnx("listen: %s is not an IPv4 or IPv6 address",
 		    conf.listen_host);
 		return -1;
 	}
+	v6 = ss.ss_family == AF_INET6;
 	bot_listener = evconnlistener_new_bind(base, bot_accept, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
-	    128, (struct sockaddr *)&sin, sizeof(sin));
+	    128, (struct sockaddr *)&ss, slen);
 	if (bot_listener == NULL) {
-		log_warn("listen %s:%d", conf.listen_host, conf.listen_port);
+		log_warn("listen %s%s%s:%d", v6 ? "[" : "", conf.listen_host,
+		    v6 ? "]" : "", conf.listen_port);
 		return -1;
 	}
 	/* port 0 asks the kernel for one: keep the real one for status */
-	slen = sizeof(sin);
+	slen = sizeof(ss);
 	if (getsockname(evconnlistener_get_fd(bot_listener),
-	    (struct sockaddr *)&sin, &slen) == 0)
-		conf.listen_port = ntohs(sin.sin_port);
-	log_info("listening for bots on %s:%d", conf.listen_host,
-	    conf.listen_port);
+	    (struct sockaddr *)&ss, &slen) == 0)
+		conf.listen_port = ntohs(v6 ? sin6->sin6_port :
+		    sin->sin_port);
+	log_info("listening for bots on %s%s%s:%d", v6 ? "[" : "",
+	    conf.listen_host, v6 ? "]" : "", conf.listen_port);
 	return 0;
 }
 

@@ -599,7 +599,9 @@ int
 seat_unauth(const char *peer, int *same)
 {
 	struct seat	*s;
-	size_t		 n = strcspn(peer, ":");
+	const char	*colon = strrchr(peer, ':');
+	size_t		 n = colon != NULL ? (size_t)(colon - peer) :
+			    strlen(peer);	/* "a.b.c.d:p", "[v6]:p" */
 	int		 all = 0;
 
 	*same = 0;

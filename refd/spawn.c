@@ -809,8 +809,9 @@ int
 spawn_runnable(char *const *argv, char *err, size_t errlen)
 {
 	struct sandbox_opts	 o;
+	struct sandbox_cmd	*sc;
 	char			 path[PATH_MAX], real[PATH_MAX], why[256];
-	int			 j;
+	int			 j, rc;
 
 	if (sandbox_opts_parse(argv, &o, why, sizeof(why)) == -1)
 		return 0;	/* the registry says why */
@@ -826,11 +827,26 @@ spawn_runnable(char *const *argv, char *err, size_t errlen)
 	}
 	if (spawn_user_may(real, X_OK, "execute", err, errlen) == -1)
 		return -1;
-	/* the files it names, a script say: the sandbox binds them back */
-	for (j = 1; o.cmd[j] != NULL; j++)
-		if (strchr(o.cmd[j], '/') != NULL &&
-		    realpath(o.cmd[j], real) != NULL &&
-		    spawn_user_may(real, R_OK, "read", err, errlen) == -1)
-			return -1;
-	return 0;
+	if (sb.mode != SANDBOX_BWRAP)
+		return 0;
+	/*
+	 * the bot's own files bwrap binds back, its script or directory
+	 * say, bwrap opens as the bot user: "Can't find source path"
+	 * otherwise (a --dir is the operator's to open to it: refd(8))
+	 */
+	if ((sc = malloc(sizeof(*sc))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = 0;
+	if (sandbox_build(&sb, &o, spawn_resolve, spawn_getenv, NULL, sc, why,
+	    sizeof(why)) == 0)
+		for (j = 0; rc == 0 && sc->argv[j] != NULL &&
+		    sc->argv[j + 1] != NULL; j++)
+			if (strcmp(sc->argv[j], "--ro-bind") == 0 &&
+			    strcmp(sc->argv[j + 1], "/") != 0)
+				rc = spawn_user_may(sc->argv[j + 1], R_OK,
+				    "read", err, errlen);
+	free(sc);
+	return rc;
 }

@@ -1130,6 +1130,7 @@ tourney_draw_text(sqlite3 *h, int64_t tid, const struct tdef *d,
 {
 	struct tstand	 ts;
 	struct st_table	*tab;
+	struct st_sprt	 s;
 	FILE		*f;
 	char		*buf = NULL;
 	int		*unit;
@@ -1137,6 +1138,8 @@ tourney_draw_text(sqlite3 *h, int64_t tid, const struct tdef *d,
 	*len = 0;
 	if (tstand_load(h, tid, d, 0, &ts, err, errlen) == -1)
 		return NULL;
+	/* after the SPRT's verdict, only what it read counts */
+	tstand_sprt_prefix(d, slots, nslots, &ts, &s);
 	if ((tab = malloc(sizeof(*tab))) == NULL ||
 	    (f = open_memstream(&buf, len)) == NULL) {
 		free(tab);

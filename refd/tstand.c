@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,6 +367,33 @@ tstand_sprt(const struct tdef *d, const struct tslot *slots, int nslots,
 }
 
 /*
+ * What the standings of gauntlet d count once its SPRT has decided: the
+ * schedule's prefix its verdict read, in whole observations (duplicate
+ * sets), and no match that finished after it, whatever the concurrency.
+ * Runs the SPRT over ts into s and drops from ts every match of a later
+ * slot.  Returns the first slot not counted: nslots if the test has not
+ * decided (or d has none), when nothing is dropped.
+ */
+int
+tstand_sprt_prefix(const struct tdef *d, const struct tslot *slots,
+    int nslots, struct tstand *ts, struct st_sprt *s)
+{
+	int	 pos, k;
+
+	if (!d->sprt)
+		return nslots;
+	pos = tstand_sprt(d, slots, nslots, ts, s);
+	if (s->decided == 0)
+		return nslots;
+	/* ts is in schedule order */
+	for (k = 0; k < ts->n && ts->slot[k] < pos; k++)
+		;
+	ts->n = k;
+	ts->upto = pos;
+	return pos;
+}
+
+/*
  * The unit of each finished match of ts, for resampling whole: its
  * block (a duplicate set) with duplicate deals, else its slot.  A new
  * array the caller frees, or NULL when memory runs out.
@@ -427,16 +455,16 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 	    "coalesce(max(p.ms), 0) FROM plays p JOIN seats s ON s.match_id = "
 	    "p.match_id AND s.seat = p.seat JOIN matches m ON m.id = "
 	    "p.match_id WHERE m.tournament = ?1 AND m.state = 'done' AND "
-	    "s.bot = ?2 AND p.fault = 0", -1, &sq, NULL) != SQLITE_OK ||
+	    "s.bot = ?2 AND p.fault = 0 AND m.slot < ?4", -1, &sq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT p.ms FROM plays p JOIN seats s ON "
 	    "s.match_id = p.match_id AND s.seat = p.seat JOIN matches m ON "
 	    "m.id = p.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
-	    "AND s.bot = ?2 AND p.fault = 0 ORDER BY p.ms LIMIT 1 OFFSET ?3",
+	    "AND s.bot = ?2 AND p.fault = 0 AND m.slot < ?4 ORDER BY p.ms LIMIT 1 OFFSET ?3",
 	    -1, &sp, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT count(*) FROM faults f JOIN seats s "
 	    "ON s.match_id = f.match_id AND s.seat = f.seat JOIN matches m ON "
 	    "m.id = f.match_id WHERE m.tournament = ?1 AND m.state = 'done' "
-	    "AND s.bot = ?2 AND f.kind = 'timeout'", -1, &sf, NULL) != SQLITE_OK) {
+	    "AND s.bot = ?2 AND f.kind = 'timeout' AND m.slot < ?4", -1, &sf, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
@@ -460,6 +488,7 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 		sqlite3_reset(sq);
 		sqlite3_bind_int64(sq, 1, tid);
 		sqlite3_bind_text(sq, 2, d->bots[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int(sq, 4, ts->upto > 0 ? ts->upto : INT_MAX);
 		if (sqlite3_step(sq) == SQLITE_ROW) {
 			tm->moves = sqlite3_column_int(sq, 0);
 			tm->mean = sqlite3_column_double(sq, 1);
@@ -470,6 +499,8 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 			sqlite3_reset(sp);
 			sqlite3_bind_int64(sp, 1, tid);
 			sqlite3_bind_text(sp, 2, d->bots[i], -1, SQLITE_STATIC);
+			sqlite3_bind_int(sp, 4, ts->upto > 0 ? ts->upto :
+			    INT_MAX);
 			sqlite3_bind_int(sp, 3, (int)((99LL * tm->moves + 99) /
 			    100) - 1);
 			if (sqlite3_step(sp) == SQLITE_ROW)
@@ -478,6 +509,7 @@ tstand_extra(sqlite3 *h, int64_t tid, const struct tdef *d, struct tstand *ts,
 		sqlite3_reset(sf);
 		sqlite3_bind_int64(sf, 1, tid);
 		sqlite3_bind_text(sf, 2, d->bots[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int(sf, 4, ts->upto > 0 ? ts->upto : INT_MAX);
 		if (sqlite3_step(sf) == SQLITE_ROW)
 			tm->timeouts = sqlite3_column_int(sf, 0);
 	}
@@ -608,6 +640,40 @@ tstand_roles(FILE *f, const struct tdef *d, const struct st_table *t)
  * state of its SPRT sp (NULL: none) and, if ts has them (tstand_extra()),
  * the tournament's name, seed and dates and each bot's thinking time.
  */
+/*
+ * Does every bot that played have an interval of zero width?  Then the
+ * bootstrap had nothing to vary: one duplicate set resampled whole, or
+ * results all alike.
+ */
+static int
+tstand_flat(const struct st_table *t, int team)
+{
+	const struct st_row	*r;
+	int			 i, n = 0;
+
+	if (team && t->tdeals == 0)
+		return 0;
+	for (i = 0; i < t->nbots; i++) {
+		r = &t->row[i];
+		if (r->played == 0)
+			continue;
+		if ((team ? r->telo_hi - r->telo_lo : r->elo_hi - r->elo_lo) >
+		    1e-9)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/* The warning under a table whose intervals all have zero width. */
+static void
+tstand_flat_warn(FILE *f)
+{
+	fprintf(f, "warning: every interval has zero width: the resamples "
+	    "never differed\n(a single duplicate set, or results all "
+	    "alike): they say nothing of the error\n");
+}
+
 void
 tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
     const struct st_table *t, const struct st_sprt *sp, enum tstand_fmt fmt)
@@ -668,6 +734,10 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 	if (fmt == TSTAND_JSON) {
 		fprintf(f, "{\"tournament\": ");
 		tstand_json_str(f, d->name);
+		if (tstand_flat(t, 0) || tstand_flat(t, 1))
+			fprintf(f, ", \"warning\": \"every interval %shas zero "
+			    "width\"", tstand_flat(t, 0) ? "" :
+			    "of the role-aware rating ");
 		fprintf(f, ", \"variant\": \"%s\", \"resamples\": %d, "
 		    "\"standings\": [", bri_variant_name(d->opt.variant),
 		    t->resamples);
@@ -776,6 +846,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 		    "%4d\n", i + 1, d->bots[r->bot], r->elo, r->elo_lo,
 		    r->elo_hi, r->score, r->played, r->won, r->drawn, r->lost);
 	}
+	if (tstand_flat(t, 0))
+		tstand_flat_warn(f);
 	fprintf(f, "\n%-16s %6s %11s %6s", "bot", "deals", "w/l/v", "mp/dl");
 	if (joker)
 		fprintf(f, " %7s %9s %9s", "joker%", "as joker", "as ally");
@@ -822,6 +894,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 			fprintf(f, "%-16.16s %6.1f [%7.1f,%7.1f]\n",
 			    d->bots[r->bot], r->telo, r->telo_lo, r->telo_hi);
 		}
+		if (tstand_flat(t, 1))
+			tstand_flat_warn(f);
 	}
 	tstand_cross(f, d, t);
 	if (sp != NULL)
@@ -875,6 +949,9 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 	if (fmt == TSTAND_CSV)
 		fprintf(f, "slot,match,variant,state,result,mpoints,seed,"
 		    "bots\n");
+	else if (fmt == TSTAND_TEXT)
+		fprintf(f, "%-5s %-6s %-10s %-7s %-8s %-9s %s\n", "slot",
+		    "match", "variant", "state", "result", "mpoints", "bots");
 	else if (fmt == TSTAND_JSON)
 		fprintf(f, "[");
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -903,15 +980,13 @@ tstand_results(FILE *f, sqlite3 *h, int64_t tid, enum tstand_fmt fmt,
 			fprintf(f, ", \"bots\": ");
 			tstand_json_str(f, c[7]);
 			fprintf(f, "}");
-		} else
-			fprintf(f, "%s%c%s%c%s%c%s%c%s%c\"%s\"%c%s%c%s\n", c[0],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[1],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[2],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[3],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[4],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[5],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[6],
-			    fmt == TSTAND_CSV ? ',' : ' ', c[7]);
+		} else if (fmt == TSTAND_CSV)
+			fprintf(f, "%s,%s,%s,%s,%s,\"%s\",%s,%s\n", c[0], c[1],
+			    c[2], c[3], c[4], c[5], c[6], c[7]);
+		else
+			/* within 80 columns: the seeds are in CSV and JSON */
+			fprintf(f, "%-5s %-6s %-10s %-7s %-8s %-9s %s\n", c[0],
+			    c[1], c[2], c[3], c[4], c[5], c[7]);
 		first = 0;
 	}
 	if (fmt == TSTAND_JSON)
@@ -1135,7 +1210,7 @@ oom:
  * cluster's rows.  Returns 0, or -1 when memory runs out.
  */
 int
-tstand_report(FILE *f, const struct tdef *d, const struct tstand *ts,
+tstand_report(FILE *f, const struct tdef *d, struct tstand *ts,
     enum tstand_fmt fmt)
 {
 	struct st_table	*tab;
@@ -1146,11 +1221,12 @@ tstand_report(FILE *f, const struct tdef *d, const struct tstand *ts,
 
 	if ((tab = malloc(sizeof(*tab))) == NULL)
 		return -1;
-	st_compute(ts->m, ts->n, d->nbots, 1, tab);
 	/* the schedule's shape: its seeds play no part here */
-	if (tdef_schedule(d, &slots, &nslots, err, sizeof(err)) == 0) {
-		if (d->sprt)
-			tstand_sprt(d, slots, nslots, ts, &sp);
+	if (tdef_schedule(d, &slots, &nslots, err, sizeof(err)) == 0)
+		/* after the SPRT's verdict, only what it read counts */
+		tstand_sprt_prefix(d, slots, nslots, ts, &sp);
+	st_compute(ts->m, ts->n, d->nbots, 1, tab);
+	if (slots != NULL) {
 		if ((unit = tstand_units(d, slots, nslots, ts)) != NULL)
 			st_teams(ts->m, ts->n, unit, d->nbots, 1, tab);
 		free(unit);

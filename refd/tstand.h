@@ -42,6 +42,8 @@ struct tstand {
 	struct st_deal	*deals;		/* every match's deals, in one array */
 	int64_t		*id;		/* each match's id in the log */
 	int		*slot;		/* and its slot in the schedule */
+	int		 upto;		/* only slots below it count, 0:
+					   all (tstand_sprt_prefix()) */
 	int		 capm, capd, nd;	/* tstand_add_record()'s room */
 	int		 have_extra;	/* tstand_extra() filled these: */
 	struct tstand_meta meta;
@@ -55,7 +57,7 @@ int	tstand_load_match(struct sqlite3 *, int64_t, const struct tdef *,
 int	tstand_record(const struct tstand *, int, char *, size_t);
 int	tstand_add_record(struct tstand *, const struct tdef *, int,
 	    int64_t, const char *, char *, size_t);
-int	tstand_report(FILE *, const struct tdef *, const struct tstand *,
+int	tstand_report(FILE *, const struct tdef *, struct tstand *,
 	    enum tstand_fmt);
 int	tstand_extra(struct sqlite3 *, int64_t, const struct tdef *,
 	    struct tstand *, char *, size_t);
@@ -68,6 +70,8 @@ int	tstand_results(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
 	    char *, size_t);
 int	tstand_sprt(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *, struct st_sprt *);
+int	tstand_sprt_prefix(const struct tdef *, const struct tslot *, int,
+	    struct tstand *, struct st_sprt *);
 void	tstand_sprt_begin(const struct tdef *, struct st_sprt *);
 int	tstand_sprt_more(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *, struct st_sprt *, int);

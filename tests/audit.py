@@ -1739,7 +1739,7 @@ def test_standings_recount(log):
     rc, out, err = refctl("audit", "--db", log.db, "--all")
     assert rc == 0, out[-2000:] + err
     m = re.search(r"^tournament %d standings recounted: (\d+) matches, as "
-                  r"refctl tournament standings reports them$" % t, out, re.M)
+                  r"refctl's standings$" % t, out, re.M)
     assert m, out[-2000:]
     con = sqlite3.connect(log.db)
     done, = con.execute("SELECT count(DISTINCT slot) FROM matches WHERE "

@@ -659,7 +659,8 @@ def test_start_failure_cause(r):
             assert not ok and "bot user nobody cannot execute " + prog in \
                 text and closed + " is closed to it" in text, text
             ok, text = r.ctl("bot_add", "sf-closed", "spawn", "sh", prog)
-            assert not ok and "bot user nobody cannot read " + prog in \
+            # the script's directory, which bwrap binds back as nobody
+            assert not ok and "bot user nobody cannot read " + closed in \
                 text, text
             ok, text = r.ctl("bot_add", "sf-closed", "spawn",
                              os.path.join(d, "nothing"))
@@ -698,6 +699,61 @@ def test_stop_and_refuse(r):
             (("bot_add", "slow", "spawn", "x"), "already exists")]:
         ok, text = r.ctl(*words)
         assert not ok and err in text, (words, text)
+
+
+def test_listen_ipv6(r):
+    """-l takes an IPv6 address in brackets: status shows it, a remote
+    bot authenticates over it and plays, and its peer is shown whole;
+    an IPv6 address without brackets is refused with the form to use."""
+    try:
+        socket.socket(socket.AF_INET6).bind(("::1", 0))
+    except OSError:
+        print("# no IPv6 loopback: -l [::1] not tried")
+        return
+    sub = os.path.join(r.tmp, "v6")
+    os.mkdir(sub)
+    r2 = Refd(sub, extra=["-l", "[::1]:0"])
+    try:
+        st = r2.must("status")
+        m = re.search(r"^listen \[::1\]:(\d+)$", st, re.M)
+        assert m and int(m.group(1)) > 0, st
+        port = int(m.group(1))
+        r2.must("bot_add", "v6far", "remote", "v6-token-123")
+        r2.add("v6near", EVIL + ["good"])
+        c = socket.create_connection(("::1", port), 5)
+        f = c.makefile("rwb")
+        f.write(b"auth v6far v6-token-123\n")
+        f.flush()
+        assert f.readline().startswith(b"="), "not authenticated"
+        f.readline()
+        mid = r2.start("classic2", ["v6near", "v6far"], "deals_to_win=1")
+        # play the remote seat: the first card of each genplay
+        while True:
+            line = f.readline().decode()
+            if not line:
+                break
+            w = line.split("#")[0].split()
+            if not w:
+                continue
+            if w[1] == "genplay":
+                f.write(("=%s %s\n\n" % (w[0], w[3])).encode())
+            else:
+                f.write(("=%s\n\n" % w[0]).encode())
+            f.flush()
+            if w[1] == "match_end":
+                break
+        c.close()
+        result, reason = r2.wait(mid)
+        assert result != "aborted" and "disconnect" not in reason, \
+            (result, reason)
+    finally:
+        assert r2.stop() == 0
+    log = open(os.path.join(sub, "refd.err")).read()
+    assert "listening for bots on [::1]:%d" % port in log, log
+    p = subprocess.run([REFD, "-D", ":memory:", "-l", "::1:7433"],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 1 and "in brackets" in p.stderr, p.stderr
 
 
 def test_botlog_dir_and_port_zero(r):
@@ -1089,7 +1145,7 @@ TESTS = [test_ctl_transcript, test_variants_every_bot, test_tcp_matches,
          test_ragged_answers,
          test_second_refd_refused, test_start_failure_cause,
          test_stop_and_refuse,
-         test_botlog_dir_and_port_zero, test_refctl_match_output,
+         test_botlog_dir_and_port_zero, test_listen_ipv6, test_refctl_match_output,
          test_idle_lines, test_commit_window, test_commit_ms_zero,
          test_deal_end_alone,
          test_lost_group_at_push, test_keep_matches]

@@ -52,13 +52,20 @@ def write(tmp, name, text):
 def schedule(tmp, text):
     """The schedule of a definition, as (block, arrangement, seed, bots)."""
     out = refctl("tournament", "schedule", write(tmp, "s.tour", text))
-    rows = []
+    rows, seeds, by = [], {}, None
     for line in out.stdout.splitlines():
+        if line in ("# block seed", "# slot seed"):
+            by = line.split()[1]
+            continue
         if line.startswith("#"):
+            if by is not None:
+                w = line.split()
+                seeds[int(w[1])] = w[2]
             continue
         w = line.split()
-        rows.append((int(w[1]), int(w[2]), w[3], tuple(w[4:])))
-    return rows
+        rows.append((int(w[0]), int(w[1]), int(w[2]), tuple(w[3:])))
+    return [(b, a, seeds[b if by == "block" else i], bots)
+            for i, b, a, bots in rows]
 
 
 def balance(rows, k):
@@ -268,6 +275,37 @@ def test_bots_as_data(tmp):
         listed = r.must("tournament_list")
         assert re.search(r"^%s \S+ running " % tid, listed, re.M), listed
         r.must("tournament_stop", tid)
+    finally:
+        r.stop()
+
+
+def test_one_set_and_columns(tmp):
+    """One duplicate set: the intervals that cannot vary say so; the
+    results, the schedule and the audit's lines of a tournament fit 80
+    columns, the seeds still in CSV and in the schedule."""
+    r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+    try:
+        for b in ("alpha", "bravo", "charlie"):
+            r.add(b, [os.path.join(harness.BUILD, "bots", "randbot"), "-s",
+                      str(len(b) + ord(b[0]))])
+        path = write(tmp, "oneset.tour", "variant joker3\nbots alpha bravo "
+                     "charlie\nduplicate yes\nmatches 6\nseed %s\n" % SEED)
+        tid = run(r, path)
+        text = standings(r.db, tid, "text")
+        assert "warning: every interval has zero width" in text, text
+        assert "warning" in json.loads(standings(r.db, tid, "json"))
+        outs = [refctl("tournament", "results", "--db", r.db, tid).stdout,
+                refctl("tournament", "schedule", path).stdout,
+                "\n".join(l for l in refctl("audit", "--db", r.db,
+                                             "--all").stdout.splitlines()
+                          if l.startswith("tournament "))]
+        for out in outs:
+            wide = [l for l in out.splitlines() if len(l) > 80]
+            assert out and not wide, wide
+        res = refctl("tournament", "results", "--db", r.db, tid, "--format",
+                     "csv").stdout
+        seeds = set(x["seed"] for x in csv.DictReader(io.StringIO(res)))
+        assert len(seeds) == 1 and seeds.pop() in outs[1], outs[1]
     finally:
         r.stop()
 
@@ -532,6 +570,48 @@ def test_sprt_stops(tmp):
         finally:
             r.stop()
     assert reasons[1] == reasons[4], reasons
+
+
+def test_sprt_prefix(tmp):
+    """After an SPRT stop the standings count the schedule's prefix the
+    verdict read, in whole duplicate sets: a duplicate gauntlet of twins
+    gives the same standings at concurrency 1 and 6, the matches that
+    finished after the verdict left out, and the audit's recount agrees."""
+    got = {}
+    for conc in (1, 6):
+        r = harness.Refd(tempfile.mkdtemp(dir=tmp))
+        try:
+            r.add("heur", [os.path.join(harness.BUILD, "bots", "heurbot")])
+            r.add("twin", [os.path.join(harness.BUILD, "bots", "heurbot")])
+            path = write(tmp, "prefix%d.tour" % conc, "variant classic2\n"
+                         "format gauntlet\ncandidate heur\nbots twin\n"
+                         "duplicate yes\nmatches 400\nconcurrency %d\n"
+                         "sprt 0 10 0.05 0.05\nseed %064x\n" % (conc, 0xc9))
+            tid = run(r, path)
+            state = r.must("tournament_wait", tid)
+            assert "SPRT" in state and "H0" in state, state
+            j = json.loads(standings(r.db, tid, "json"))
+            rows = [{k: v for k, v in x.items() if not k.startswith(
+                "think_") and k not in ("id", "started", "ended")} for x in
+                csv.DictReader(io.StringIO(
+                    standings(r.db, tid)))]
+            done = r.query("SELECT count(*) FROM matches WHERE tournament"
+                           " = ? AND state = 'done'", int(tid))[0][0]
+            units = j["sprt"]["units"]
+            counted = sum(int(x["played"]) for x in rows) // 2
+            # whole sets of two, every one the verdict read, no other
+            assert counted == 2 * units, (counted, units, rows)
+            assert done >= counted, (done, counted)
+            got[conc] = (rows, j["sprt"], counted)
+        finally:
+            r.stop()
+        # the matches still running at the verdict end aborted: the
+        # audit recounts the same prefix
+        p = refctl("audit", "--db", r.db, "--all", check=False)
+        assert p.returncode == 0 and "standings recounted: %d " \
+            "matches" % counted in p.stdout, p.stdout[-1500:]
+    assert got[1] == got[6], "concurrency changed standings:\n%s\n%s" % (
+        got[1], got[6])
 
 
 def test_sprt_twins(tmp):
@@ -936,8 +1016,8 @@ def test_timed_wait(tmp):
 
 TESTS = [test_refctl_table, test_schedules, test_five_six_seats,
          test_bad_definitions,
-         test_bot_lines, test_bots_as_data, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
-         test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
+         test_bot_lines, test_bots_as_data, test_one_set_and_columns, test_standings_exact, test_concurrency_and_resume, test_sprt_stops,
+         test_sprt_prefix, test_sprt_twins, test_twins_balanced, test_memory, test_batch_run,
          test_status_cost, test_drawing_off_loop, test_drawing_fails,
          test_timed_wait]
 
