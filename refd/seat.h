@@ -76,11 +76,5 @@ int		 seat_unauth(const char *, int *);
 int		 seat_unauth_evict(const char *, int);
 void		 seat_shutdown_all(void);
 void		 seat_flush_soon(void);
-/* seat_hold(): until the rows the lines tell of are committed */
-#define SEAT_UNCOMMITTED	UINT64_MAX
-
-void		 seat_hold(struct seat *, uint64_t);
-void		 seat_committed(struct seat *, uint64_t);
-void		 seat_log_synced(void);
 
 #endif /* REFD_SEAT_H */
