@@ -571,7 +571,7 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	struct match	*m;
 	char		 key[65];
 	size_t		 n;
-	long long	 ck_thread, ck_loop, commits, waited;
+	long long	 ck_thread, ck_loop;
 	int		 done = 0;
 
 	(void)c;
@@ -581,14 +581,13 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 	if (db_public_key(logdb, key, sizeof(key)) == -1)
 		snprintf(key, sizeof(key), "none");
 	db_ckpt_counts(logdb, &ck_thread, &ck_loop);
-	db_group_counts(logdb, &commits, &waited);
 	snprintf(r, len, "version %s\nmatches_running %d\nmatches_over %d\n"
 	    "connections %d\ncontrol_clients %d\nloop_lag_max_us %lld\n"
-	    "log %s\nlog_key %s\nlog_commits %lld\nlog_commits_waited %lld\n"
+	    "log %s\nlog_key %s\nlog_commits %lld\n"
 	    "log_checkpoints %lld\nlog_checkpoints_in_loop %lld",
 	    REFD_VERSION, match_running(), done, seat_count(), nconns,
-	    (long long)clock_lag_max(), conf.db_path, key, commits, waited,
-	    ck_thread, ck_loop);
+	    (long long)clock_lag_max(), conf.db_path, key,
+	    db_group_commits(logdb), ck_thread, ck_loop);
 	/* with -l host:0 this is the only place the real port shows */
 	if (conf.listen_host[0] != '\0') {
 		n = strlen(r);

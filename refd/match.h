@@ -73,10 +73,7 @@ struct match {
 	char		 reason[256];
 	TAILQ_HEAD(, ctl_conn) watchers;
 	TAILQ_HEAD(, ctl_conn) waiters;
-	struct match_held *held;	/* watchers' lines waiting for a sync */
 	struct match_end *end;		/* MATCH_ENDING: what to announce */
-	int		 shown_mpoints[BRI_MAXSEATS]; /* as the disk has them */
-	int		 shown_faults[BRI_MAXSEATS]; /* (match_shown()) */
 };
 TAILQ_HEAD(matchlist, match);
 extern struct matchlist	 matches;
@@ -97,8 +94,6 @@ int		 match_playing(void);
 void		 match_free(struct match *);
 void		 match_log_lost(struct db_match *);
 void		 match_log_lost_all(void);
-void		 match_log_uncommitted(struct db_match *);
-void		 match_log_held(struct db_match *, uint64_t);
 void		 match_log_synced(void);
 void		 match_shown(struct match *, const int **, const int **);
 

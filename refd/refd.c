@@ -287,7 +287,7 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 /*
  * The log's thread has synced it up to request n, or failed to with
  * errno error: then what the log holds can no longer be trusted to the
- * disk.  Every running match loses the lines it held for the sync and
+ * disk.  The end it was to keep is never announced, every running match
  * stops, and refd writes nothing more (db_break()) until restarted.
  */
 static void
@@ -304,45 +304,32 @@ refd_log_synced(void *arg, uint64_t n, int error)
 		match_log_lost_all();
 	}
 	db_sync_heard(logdb, n);
-	seat_log_synced();
 	match_log_synced();
 }
 
 /*
- * The log committed durable rows of matches ms (a deal's end, a fault,
- * the match's end): the thread syncs them, and what those matches say
- * from now on waits for it.  With one match
- * playing there is nothing for the loop to do meanwhile, and the hand
- * over to the thread and back costs that match a hundred microseconds
- * a deal: 0, the log syncs in the loop, as it does with no thread (arg
- * NULL), and the matches' watchers hear once it has.
+ * The log committed the end of match m: the thread syncs it, and the
+ * end is announced once it has.  With one match playing there is
+ * nothing for the loop to do meanwhile: 0, the log syncs in the loop.
  */
 static uint64_t
-refd_sync_ask(void *arg, struct db_match **ms, int n)
+refd_sync_ask(void *arg, struct db_match *m)
 {
-	uint64_t	 req = 0;
-	int		 i;
-
-	if (arg != NULL && match_playing() > 1)
-		req = logsync_request(arg);
-	for (i = 0; i < n; i++)
-		match_log_held(ms[i], req);
-	return req;
+	(void)m;
+	return match_playing() > 1 ? logsync_request(arg) : 0;
 }
 
 /*
- * Sync the log's write-ahead log on a thread of its own (logsync.c), so
- * that a deal's end holds up its own match's lines, not the loop.  A log
- * in memory has nothing to sync; if no thread can be had, the loop syncs.
- * Either way refd_sync_ask() hears of every durable commit, so that the
- * matches' watchers wait for its sync (match_log_held()).
+ * Sync the write-ahead log after a match's end on a thread of its own
+ * (logsync.c), so that the end holds up its own match, not the loop.  A
+ * log in memory has nothing to sync; if no thread can be had, the loop
+ * syncs.
  */
 static void
 refd_syncer(void)
 {
 	char	 wal[sizeof(conf.db_path) + 8], err[256];
 
-	db_group_async(logdb, refd_sync_ask, NULL);
 	if (!db_has_file(logdb))
 		return;
 	snprintf(wal, sizeof(wal), "%s-wal", conf.db_path);
@@ -573,7 +560,7 @@ main(int argc, char *argv[])
 	if (base == NULL || event_base_priority_init(base, PRI_COUNT) == -1)
 		fatalx("event_base_new");
 	/* the writes of one or more passes: one commit (DURABILITY) */
-	db_group_mode(logdb, seat_flush_soon, match_log_uncommitted,
+	db_group_mode(logdb, seat_flush_soon,
 	    match_log_lost);
 	db_group_window(logdb, (int64_t)conf.commit_ms * 1000);
 	refd_syncer();
