@@ -551,6 +551,10 @@ def test_bound_columns(log):
             "UPDATE matches SET state = 'done' WHERE id = ?", (refused,)),
          r"match %d FAILED: .*the match ended aborted, but its state is "
          r"done" % refused),
+        # tournaments.seed: bound to the commitment in its tbegin event
+        ("tournament seed changed", None, lambda c: c.execute(
+            "UPDATE tournaments SET seed = ? WHERE id = 1", ("ef" * 32,)),
+         r"tournament 1 FAILED: .*seed"),
     ]
     for name, mid, edit, pattern in rules:
         db = log.copy("bound-" + re.sub(r"\W+", "-", name))
