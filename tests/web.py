@@ -734,6 +734,52 @@ def test_caps(tmp):
         assert r.stop() == 0
 
 
+def test_replay_secret(r, port):
+    """A finished match of a tournament still running is replayed
+    without hands, seed or any seat's lines; once the tournament is over
+    they show.  A lone match shows them at once."""
+    bots = slow_bots(r, 2, 1)
+    lone = r.start("classic2", bots)
+    r.wait(lone)
+    rp = json.loads(get(port, "/api/v1/matches/%d/replay" % lone)[2])
+    assert rp["match"]["revealed"] and rp["match"]["seed"], rp["match"]
+    assert any("h" in x for x in rp["rows"]), "a lone match's hands"
+    assert get(port, "/api/v1/matches/%d/seat/0" % lone)[0] == 200
+    path = os.path.join(r.tmp, "secret.tour")
+    slow = slow_bots(r, 2, 40)
+    with open(path, "w") as f:
+        f.write("name websecret\nvariant classic2\nbots %s %s\n"
+                "matches 4\nconcurrency 1\n" % tuple(slow))
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    done = []
+    deadline = time.time() + 300
+    while not done and time.time() < deadline:
+        done = [m for (m,) in r.query(
+            "SELECT id FROM matches WHERE tournament = ? AND state = "
+            "'done'", int(tid))]
+        time.sleep(0.2)
+    assert done, "no match of the tournament finished"
+    state = r.query("SELECT state FROM tournaments WHERE id = ?",
+                    int(tid))[0][0]
+    assert state == "running", state
+    st, _, body = get(port, "/api/v1/matches/%d/replay" % done[0])
+    rp = json.loads(body)
+    assert st == 200 and not rp["match"]["revealed"], rp["match"]
+    assert rp["match"]["seed"] is None, rp["match"]
+    assert not any("h" in x for x in rp["rows"]), "hands before the end"
+    seed = r.query("SELECT seed FROM matches WHERE id = ?", done[0])[0][0]
+    assert seed.encode() not in body, "the seed in the replay"
+    st, _, body = get(port, "/api/v1/matches/%d/seat/0" % done[0])
+    assert st == 403, (st, body)
+    st, _, body = get(port, "/api/v1/tournaments/%s" % tid)
+    assert st == 200 and seed.encode() not in body, "a seed in standings"
+    r.must("tournament_wait", tid, timeout=600)
+    rp = json.loads(get(port, "/api/v1/matches/%d/replay" % done[0])[2])
+    assert rp["match"]["revealed"] and rp["match"]["seed"] == seed
+    assert get(port, "/api/v1/matches/%d/seat/0" % done[0])[0] == 200
+
+
 def test_off_by_default(tmp):
     """Without -w or an http line, refd listens for no web client."""
     d = tempfile.mkdtemp(dir=tmp)
@@ -783,7 +829,7 @@ def main():
     port = site_port(r)
     passed, failed = harness.run_against(
         r, [test_api, test_stream_and_resume, test_bad_requests,
-            test_secrecy],
+            test_secrecy, test_replay_secret],
         (r, port))
     p, f = harness.run_tests([test_off_by_default, test_token, test_caps],
                              (tmp,))
