@@ -158,7 +158,9 @@ replay_row(struct au *a, const struct au_row *r)
 		    r->v[0] % a->nseats, seat, r->s[0], r->v[3], r->v[5],
 		    r->v[4], seat >= 0 && seat < a->nseats ? rp->bank[seat] :
 		    -1);
-		tstand_json_str(f, r->s[1] != NULL ? r->s[1] : "");
+		/* the time of day: the date is the match's (started) */
+		tstand_json_str(f, r->s[1] != NULL && r->slen[1] > 11 ?
+		    r->s[1] + 11 : "");
 		break;
 	case AU_JOKER:
 		fprintf(f, ",{\"k\":\"joker\",\"d\":%lld,\"seat\":%lld",
