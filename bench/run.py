@@ -741,10 +741,11 @@ def bench_callgrind(build, workdir, matches=1, target=20):
     out = os.path.join(workdir, "callgrind.out")
     # refd runs about 50 times slower under callgrind: a commit_ms as
     # many times longer keeps as many plays in one commit as at speed
+    # (the default's 25 ms times 40, the most refd takes)
     r, plays, _, _ = sequential(build, workdir, matches, target,
                                 wrap=("valgrind", "--tool=callgrind",
                                       "--callgrind-out-file=" + out),
-                                conf="commit_ms 250\n")
+                                conf="commit_ms 1000\n")
     for _ in range(200):
         if os.path.exists(out) and os.path.getsize(out) > 0:
             break
@@ -1062,11 +1063,11 @@ def targets(fl, single, thr, logc, scale, cost):
         # what a referee that only reads and writes spends on a round
         # trip: the part of the limit no referee can go under
         fc = fl[key]["ref_cpu_us_per_rt"]["median"]
-        out.append({"target": "refd cpu us/play %s" % key.replace("/",
-                                                               " k="),
-                    "value": v, "limit": 15, "met": v <= 15,
+        out.append({"target": "refd cpu us/play %s <= 2x the floor's" %
+                    key.replace("/", " k="),
+                    "value": v, "limit": 2 * fc, "met": v <= 2 * fc,
                     "note": "the floor referee's cpu per round trip: "
-                            "%.1f" % fc})
+                            "%.1f (ratio %.2f)" % (fc, v / fc)})
     for transport, ft in (("spawn", SPAWN_FLOOR), ("tcp", "tcp")):
         for k in (8, 64):
             m = thr["%s/%d" % (transport, k)]["msgs_per_s"]["median"]
@@ -1084,8 +1085,8 @@ def targets(fl, single, thr, logc, scale, cost):
                                         {}).get("median", o8)
         own = min(o1, o8)
         v = thr["spawn/8"]["plays_per_s"]["median"] * own / 1e6 / NCPU
-        out.append({"target": "spawn k=8 >= 50% of ncpu / bots' CPU a play",
-                    "value": v, "limit": 0.5, "met": v >= 0.5,
+        out.append({"target": "spawn k=8 >= 60% of ncpu / bots' CPU a play",
+                    "value": v, "limit": 0.6, "met": v >= 0.6,
                     "note": "the bots' own CPU a play: %.1f us (the rest "
                             "of the machine's: %.1f alone, %.1f at k=8)"
                             % (own, o1, o8)})
@@ -1337,7 +1338,7 @@ def table_cost(res):
     if co.get("callgrind"):
         c = co["callgrind"]
         L.append("   instructions per play %.0f in the event loop, %.0f "
-                 "with start-up (callgrind, %d plays, commit_ms 250)" % (
+                 "with start-up (callgrind, %d plays, commit_ms 1000)" % (
                      c["loop_per_play"], c["per_play"], c["plays"]))
     else:
         L.append("   instructions: no valgrind")

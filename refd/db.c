@@ -63,6 +63,7 @@ enum db_stmt {
 	S_CALL,
 	S_DEAL_CALLED,
 	S_FAULT,
+	S_ANSWER,
 	S_DEAL_END,
 	S_MATCH_END,
 	S_BOT_EVENT,
@@ -147,6 +148,10 @@ static const char *const db_sql[S_COUNT] = {
 	    "INSERT INTO faults (match_id, deal_no, seat, kind, evidence, ms,"
 	    " action, at, limit_ms, chain_no, chain)"
 	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_ANSWER] =
+	    "INSERT INTO answers (match_id, deal_no, seat, line, kind, answer,"
+	    " ms, at, chain_no, chain)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_DEAL_END] =
 	    "INSERT INTO deal_results (match_id, deal_no, result, winner,"
 	    " points, mpoints, chain_no, chain)"
@@ -180,34 +185,23 @@ struct db {
 	dev_t		 dev;		/* and which file it was at open */
 	ino_t		 ino;
 	int		 tx_open;	/* db_begin() opened a transaction */
-	int		 tx_durable;	/* its commit syncs the log */
-	int		 commit_sync;	/* the next COMMIT syncs the log */
 	struct db_match	*tx_m;		/* the match writing in it */
 	uint8_t		 tx_chain[DB_HASHLEN]; /* that match's chain before */
 	int		 tx_links;	/* and its links before */
 	int		 tx_mpoints[BRI_MAXSEATS]; /* and its match points */
 	void		(*group_hook)(void); /* group mode: a group opened */
-	void		(*group_held)(struct db_match *); /* lines wait */
 	void		(*group_lost)(struct db_match *); /* its rows lost */
 	int		 group_open;	/* the group's BEGIN is done */
-	int		 group_sync;	/* a durable row is in it */
 	int64_t		 group_us;	/* when the group opened */
 	int64_t		 group_window;	/* how long it may stay open */
 	int		 group_gone;	/* SQLite rolled it back already */
-	int		 group_waited;	/* its durable rows outwaited a pass */
 	long long	 commits;	/* groups committed so far */
-	long long	 commits_waited; /* of which group_waited */
 	int		 solo;		/* a write outside the group runs */
 	unsigned	 group_gen;	/* which group is open */
 	struct db_gsave	*saves;		/* chains of the matches in it */
 	int		 nsaves, savecap;
-	int		 last_nsaves;	/* nsaves of the group before */
-	uint64_t	(*sync_ask)(void *, struct db_match **, int);
-	void		*sync_arg;	/* sync_ask syncs a commit elsewhere */
-	struct db_match	**durables;	/* matches with durable rows in the */
-	int		 ndurables;	/* open group, for sync_ask */
-	int		 durcap;
-	int		 durables_lost;	/* one could not be listed */
+	uint64_t	(*sync_ask)(void *, struct db_match *);
+	void		*sync_arg;	/* sync_ask syncs a match's end */
 	uint64_t	 sync_asked;	/* the last request's number */
 	uint64_t	 sync_done;	/* every request up to it is synced */
 	int		 ckpt_pages;	/* WAL pages between checkpoints */
@@ -244,8 +238,7 @@ static int	 db_run(struct db *, enum db_stmt, const char *,
 		    const char *, ...);
 static int	 db_chained(struct db *, struct db_match *, enum db_stmt,
 		    const struct chain_text *, const char *, ...);
-static void	 db_durable(struct db *, int);
-static int	 db_commit_step(struct db *, const char *);
+static int	 db_commit_step(struct db *, const char *, int);
 static int	 db_group_enter(struct db *, struct db_match *);
 static int	 db_group_barrier(struct db *);
 static int	 db_sync_log(struct db *);
@@ -808,22 +801,20 @@ db_sync_log(struct db *db)
 }
 
 /*
- * Put refd's log in group mode: every write of a loop pass goes into one
- * transaction, which the daemon commits (db_group_commit()) before it
- * lets any line of that pass reach a bot.  hook is called when a group
- * opens; held(m) when a durable row of m enters the open group, whose
- * commit m's lines must wait for then, with NULL the group commits at the
- * end of the pass; lost(m), for each match that wrote in a group that
- * could not be committed, after its chain is back as the table has it.
- * The start and the end of a match, and tournaments, are not grouped:
- * they commit what is open, then themselves, as outside group mode.
+ * Put refd's log in group mode: the writes of one or more loop passes go
+ * into one transaction, which the daemon commits (db_group_commit())
+ * when its window is over (db_group_due()), never synced on its own.
+ * hook is called when a group opens; lost(m), for each match that wrote
+ * in a group that could not be committed, after its chain is back as
+ * the table has it.  The start and the end of a match, and tournaments,
+ * are not grouped: they commit what is open, then themselves, as
+ * outside group mode.
  */
 void
 db_group_mode(struct db *db, void (*hook)(void),
-    void (*held)(struct db_match *), void (*lost)(struct db_match *))
+    void (*lost)(struct db_match *))
 {
 	db->group_hook = hook;
-	db->group_held = held;
 	db->group_lost = lost;
 }
 
@@ -902,16 +893,14 @@ db_ckpt_counts(struct db *db, long long *thread, long long *loop)
 }
 
 /*
- * Have ask(arg, ms, n) sync the log after a group's commit that must be
- * synced, instead of syncing it here; NULL syncs here again.  ms are the
- * n matches whose durable rows the sync is for: what they say from now
- * on waits for it.  ask returns the number of its request, and its
- * owner says when it is done (db_sync_heard()); or 0, and the log is
- * synced here.
+ * Have ask(arg, m) sync the log after m's end is committed
+ * (db_match_end_async()), instead of syncing it here; NULL syncs here
+ * again.  ask returns the number of its request, and its owner says
+ * when it is done (db_sync_heard()); or 0, and the log is synced here.
  */
 void
-db_group_async(struct db *db, uint64_t (*ask)(void *, struct db_match **,
-    int), void *arg)
+db_group_async(struct db *db, uint64_t (*ask)(void *, struct db_match *),
+    void *arg)
 {
 	db->sync_ask = ask;
 	db->sync_arg = arg;
@@ -936,9 +925,8 @@ db_sync_done(struct db *db)
 }
 
 /*
- * Are durable rows of m's (a deal's end, a fault) not yet known to be on
- * the disk: still in the open group, or committed with their sync not
- * yet done?  What m tells of them waits until they are.
+ * Is m's end, committed, not yet known to be on the disk?  It is not
+ * announced until it is.
  */
 int
 db_match_unsynced(struct db *db, const struct db_match *m)
@@ -947,8 +935,8 @@ db_match_unsynced(struct db *db, const struct db_match *m)
 }
 
 /*
- * m's end is committed: have it synced as a durable group's is, on the
- * owner's thread (m waits, db_match_unsynced()) or here.
+ * m's end is committed: have it synced on the owner's thread (m waits,
+ * db_match_unsynced()) or here.
  */
 static int
 db_end_sync(struct db *db, struct db_match *m)
@@ -956,7 +944,7 @@ db_end_sync(struct db *db, struct db_match *m)
 	uint64_t	 req = 0;
 
 	if (db->sync_ask != NULL)
-		req = db->sync_ask(db->sync_arg, &m, 1);
+		req = db->sync_ask(db->sync_arg, m);
 	m->syncwait = req;
 	if (req != 0) {
 		db->sync_asked = req;
@@ -965,7 +953,7 @@ db_end_sync(struct db *db, struct db_match *m)
 	return db_sync_log(db);
 }
 
-/* Sync the log here and now, as a commit of a durable row would. */
+/* Sync the log here and now, as a match's end is. */
 int
 db_sync_now(struct db *db)
 {
@@ -992,33 +980,11 @@ db_group_pending(struct db *db)
 }
 
 /*
- * May the durable rows in the open group wait for a later pass's commit?
- * Their matches' lines wait for it (held()), every other match plays on
- * and writes into the same commit: at 64 matches, a commit each pass
- * with a deal's end wrote a page of log a play, each match's rows on a
- * page of their own.  So they wait while fewer than one match in
- * DB_DURABLE_SHARE of those that wrote in the group (or in the one
- * before, if more did) waits, never beyond the window: a match alone,
- * or one of a few, is never held up.
- */
-static int
-db_group_durable_waits(struct db *db)
-{
-	int	 writers = db->nsaves > db->last_nsaves ? db->nsaves :
-		    db->last_nsaves;
-
-	return db->group_held != NULL && db->ndurables > 0 &&
-	    !db->durables_lost &&
-	    (int64_t)db->ndurables * DB_DURABLE_SHARE < writers;
-}
-
-/*
  * The durability policy (refd(8), DURABILITY): must the open group be
- * committed before the lines of this loop pass leave?  Yes when it has
- * been open its window (db_group_window()) or longer, or when a durable
- * row is in it (a deal's result, a fault) that may not wait
- * (db_group_durable_waits()); otherwise it may stay open across passes,
- * and *wait_us says in how long it must be committed all the same.
+ * committed now?  Yes once it has been open its window
+ * (db_group_window()); otherwise *wait_us says in how long it must be.
+ * Its rows are never synced on their own: the next match end's sync
+ * keeps them, with every row committed before it.
  */
 int
 db_group_due(struct db *db, int64_t now_us, int64_t *wait_us)
@@ -1028,21 +994,15 @@ db_group_due(struct db *db, int64_t now_us, int64_t *wait_us)
 		return db->group_open;
 	if (now_us - db->group_us >= db->group_window)
 		return 1;
-	if (db->group_sync) {
-		if (!db_group_durable_waits(db))
-			return 1;
-		db->group_waited = 1;
-	}
 	*wait_us = db->group_us + db->group_window - now_us;
 	return 0;
 }
 
-/* Groups committed so far, and those whose durable rows waited. */
-void
-db_group_counts(struct db *db, long long *commits, long long *waited)
+/* Groups committed so far. */
+long long
+db_group_commits(struct db *db)
 {
-	*commits = db->commits;
-	*waited = db->commits_waited;
+	return db->commits;
 }
 
 /* How long a group may stay open across passes; 0: commit every pass. */
@@ -1091,40 +1051,9 @@ db_intact(struct db *db)
 }
 
 /*
- * A durable row of m's (a deal's end, a fault) is in the open group: the
- * group is synced when committed, and m's lines wait for that sync.
- */
-static void
-db_group_durable(struct db *db, struct db_match *m)
-{
-	struct db_match	**nd;
-	int		 i, cap;
-
-	db->group_sync = 1;
-	for (i = 0; i < db->ndurables; i++)
-		if (db->durables[i] == m)
-			return;
-	if (db->ndurables == db->durcap) {
-		cap = db->durcap > 0 ? db->durcap * 2 : 8;
-		if ((nd = reallocarray(db->durables, (size_t)cap,
-		    sizeof(*nd))) == NULL) {
-			db->durables_lost = 1;	/* synced in the loop */
-			return;
-		}
-		db->durables = nd;
-		db->durcap = cap;
-	}
-	db->durables[db->ndurables++] = m;
-	m->syncwait = UINT64_MAX;	/* until committed */
-	if (db->group_held != NULL)
-		db->group_held(m);
-}
-
-/*
- * Commit the open group, and sync the log if a durable row is in it.
- * Returns 0, or -1 when the group's rows are lost (rolled back: each
- * match's chain goes back, then lost() hears of it) or could not be
- * synced (committed, but lost() hears of it all the same).
+ * Commit the open group, unsynced.  Returns 0, or -1 when the group's
+ * rows are lost (rolled back: each match's chain goes back, then lost()
+ * hears of it).
  */
 int
 db_group_commit(struct db *db)
@@ -1132,9 +1061,7 @@ db_group_commit(struct db *db)
 	struct db_gsave	*g;
 	struct db_match	**lost;
 	char		 keep[sizeof(db->err)];
-	int		 i, n, committed = 0, sync = db->group_sync;
-	int		 nd = db->ndurables;
-	uint64_t	 req;
+	int		 i, n, committed = 0;
 
 	if (!db->group_open)
 		return 0;
@@ -1142,35 +1069,16 @@ db_group_commit(struct db *db)
 	    db_step(db, db->st[S_COMMIT], "group commit") == 0) {
 		committed = 1;
 		db->commits++;
-		db->commits_waited += db->group_waited;
 	}
 	else if (sqlite3_get_autocommit(db->h) == 0) {
 		memcpy(keep, db->err, sizeof(keep));
 		db_step(db, db->st[S_ROLLBACK], "group rollback");
 		memcpy(db->err, keep, sizeof(keep));
 	}
-	db->group_open = db->group_sync = db->group_gone = 0;
-	db->group_waited = 0;
-	db->ndurables = 0;
+	db->group_open = db->group_gone = 0;
 	n = db->nsaves;
-	db->last_nsaves = n;
 	db->nsaves = 0;
-	/* the durable rows' matches wait for the sync, not the loop; with
-	   no match listed, or one that could not be, the loop waits */
-	req = 0;
-	if (committed && sync && db->sync_ask != NULL && nd > 0 &&
-	    !db->durables_lost)
-		req = db->sync_ask(db->sync_arg, db->durables, nd);
-	/* 0: synced below, before the loop goes on, or lost (lost() hears
-	   of it); the array is the next group's once lost() writes */
-	for (i = 0; i < nd; i++)
-		db->durables[i]->syncwait = req;
-	if (req != 0) {
-		db->sync_asked = req;
-		return 0;
-	}
-	db->durables_lost = 0;
-	if (committed && (!sync || db_sync_log(db) == 0))
+	if (committed)
 		return 0;
 	for (i = 0; i < n; i++) {
 		g = &db->saves[i];
@@ -1214,32 +1122,17 @@ db_group_barrier(struct db *db)
 }
 
 /*
- * Make the next commit sync the log (on), which makes the result and
- * every row before it survive a power loss, or not (off).  Not through
- * PRAGMA synchronous: SQLite applies a pragma when it prepares it, so a
- * prepared one stepped again changes nothing; db_commit_step() syncs.
+ * COMMIT, then sync the log if sync, which makes what was committed and
+ * every row before it survive a power loss.  Not through PRAGMA
+ * synchronous: SQLite applies a pragma when it prepares it, so a
+ * prepared one stepped again changes nothing.
  */
-static void
-db_durable(struct db *db, int on)
-{
-	/* a group is synced when committed, by db_group_commit() */
-	if (GROUPED(db)) {
-		if (on)
-			db->group_sync = 1;
-		return;
-	}
-	/* a transaction open: db_begin() chose for its commit */
-	if (!db->tx_open)
-		db->commit_sync = on;
-}
-
-/* COMMIT, then sync the log if db_durable() asked for it. */
 static int
-db_commit_step(struct db *db, const char *what)
+db_commit_step(struct db *db, const char *what, int sync)
 {
 	if (db_step(db, db->st[S_COMMIT], what) == -1)
 		return -1;
-	return db->commit_sync ? db_sync_log(db) : 0;
+	return sync ? db_sync_log(db) : 0;
 }
 
 /* Read an integer pragma, such as user_version. */
@@ -1479,7 +1372,10 @@ fail:
 	return NULL;
 }
 
-/* Finalize every statement and close the file; NULL is allowed. */
+/*
+ * Commit what is open and sync it (a clean stop keeps everything), then
+ * finalize every statement and close the file; NULL is allowed.
+ */
 void
 db_close(struct db *db)
 {
@@ -1488,11 +1384,11 @@ db_close(struct db *db)
 	if (db == NULL)
 		return;
 	db->group_lost = NULL;
-	db_group_commit(db);
+	if (db_group_commit(db) == 0 && db->h != NULL && !db->readonly)
+		(void)db_sync_log(db);
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
 	free(db->saves);
-	free(db->durables);
 	sqlite3_close(db->h);
 	free(db);
 }
@@ -1586,7 +1482,6 @@ db_abort_unfinished(struct db *db, const char *reason, int *n)
 		return 0;
 	}
 	db->solo++;
-	db_durable(db, 1);
 	db_now(ended, sizeof(ended));
 	rc = db_step(db, db->st[S_BEGIN], "abort unfinished matches");
 	for (i = 0; rc == 0 && i < count; i++)
@@ -1598,45 +1493,34 @@ db_abort_unfinished(struct db *db, const char *reason, int *n)
 		    reason) == -1)
 			rc = -1;
 	if (rc == 0)
-		rc = db_commit_step(db, "abort commit");
+		rc = db_commit_step(db, "abort commit", 1);
 	if (rc == -1 && sqlite3_get_autocommit(db->h) == 0) {
 		memcpy(keep, db->err, sizeof(keep));
 		db_step(db, db->st[S_ROLLBACK], "rollback");
 		memcpy(db->err, keep, sizeof(keep));
 	}
 	free(ids);
-	db_durable(db, 0);
 	db->solo--;
 	return rc;
 }
 
 /*
  * Open one transaction for the next writes of match m, so that a play
- * and the rows that follow from it (Joker, trick, deal result) cost one
- * commit instead of one each.  durable makes that commit sync the log,
- * as a deal's result must (db_deal_end(), db_match_end() then leave the
- * level alone).  m's chain is kept so that db_rollback() can restore it.
- * Returns 0, or -1 with nothing open.
+ * and the rows that follow from it (Joker, trick, deal result) stand or
+ * fall together.  m's chain is kept so that db_rollback() can restore
+ * it.  Returns 0, or -1 with nothing open.
  */
 int
-db_begin(struct db *db, struct db_match *m, int durable)
+db_begin(struct db *db, struct db_match *m)
 {
 	if (db->tx_open)
 		return db_failx(db, "begin: a transaction is already open");
-	if (durable)
-		db_durable(db, 1);
-	if (durable && GROUPED(db))
-		db_group_durable(db, m);
 	/* in group mode, a savepoint inside the group */
 	if (db_group_enter(db, m) == -1 ||
 	    db_step(db, db->st[GROUPED(db) ? S_SAVEPOINT : S_BEGIN],
-	    "begin") == -1) {
-		if (durable)
-			db_durable(db, 0);
+	    "begin") == -1)
 		return -1;
-	}
 	db->tx_open = 1;
-	db->tx_durable = durable != 0;
 	db->tx_m = m;
 	memcpy(db->tx_chain, m->chain, DB_HASHLEN);
 	db->tx_links = m->links;
@@ -1654,11 +1538,9 @@ db_commit(struct db *db)
 	if (!db->tx_open)
 		return db_failx(db, "commit: no transaction open");
 	if ((GROUPED(db) ? db_step(db, db->st[S_RELEASE], "commit") :
-	    db_commit_step(db, "commit")) == -1)
+	    db_commit_step(db, "commit", 0)) == -1)
 		return -1;
 	db->tx_open = 0;
-	if (db->tx_durable)
-		db_durable(db, 0);
 	return 0;
 }
 
@@ -1686,8 +1568,6 @@ db_rollback(struct db *db)
 	db->tx_m->links = db->tx_links;
 	memcpy(db->tx_m->mpoints, db->tx_mpoints, sizeof(db->tx_mpoints));
 	db->tx_open = 0;
-	if (db->tx_durable)
-		db_durable(db, 0);
 	memcpy(db->err, keep, sizeof(db->err));
 }
 
@@ -2031,15 +1911,36 @@ db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
 	if (db_chained(db, m, S_FAULT, &l, "IiisSissi", m->id, deal_no,
 	    seat, kind, n, evidence, ms, action, at, m->limit_ms) == -1)
 		return -1;
-	/* durable before it is acted on: its group syncs at the flush */
-	if (GROUPED(db))
-		db_group_durable(db, m);
 	return 0;
 }
 
 /*
- * Record the result of the deal just over in match bm, durably: the
- * commit syncs the log, and with it every play before.  Canonical text:
+ * Record an answer of seat that no move holds (schema 7): kind "late"
+ * for one to a move read after its time-out, "note" for one to a
+ * notification other than a bare "=".  line is the command it answers
+ * among the seat's lines from match_start on, ms its time.  Canonical
+ * text: "answer D seat=S line=L kind=K ms=MS at=TIME answer=LEN:..".
+ */
+int
+db_answer(struct db *db, struct db_match *m, int deal_no, int seat,
+    long long line, const char *kind, const char *answer, int ms)
+{
+	struct chain_text l;
+	char		 at[32];
+	size_t		 n;
+
+	if (!is_token(kind) || line < 1)
+		return db_failx(db, "answer: bad kind or line");
+	n = text_cap(answer);
+	db_now(at, sizeof(at));
+	chain_answer(&l, deal_no, seat, line, kind, strlen(kind), ms, at,
+	    strlen(at), answer, n);
+	return db_chained(db, m, S_ANSWER, &l, "IiiIsSis", m->id, deal_no,
+	    seat, (int64_t)line, kind, n, answer, ms, at);
+}
+
+/*
+ * Record the result of the deal just over in match bm.  Canonical text:
  * "dealend D result=R winner=W points=P,P,.. mpoints=M,M,..".
  */
 int
@@ -2069,15 +1970,10 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
 	chain_dealend(&l, bm->ndeals, results[d->result],
 	    strlen(results[d->result]), d->winner, pts, strlen(pts), mpts,
 	    strlen(mpts));
-
-	db_durable(db, 1);
-	if (GROUPED(db))
-		db_group_durable(db, m);
 	rc = db_chained(db, m, S_DEAL_END, &l, "Iisiss", m->id, bm->ndeals,
 	    results[d->result], (int)d->winner, pts, mpts);
 	if (rc == 0)
 		memcpy(m->mpoints, bm->mpoints, bm->nseats * sizeof(int));
-	db_durable(db, 0);
 	return rc;
 }
 
@@ -2119,7 +2015,6 @@ db_match_end_at(struct db *db, struct db_match *m, const char *result,
 	if (db_group_barrier(db) == -1)
 		return -1;
 	db->solo++;
-	db_durable(db, here);
 	memcpy(chain, m->chain, DB_HASHLEN);
 	/* the match's end and the log's signed head, in one commit */
 	rc = db_step(db, db->st[S_BEGIN], "match end");
@@ -2140,7 +2035,7 @@ db_match_end_at(struct db *db, struct db_match *m, const char *result,
 	    "") == -1)
 		rc = -1;
 	if (rc == 0)
-		rc = db_commit_step(db, "match end commit");
+		rc = db_commit_step(db, "match end commit", here);
 	if (rc == 0 && !here)
 		rc = db_end_sync(db, m);
 	if (rc == 0) {
@@ -2155,7 +2050,6 @@ db_match_end_at(struct db *db, struct db_match *m, const char *result,
 		memcpy(m->chain, chain, DB_HASHLEN);
 		m->links = links;
 	}
-	db_durable(db, 0);
 	db->solo--;
 	return rc;
 }
@@ -2215,7 +2109,6 @@ db_tourney_event(struct db *db, enum db_stmt s, const char *what,
 	if (db_group_barrier(db) == -1)
 		return -1;
 	db->solo++;
-	db_durable(db, 1);
 	rc = db_step(db, db->st[S_BEGIN], what);
 	if (rc == 0) {
 		va_start(ap, fmt);
@@ -2231,13 +2124,12 @@ db_tourney_event(struct db *db, enum db_stmt s, const char *what,
 	    tourney, sign, "%s", text) == -1)
 		rc = -1;
 	if (rc == 0)
-		rc = db_commit_step(db, what);
+		rc = db_commit_step(db, what, 1);
 	if (rc == -1 && sqlite3_get_autocommit(db->h) == 0) {
 		memcpy(keep, db->err, sizeof(keep));
 		db_step(db, db->st[S_ROLLBACK], "rollback");
 		memcpy(db->err, keep, sizeof(keep));
 	}
-	db_durable(db, 0);
 	db->solo--;
 	return rc;
 }

@@ -28,26 +28,26 @@
  *			its holder, the partner
  *	db_fault	deal_no (0 before the first deal), seat, kind,
  *			evidence, ms, action
- *	db_deal_end	the deal just over in the match; durable
- *	db_match_end	result, reason, match points of nseats; durable
+ *	db_deal_end	the deal just over in the match
+ *	db_match_end	result, reason, match points of nseats; committed
+ *			and synced with every row before it
  *	db_match_end_async  the same, its sync maybe on db_group_async's
  *			thread: db_match_unsynced until done
  *	db_bot_event	match id (0 for none), seat (-1 for none), bot,
  *			kind, detail; not chained
- *	db_begin	opens one transaction for a match's next writes,
- *			durable or not; db_commit commits it, db_rollback
- *			undoes it and the match's chain with it
+ *	db_begin	opens one transaction for a match's next writes;
+ *			db_commit commits it, db_rollback undoes it and
+ *			the match's chain with it
  *	db_group_mode	refd's mode: the writes of one or more loop
- *			passes are one transaction, committed by
+ *			passes are one transaction, committed unsynced by
  *			db_group_commit; db_group_pending tells if one is
- *			open, db_group_due if it must be committed before
- *			the pass's lines leave (refd(8), DURABILITY),
- *			db_group_spans if a group may outlast its pass,
- *			db_group_counts how many were committed and how
- *			many of those held durable rows past their pass;
- *			db_group_async hands the syncs a commit needs to
- *			a thread: db_sync_heard and db_sync_done say how
- *			far its syncs are done, db_sync_now syncs here
+ *			open, db_group_due if its window is over (refd(8),
+ *			DURABILITY), db_group_spans if a group may outlast
+ *			its pass, db_group_commits how many were
+ *			committed; db_group_async hands the sync of a
+ *			match's end to a thread: db_sync_heard and
+ *			db_sync_done say how far its syncs are done,
+ *			db_sync_now syncs here
  *	db_break	after a failed sync: every later write fails
  *	db_ckpt_pages	pages of write-ahead log between checkpoints;
  *			db_ckpt_async hands them to a thread, the loop
@@ -64,8 +64,6 @@
 
 #define DB_HASHLEN	32
 #define DB_CKPT_PAGES	4000	/* WAL pages between checkpoints, by default */
-#define DB_DURABLE_SHARE 4	/* one in so many matches may wait for a
-				   commit (db_group_due()) */
 
 /*
  * A match's last link so far, its number (0 for link 0) and its hex: the
@@ -116,8 +114,8 @@ struct db_match {
 	char		 sig[129];	/* that head signed, hex, or "" */
 	const char	*transcripts;	/* the seats' transcript hashes
 					   at the end, or NULL */
-	uint64_t	 syncwait;	/* by db.c: its durable rows wait
-					   for this sync (db_match_unsynced) */
+	uint64_t	 syncwait;	/* by db.c: its end waits for this
+					   sync (db_match_unsynced) */
 };
 
 /* One seat as recorded when a match starts. */
@@ -136,15 +134,15 @@ int		 db_writable(struct db *);
 int		 db_abort_unfinished(struct db *, const char *, int *);
 
 void		 db_group_mode(struct db *, void (*)(void),
-		    void (*)(struct db_match *), void (*)(struct db_match *));
+		    void (*)(struct db_match *));
 int		 db_group_pending(struct db *);
 int		 db_group_due(struct db *, int64_t, int64_t *);
 void		 db_group_window(struct db *, int64_t);
 int		 db_group_spans(struct db *);
 int		 db_group_commit(struct db *);
-void		 db_group_counts(struct db *, long long *, long long *);
+long long	 db_group_commits(struct db *);
 void		 db_group_async(struct db *, uint64_t (*)(void *,
-		    struct db_match **, int), void *);
+		    struct db_match *), void *);
 void		 db_sync_heard(struct db *, uint64_t);
 uint64_t	 db_sync_done(struct db *);
 int		 db_match_unsynced(struct db *, const struct db_match *);
@@ -154,7 +152,7 @@ void		 db_ckpt_pages(struct db *, int);
 void		 db_ckpt_async(struct db *, void (*)(void *), void *);
 void		 db_ckpt_done(struct db *);
 void		 db_ckpt_counts(struct db *, long long *, long long *);
-int		 db_begin(struct db *, struct db_match *, int);
+int		 db_begin(struct db *, struct db_match *);
 int		 db_commit(struct db *);
 void		 db_rollback(struct db *);
 int		 db_match_begin(struct db *, struct db_match *,
@@ -171,6 +169,8 @@ int		 db_bid(struct db *, struct db_match *, int, int, int, int, int,
 		    int);
 int		 db_called(struct db *, struct db_match *, int, int, int,
 		    bri_card, int, int, int);
+int		 db_answer(struct db *, struct db_match *, int, int, long long,
+		    const char *, const char *, int);
 int		 db_fault(struct db *, struct db_match *, int, int,
 		    const char *, const char *, int, const char *);
 int		 db_deal_end(struct db *, struct db_match *,

@@ -11,7 +11,9 @@
  * That count must not hand the bot's owner's door to whoever guesses:
  * each bot remembers the last GUARD_TRUSTED addresses it authenticated
  * from, and its throttle holds everyone but them.  Guesses from one of
- * those addresses still meet seat.c's throttle of that address.
+ * those addresses still meet seat.c's throttle of that address.  The
+ * addresses are taken from the log's "connect" events when a bot is
+ * first counted, so that a restart of refd does not forget them.
  */
 #include "config.h"
 
@@ -20,7 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
+#include "refd.h"
 #include "bots.h"
+#include "db.h"
 #include "guard.h"
 #include "util.h"
 
@@ -53,6 +59,51 @@ guard_addr(const char *peer, char *addr)
 	snprintf(addr, GUARD_ADDRLEN, "%.*s", (int)n, peer);
 }
 
+/* Is addr among g's trusted addresses? */
+static int
+guard_trusted(const struct guard *g, const char *addr)
+{
+	int	 i;
+
+	for (i = 0; i < GUARD_TRUSTED && addr[0] != '\0'; i++)
+		if (strcmp(g->trusted[i], addr) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The addresses g's bot authenticated from before, as the log's
+ * "connect" events have them, newest first, up to GUARD_TRUSTED.
+ */
+static void
+guard_remember(struct guard *g)
+{
+	sqlite3_stmt	*st;
+	char		 addr[GUARD_ADDRLEN], got[GUARD_TRUSTED][GUARD_ADDRLEN];
+	const char	*peer;
+	int		 n = 0, i;
+
+	if (logdb == NULL || sqlite3_prepare_v2(db_handle(logdb), "SELECT "
+	    "detail FROM bot_events WHERE bot = ? AND kind = 'connect' "
+	    "ORDER BY id DESC LIMIT 256", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, g->name, -1, SQLITE_STATIC);
+	while (n < GUARD_TRUSTED && sqlite3_step(st) == SQLITE_ROW) {
+		if ((peer = (const char *)sqlite3_column_text(st, 0)) == NULL)
+			continue;
+		guard_addr(peer, addr);
+		for (i = 0; i < n && strcmp(got[i], addr) != 0; i++)
+			;
+		if (addr[0] != '\0' && i == n)
+			memcpy(got[n++], addr, sizeof(addr));
+	}
+	sqlite3_finalize(st);
+	/* the oldest first, so that the oldest is the next replaced */
+	for (i = 0; i < n; i++)
+		memcpy(g->trusted[i], got[n - 1 - i], sizeof(addr));
+	g->ntrusted = n % GUARD_TRUSTED;
+}
+
 /* The entry of remote bot b, made if make; NULL if none. */
 static struct guard *
 guard_find(const struct bot *b, int make)
@@ -77,6 +128,7 @@ guard_find(const struct bot *b, int make)
 	memcpy(guards[i].name, b->name, sizeof(guards[i].name));
 	guards[i].since_ms = util_now_ms();
 	nguards++;
+	guard_remember(&guards[i]);
 	return &guards[i];
 }
 
@@ -90,15 +142,13 @@ guard_trust(const char *name, const char *peer)
 	struct bot	*b = bots_find(name);
 	struct guard	*g;
 	char		 addr[GUARD_ADDRLEN];
-	int		 i;
 
 	if (b == NULL || b->kind != BOT_REMOTE ||
 	    (g = guard_find(b, 1)) == NULL)
 		return;
 	guard_addr(peer, addr);
-	for (i = 0; i < GUARD_TRUSTED; i++)
-		if (strcmp(g->trusted[i], addr) == 0)
-			return;
+	if (guard_trusted(g, addr))
+		return;
 	snprintf(g->trusted[g->ntrusted], GUARD_ADDRLEN, "%s", addr);
 	g->ntrusted = (g->ntrusted + 1) % GUARD_TRUSTED;
 }
@@ -116,7 +166,6 @@ guard_name(const char *name, const char *peer, int add)
 	struct guard	*g;
 	char		 addr[GUARD_ADDRLEN];
 	int64_t		 now = util_now_ms();
-	int		 i;
 
 	if (b == NULL || b->kind != BOT_REMOTE)
 		return 0;
@@ -129,9 +178,8 @@ guard_name(const char *name, const char *peer, int add)
 	if (add)
 		g->n++;
 	guard_addr(peer, addr);
-	for (i = 0; i < GUARD_TRUSTED && addr[0] != '\0'; i++)
-		if (strcmp(g->trusted[i], addr) == 0)
-			return 0;	/* its owner's address: never held out */
+	if (guard_trusted(g, addr))
+		return 0;	/* its owner's address: never held out */
 	return g->n >= GUARD_NAME_MAX + (add ? 1 : 0);
 }
 

@@ -1,11 +1,11 @@
 /*
  * logsync.c: syncing the log's write-ahead log on a thread of its own.
  *
- * A deal's end, a fault or a match's end must be on the disk before the
- * lines that tell of it leave (refd(8), DURABILITY).  fdatasync(2) takes a tenth
- * of a millisecond on a fast disk and tens on a slow one; made in the
- * loop, it held up every match for it.  Here the loop commits, asks for
- * a sync and goes on; only the lines that wait for it wait.
+ * A match's end must be on the disk before it is announced (refd(8),
+ * DURABILITY).  fdatasync(2) takes a tenth of a millisecond on a fast
+ * disk and tens on a slow one; made in the loop, it held up every match
+ * for it.  Here the loop commits, asks for a sync and goes on; only the
+ * ending match waits.
  *
  * Requests are numbered.  The thread syncs after taking the highest
  * number asked so far, so one sync answers every request made before it

@@ -48,7 +48,12 @@ static void	match_fault(void *, struct seat *, const char *, const char *,
 		    int64_t);
 
 /* What a seat of a match reports through. */
-static const struct seat_cb match_seat_cb = { match_answer, match_fault };
+static void	match_late(void *, struct seat *, enum pend_kind, int,
+		    const char *, int64_t);
+static int	match_log_answer(struct match *, struct seat *, const char *,
+		    int, const char *, int64_t);
+static const struct seat_cb match_seat_cb = { match_answer, match_fault,
+    match_late };
 
 /* Who hears of matches' events and ends (match_observe()). */
 #define MATCH_MAXOBS	4
@@ -57,6 +62,8 @@ static struct match_observer {
 	void	(*end)(struct match *);
 } observers[MATCH_MAXOBS];
 static int		 nobservers;
+static int		 observe_all;	/* every match's events, not only
+					   the watched ones' */
 
 /* Notifications are due within this long when no move is asked. */
 #define NOTE_MS(m)	((m)->conf.move_ms > 1000 ? (m)->conf.move_ms : 1000)
@@ -112,6 +119,16 @@ match_observe(void (*event)(struct match *, const char *),
 	return 0;
 }
 
+/*
+ * From now on the observers hear the events of every match, watched on
+ * the control socket or not (the web site).
+ */
+void
+match_observe_all(void)
+{
+	observe_all = 1;
+}
+
 /* Is m over, done or aborted?  Its result and reason are then final. */
 int
 match_over(const struct match *m)
@@ -161,18 +178,6 @@ match_find(int64_t id)
 	return NULL;
 }
 
-/*
- * A watcher, like a bot, hears of a deal's end or a fault only once the
- * log has it on the disk: a match's event lines wait here while a
- * durable row of it does (db_match_unsynced()), in order, and leave
- * when the sync is done (match_log_synced(), match_held_soon()).
- */
-struct match_held {
-	size_t	 len, cap;
-	char	 buf[];		/* lines, each ending in '\n' */
-};
-static struct event	*held_ev;	/* match_held_go(): syncs done */
-
 /* Give the operator's watchers one event line, now. */
 static void
 match_event(struct match *m, const char *line)
@@ -182,92 +187,6 @@ match_event(struct match *m, const char *line)
 	for (i = 0; i < nobservers; i++)
 		if (observers[i].event != NULL)
 			observers[i].event(m, line);
-}
-
-/* The lines m's watchers wait for are lost with their rows. */
-static void
-match_held_drop(struct match *m)
-{
-	free(m->held);
-	m->held = NULL;
-}
-
-/* Give m's watchers the lines they wait for, if their rows are synced. */
-static void
-match_held_flush(struct match *m)
-{
-	struct match_held	*h = m->held;
-	char			*p, *nl;
-
-	if (h == NULL || db_match_unsynced(logdb, &m->dbm))
-		return;
-	m->held = NULL;
-	for (p = h->buf; p < h->buf + h->len; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(h->buf + h->len - p));
-		*nl = '\0';
-		match_event(m, p);
-	}
-	free(h);
-}
-
-/* Queue a line for m's watchers behind the sync its rows wait for. */
-static void
-match_held_add(struct match *m, const char *line)
-{
-	struct match_held	*h = m->held;
-	size_t			 n = strlen(line), cap;
-
-	if (h == NULL || h->len + n + 1 > h->cap) {
-		cap = h != NULL ? 2 * h->cap : 1024;
-		while (cap < (h != NULL ? h->len : 0) + n + 1)
-			cap *= 2;
-		if ((h = realloc(h, sizeof(*h) + cap)) == NULL) {
-			log_warnx("match %lld: a watcher's line dropped: out "
-			    "of memory", (long long)m->id);
-			return;
-		}
-		if (m->held == NULL)
-			h->len = 0;
-		h->cap = cap;
-		m->held = h;
-	}
-	memcpy(h->buf + h->len, line, n);
-	h->buf[h->len + n] = '\n';
-	h->len += n + 1;
-}
-
-/* Every match whose watchers' lines wait for a sync now done: go. */
-static void
-match_held_go(evutil_socket_t fd, short what, void *arg)
-{
-	struct match	*m;
-
-	(void)fd;
-	(void)what;
-	(void)arg;
-	TAILQ_FOREACH(m, &matches, entry) {
-		if (m->state == MATCH_ENDING &&
-		    !db_match_unsynced(logdb, &m->dbm))
-			match_end_go(m);
-		else if (m->held != NULL)
-			match_held_flush(m);
-	}
-}
-
-/*
- * The log syncs in the loop as soon as the callback now running is done
- * (a commit that refd_sync_ask() kept in the loop): m's watchers hear
- * once it is.
- */
-static void
-match_held_soon(struct match *m)
-{
-	if (m->held == NULL)
-		return;
-	if (held_ev == NULL && (held_ev = event_new(base, -1, 0,
-	    match_held_go, NULL)) == NULL)
-		fatalx("watchers' event: out of memory");
-	event_active(held_ev, EV_TIMEOUT, 0);
 }
 
 /* Tell the operator's watchers one event line. */
@@ -280,47 +199,23 @@ match_emit(struct match *m, const char *fmt, ...)
 	va_list	 ap;
 	char	 line[512];
 
-	if (TAILQ_EMPTY(&m->watchers)) {
-		match_held_drop(m);	/* for nobody now */
+	if (TAILQ_EMPTY(&m->watchers) && !observe_all)
 		return;
-	}
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	match_held_flush(m);
-	if (m->held != NULL || db_match_unsynced(logdb, &m->dbm))
-		match_held_add(m, line);
-	else
-		match_event(m, line);
+	match_event(m, line);
 }
 
 /*
- * Before m changes its match points or faults (a move, a fault): if the
- * log has everything of m on the disk, what m shows (match_shown()) is
- * what it has now.  While a deal's end or a fault waits for its sync,
- * m changes nothing more: its seats hold their lines, so no move comes.
- */
-static void
-match_shown_keep(struct match *m)
-{
-	if (db_match_unsynced(logdb, &m->dbm))
-		return;
-	/* the log's: a lost deal's end is not in them */
-	memcpy(m->shown_mpoints, m->dbm.mpoints, sizeof(m->shown_mpoints));
-	memcpy(m->shown_faults, m->faults, sizeof(m->shown_faults));
-}
-
-/*
- * m's match points and faults as the log has them on the disk, for the
- * operator (match_show): a deal's end or a fault shows once its sync is
- * done, as the bots and the watchers hear of it.
+ * m's match points as the log has them (a lost deal's end is not in
+ * them) and its faults, for the operator (match_show).
  */
 void
 match_shown(struct match *m, const int **mpoints, const int **faults)
 {
-	match_shown_keep(m);
-	*mpoints = m->shown_mpoints;
-	*faults = m->shown_faults;
+	*mpoints = m->dbm.mpoints;
+	*faults = m->faults;
 }
 
 /* The log refused a write: the match cannot go on unlogged. */
@@ -763,6 +658,41 @@ match_answer_auction(struct match *m, struct seat *s, enum pend_kind kind,
 		match_call(m, i, v, us / 1000, 0);
 }
 
+/*
+ * Log an answer of seat s that its receipt's hash counts and no move row
+ * will hold (refd-log(5), answers): kind "late" (after its move's
+ * time-out), "note" (to a notification, other than a bare '='), "move"
+ * (to a move that becomes none: it forfeited, or came out of turn).
+ * Only while the match plays, and only for a line of its transcript.
+ * 0, or -1 when the log failed (and the match is aborted).
+ */
+static int
+match_log_answer(struct match *m, struct seat *s, const char *kind, int ok,
+    const char *text, int64_t us)
+{
+	char		 raw[BOTPROTO_MAXLINE + 2];
+	long long	 line = seat_answer_line(s);
+
+	if (m->state != MATCH_PLAYING || line < 1)
+		return 0;
+	util_format(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
+	if (db_answer(logdb, &m->dbm, m->bm.ndeals, seat_index(s), line, kind,
+	    raw, (int)(us / 1000)) == -1) {
+		match_logfail(m);
+		return -1;
+	}
+	return 0;
+}
+
+/* An answer to a move read after its time-out: chained, never played. */
+static void
+match_late(void *arg, struct seat *s, enum pend_kind kind, int ok,
+    const char *text, int64_t us)
+{
+	(void)kind;
+	(void)match_log_answer(arg, s, "late", ok, text, us);
+}
+
 /* An answer from a seat: hello, a move, or an acknowledged note. */
 static void
 match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
@@ -795,11 +725,16 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 	case PEND_GENCALL:
 		break;
 	default:
-		return;		/* '=' or '?' to a note is never a fault */
+		/* '=' or '?' to a note is never a fault; not bare, logged */
+		if (!ok || text[0] != '\0')
+			(void)match_log_answer(m, s, "note", ok, text, us);
+		return;
 	}
 	if (m->state != MATCH_PLAYING || seat_index(s) != m->bm.deal.turn ||
-	    m->bm.deal.phase != match_phase_of(kind))
+	    m->bm.deal.phase != match_phase_of(kind)) {
+		(void)match_log_answer(m, s, "move", ok, text, us);
 		return;
+	}
 	if (m->conf.bank_ms > 0)
 		m->bank_us[seat_index(s)] -= us;
 	len = strcspn(text, " \n");
@@ -844,7 +779,6 @@ match_fault(void *arg, struct seat *s, const char *kind,
 	if (m->state == MATCH_ENDING)
 		return;
 	ms = (int)((us >= 0 ? us : util_now_us() - m->ask_us) / 1000);
-	match_shown_keep(m);
 	m->faults[i]++;
 	fallback = m->conf.policy == POLICY_FALLBACK && !seat_broken(s) &&
 	    m->state == MATCH_PLAYING && i == m->bm.deal.turn &&
@@ -863,6 +797,11 @@ match_fault(void *arg, struct seat *s, const char *kind,
 	} else
 		snprintf(action, sizeof(action), "forfeit");
 	util_printable(ev, sizeof(ev), evidence, strlen(evidence));
+	/* a move answer that forfeits is held by no move row */
+	if (!fallback && m->dbm.answer != NULL && match_log_answer(m, s,
+	    "move", m->dbm.answer[0] == '=', m->dbm.answer + 1,
+	    us >= 0 ? us : 0) == -1)
+		return;
 	if (db_fault(logdb, &m->dbm, m->bm.ndeals, i, kind, ev, ms,
 	    action) == -1) {
 		match_logfail(m);
@@ -888,7 +827,7 @@ match_fault(void *arg, struct seat *s, const char *kind,
 /*
  * Log seat's play of c and what follows from it (a Joker, a trick, the
  * deal's end), all standing or falling together: one savepoint in the
- * loop pass's transaction, which is synced if it ends the deal.  A play
+ * loop pass's transaction.  A play
  * that leads to nothing more is one row, which stands or falls alone.
  * Returns 0, or -1 with nothing of it logged.
  */
@@ -899,7 +838,7 @@ match_log_play(struct match *m, int seat, bri_card c, int trick,
 	if (ev->joker == BRI_NOSEAT && !ev->trick_done && !ev->deal_over)
 		return db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++,
 		    trick, seat, c, (int)ms, fault);
-	if (db_begin(logdb, &m->dbm, ev->deal_over) == -1 ||
+	if (db_begin(logdb, &m->dbm) == -1 ||
 	    db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++, trick, seat, c,
 	    (int)ms, fault) == -1 ||
 	    (ev->joker != BRI_NOSEAT &&
@@ -926,7 +865,7 @@ match_log_play(struct match *m, int seat, bri_card c, int trick,
  * durability policy says, and lines leave before their rows are
  * committed anyway when a group spans passes (not with commit_ms 0): a
  * failure to log it aborts the match, as a lost group does.  A deal's
- * end is logged, committed and synced before any line of it leaves.
+ * end is logged before any line of it leaves.
  */
 static void
 match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
@@ -940,7 +879,6 @@ match_apply(struct match *m, int seat, bri_card c, int64_t ms, int fault)
 	int		 showpartner =
 			    bri_variant_info(m->conf.opt.variant)->showpartner;
 
-	match_shown_keep(m);
 	if (bri_match_play(&m->bm, seat, c, &ev) != BRI_OK) {
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
 		return;
@@ -1072,12 +1010,11 @@ match_bid(struct match *m, int seat, int rank, int64_t ms, int fault)
 	struct bri_view	 v;
 	int		 i, seq = m->bm.deal.ncalls;
 
-	match_shown_keep(m);
 	if (bri_match_bid(&m->bm, seat, rank, &ev) != BRI_OK) {
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
 		return;
 	}
-	if (db_begin(logdb, &m->dbm, ev.deal_over) == -1 ||
+	if (db_begin(logdb, &m->dbm) == -1 ||
 	    db_bid(logdb, &m->dbm, m->bm.ndeals, seq, seat, rank, (int)ms,
 	    fault) == -1 ||
 	    (ev.deal_over && db_deal_end(logdb, &m->dbm, &m->bm) == -1) ||
@@ -1116,7 +1053,7 @@ match_call(struct match *m, int seat, int suit, int64_t ms, int fault)
 		match_finish(m, MATCH_ABORTED, "aborted", "internal error");
 		return;
 	}
-	if (db_begin(logdb, &m->dbm, 0) == -1 ||
+	if (db_begin(logdb, &m->dbm) == -1 ||
 	    db_called(logdb, &m->dbm, m->bm.ndeals, m->bm.deal.ncalls, seat,
 	    m->bm.deal.called, m->bm.deal.partner, (int)ms, fault) == -1 ||
 	    db_commit(logdb) == -1) {
@@ -1214,7 +1151,6 @@ match_finish(struct match *m, enum match_state st, const char *result,
 		snprintf(here.result, sizeof(here.result), "aborted");
 		m->end_unlogged = 1;	/* match_log_ends() tries again */
 		here.st = MATCH_ABORTED;
-		match_held_drop(m);	/* their rows may not be kept */
 		match_announce(m, &here);
 		return;
 	}
@@ -1277,10 +1213,6 @@ match_announce(struct match *m, const struct match_end *e)
 			seat_send(s, PEND_NOTE, NOTE_MS(m), "%s", end);
 		seat_release(s);
 	}
-	/* the end's sync kept every row before it: what waited for one
-	   goes first; if the log failed, it is never told */
-	match_held_flush(m);
-	match_held_drop(m);
 	if (!TAILQ_EMPTY(&m->watchers)) {
 		snprintf(line, sizeof(line), "end %s %s", m->result,
 		    m->reason);
@@ -1321,7 +1253,6 @@ match_end_lost(struct match *m)
 	snprintf(e->result, sizeof(e->result), "aborted");
 	e->st = MATCH_ABORTED;
 	m->end_unlogged = 1;
-	match_held_drop(m);
 	match_end_go(m);
 }
 
@@ -1341,8 +1272,6 @@ match_ends_now(void)
 		return;
 	if (db_sync_now(logdb) == -1)
 		lost = 1;
-	else
-		seat_log_synced();	/* what waited for it goes first */
 	TAILQ_FOREACH(m, &matches, entry)
 		if (m->state == MATCH_ENDING) {
 			if (lost)
@@ -1373,59 +1302,24 @@ match_log_lost(struct db_match *dm)
 	int		 i;
 
 	for (i = 0; i < m->nseats; i++)
-		if (m->seat[i] != NULL) {
+		if (m->seat[i] != NULL)
 			seat_drop_unsent(m->seat[i]);
-			seat_committed(m->seat[i], 0);
-		}
-	match_held_drop(m);
 	if (m->state == MATCH_ENDING)
 		match_end_lost(m);
 	else
 		match_logfail(m);
 }
 
-/*
- * A durable row of this match (a deal's end, a fault) is in the log's
- * open group, which may stay open past this loop pass (db_group_due()):
- * its seats hold their lines until it is committed (match_log_held()).
- */
-void
-match_log_uncommitted(struct db_match *dm)
-{
-	struct match	*m = match_of(dm);
-	int		 i;
-
-	for (i = 0; i < m->nseats; i++)
-		if (m->seat[i] != NULL)
-			seat_hold(m->seat[i], SEAT_UNCOMMITTED);
-}
-
-/*
- * The log syncs this match's durable rows (a deal's end, a fault) on its
- * thread, in sync n: its seats and its watchers hold their lines until
- * that is done (match_log_synced()).  n is 0 when the loop syncs them
- * once the callback now running returns: only the watchers wait, as the
- * seats write after that commit, those that held their lines for it
- * (match_log_uncommitted()) too.
- */
-void
-match_log_held(struct db_match *dm, uint64_t n)
-{
-	struct match	*m = match_of(dm);
-	int		 i;
-
-	for (i = 0; i < m->nseats; i++)
-		if (m->seat[i] != NULL)
-			seat_committed(m->seat[i], n);
-	if (n == 0)
-		match_held_soon(m);
-}
-
-/* The log's syncs have come further: the watchers waiting may hear. */
+/* The log's syncs have come further: the ends they kept are announced. */
 void
 match_log_synced(void)
 {
-	match_held_go(-1, 0, NULL);
+	struct match	*m, *next;
+
+	TAILQ_FOREACH_SAFE(m, &matches, entry, next)
+		if (m->state == MATCH_ENDING &&
+		    !db_match_unsynced(logdb, &m->dbm))
+			match_end_go(m);
 }
 
 /*
@@ -1459,7 +1353,6 @@ match_free(struct match *m)
 	TAILQ_REMOVE(&matches, m, entry);
 	if (m->wait_timer != NULL)
 		event_free(m->wait_timer);
-	free(m->held);
 	free(m->end);
 	free(m);
 }

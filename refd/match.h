@@ -73,10 +73,7 @@ struct match {
 	char		 reason[256];
 	TAILQ_HEAD(, ctl_conn) watchers;
 	TAILQ_HEAD(, ctl_conn) waiters;
-	struct match_held *held;	/* watchers' lines waiting for a sync */
 	struct match_end *end;		/* MATCH_ENDING: what to announce */
-	int		 shown_mpoints[BRI_MAXSEATS]; /* as the disk has them */
-	int		 shown_faults[BRI_MAXSEATS]; /* (match_shown()) */
 };
 TAILQ_HEAD(matchlist, match);
 extern struct matchlist	 matches;
@@ -89,6 +86,7 @@ void		 match_ends_now(void);
 void		 match_stop(struct match *, const char *);
 int		 match_observe(void (*)(struct match *, const char *),
 		    void (*)(struct match *));
+void		 match_observe_all(void);
 void		 match_remote_ready(struct bot *);
 void		 match_slot_freed(void);
 const char	*match_state_name(enum match_state);
@@ -97,8 +95,6 @@ int		 match_playing(void);
 void		 match_free(struct match *);
 void		 match_log_lost(struct db_match *);
 void		 match_log_lost_all(void);
-void		 match_log_uncommitted(struct db_match *);
-void		 match_log_held(struct db_match *, uint64_t);
 void		 match_log_synced(void);
 void		 match_shown(struct match *, const int **, const int **);
 

@@ -24,6 +24,7 @@
 #define AUDIT_MAXARCH	64	/* archives before a log, audited with it */
 
 static int	 audit_missing(sqlite3 *);
+static int	 audit_transcripts(sqlite3 *, long long);
 static int	 audit_file(const char *, int, int, const char *, int, char **);
 static int	 audit_junction(const char *, const char *);
 
@@ -87,6 +88,27 @@ audit_missing(sqlite3 *h)
 		sqlite3_finalize(st);
 	}
 	return bad;
+}
+
+/*
+ * The transcript hashes match id's signed end chains for its seats,
+ * rebuilt from the log by a walker of their own (refctl-receipt.c): 0,
+ * or -1 with the failure printed.
+ */
+static int
+audit_transcripts(sqlite3 *h, long long id)
+{
+	struct au	*b;
+	int		 r;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
+		printf("match %lld FAILED: out of memory\n", id);
+		return -1;
+	}
+	b->h = h;
+	r = receipt_rebuild(b, id);
+	free(b);
+	return r;
 }
 
 /*
@@ -269,6 +291,17 @@ audit_file(const char *path, int all, int live, const char *key, int n,
 		r = au_match(a, id);
 		if (all)
 			as_done(&cnt, a, r);
+		/*
+		 * every seat's signed transcript hashes, from the log alone,
+		 * unless it ended on a log failure, which may have lost the
+		 * rows of the last lines its seats were told
+		 */
+		if (r == 0 && !receipt_lost(a) && audit_transcripts(a->h, id) ==
+		    -1) {
+			bad++;
+			fflush(stdout);
+			continue;
+		}
 		switch (r) {
 		case 0:
 			ok++;

@@ -37,12 +37,14 @@
 #include "key.h"
 #include "guard.h"
 #include "harden.h"
+#include "http.h"
 #include "log.h"
 #include "logsync.h"
 #include "match.h"
 #include "mset.h"
 #include "pidlock.h"
 #include "seat.h"
+#include "site.h"
 #include "spawn.h"
 #include "spawnq.h"
 #include "tourney.h"
@@ -66,7 +68,8 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: refd [-dhv] [-c socket] [-D database] [-f config] "
 	    "[-L botlogdir]\n"
-	    "            [-l host:port] [-m move_ms] [-s startup_ms]\n"
+	    "            [-l host:port] [-m move_ms] [-s startup_ms]"
+	    " [-w [host:]port]\n"
 	    "            [--cluster conninfo --worker name]\n"
 	    "  -c socket     control socket (default refd.sock)\n"
 	    "  -D database   SQLite log (default refd.db)\n"
@@ -77,6 +80,8 @@ usage(int status)
 	    "  -m ms         default per-move limit (default %lld)\n"
 	    "  -s ms         default start-up limit (default %lld)\n"
 	    "  -v            more verbose; -vv for debugging\n"
+	    "  -w host:port  serve the web site (default: none; host "
+	    "127.0.0.1)\n"
 	    "  --cluster c   play a cluster's slots (refd-cluster(7))\n"
 	    "  --worker name as this worker of it\n",
 	    mset_default(MSET_MOVE_MS), mset_default(MSET_STARTUP_MS));
@@ -287,7 +292,7 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 /*
  * The log's thread has synced it up to request n, or failed to with
  * errno error: then what the log holds can no longer be trusted to the
- * disk.  Every running match loses the lines it held for the sync and
+ * disk.  The end it was to keep is never announced, every running match
  * stops, and refd writes nothing more (db_break()) until restarted.
  */
 static void
@@ -304,45 +309,32 @@ refd_log_synced(void *arg, uint64_t n, int error)
 		match_log_lost_all();
 	}
 	db_sync_heard(logdb, n);
-	seat_log_synced();
 	match_log_synced();
 }
 
 /*
- * The log committed durable rows of matches ms (a deal's end, a fault,
- * the match's end): the thread syncs them, and what those matches say
- * from now on waits for it.  With one match
- * playing there is nothing for the loop to do meanwhile, and the hand
- * over to the thread and back costs that match a hundred microseconds
- * a deal: 0, the log syncs in the loop, as it does with no thread (arg
- * NULL), and the matches' watchers hear once it has.
+ * The log committed the end of match m: the thread syncs it, and the
+ * end is announced once it has.  With one match playing there is
+ * nothing for the loop to do meanwhile: 0, the log syncs in the loop.
  */
 static uint64_t
-refd_sync_ask(void *arg, struct db_match **ms, int n)
+refd_sync_ask(void *arg, struct db_match *m)
 {
-	uint64_t	 req = 0;
-	int		 i;
-
-	if (arg != NULL && match_playing() > 1)
-		req = logsync_request(arg);
-	for (i = 0; i < n; i++)
-		match_log_held(ms[i], req);
-	return req;
+	(void)m;
+	return match_playing() > 1 ? logsync_request(arg) : 0;
 }
 
 /*
- * Sync the log's write-ahead log on a thread of its own (logsync.c), so
- * that a deal's end holds up its own match's lines, not the loop.  A log
- * in memory has nothing to sync; if no thread can be had, the loop syncs.
- * Either way refd_sync_ask() hears of every durable commit, so that the
- * matches' watchers wait for its sync (match_log_held()).
+ * Sync the write-ahead log after a match's end on a thread of its own
+ * (logsync.c), so that the end holds up its own match, not the loop.  A
+ * log in memory has nothing to sync; if no thread can be had, the loop
+ * syncs.
  */
 static void
 refd_syncer(void)
 {
 	char	 wal[sizeof(conf.db_path) + 8], err[256];
 
-	db_group_async(logdb, refd_sync_ask, NULL);
 	if (!db_has_file(logdb))
 		return;
 	snprintf(wal, sizeof(wal), "%s-wal", conf.db_path);
@@ -443,9 +435,11 @@ main(int argc, char *argv[])
 	conf.max_unauth = 256;
 	conf.max_per_addr = 32;
 	conf.ctl_idle_ms = 60000;
-	conf.commit_ms = 5;
+	conf.commit_ms = 25;	/* PERFORMANCE.md, issue 35 */
 	conf.ckpt_pages = DB_CKPT_PAGES;
 	conf.keep_matches = 1000;
+	conf.http_max_conns = HTTP_MAX_CONNS;
+	conf.http_max_per_addr = HTTP_MAX_PER_ADDR;
 	conf.cluster_batch_ms = 60000;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
@@ -454,7 +448,7 @@ main(int argc, char *argv[])
 	if (bri_init() != BRI_OK)
 		fatalx("cannot initialise libsodium");
 
-	while ((ch = getopt_long(argc, argv, "c:D:df:hL:l:m:s:v", longopts,
+	while ((ch = getopt_long(argc, argv, "c:D:df:hL:l:m:s:vw:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'C':
@@ -504,6 +498,10 @@ main(int argc, char *argv[])
 			break;
 		case 'v':
 			verbose++;
+			break;
+		case 'w':
+			if (conf_http(&conf, optarg, err, sizeof(err)) == -1)
+				fatalx("%s", err);
 			break;
 		default:
 			usage(1);
@@ -573,7 +571,7 @@ main(int argc, char *argv[])
 	if (base == NULL || event_base_priority_init(base, PRI_COUNT) == -1)
 		fatalx("event_base_new");
 	/* the writes of one or more passes: one commit (DURABILITY) */
-	db_group_mode(logdb, seat_flush_soon, match_log_uncommitted,
+	db_group_mode(logdb, seat_flush_soon,
 	    match_log_lost);
 	db_group_window(logdb, (int64_t)conf.commit_ms * 1000);
 	refd_syncer();
@@ -596,6 +594,12 @@ main(int argc, char *argv[])
 		exit(1);
 	if (conf.listen_host[0] != '\0' && bot_listen() == -1)
 		exit(1);
+	if (conf.http_host[0] != '\0') {
+		if (site_start(err, sizeof(err)) == -1)
+			fatalx("%s", err);
+		log_info("web site on http://%s:%d/", conf.http_host,
+		    http_port());
+	}
 	log_info("refd %s: log %s, control %s", REFD_VERSION, conf.db_path,
 	    conf.ctl_path);
 	if (clock_start(base) == -1)
@@ -608,6 +612,7 @@ main(int argc, char *argv[])
 	event_base_dispatch(base);
 
 	ctl_close();
+	site_stop();
 	spawnq_stop();		/* the seats of bots starting hear their pids */
 	seat_shutdown_all();
 	while ((m = TAILQ_FIRST(&matches)) != NULL)

@@ -92,6 +92,8 @@ sandbox_opts_parse(char * const *argv, struct sandbox_opts *o, char *err,
 		}
 		if (strcmp(w, "--net") == 0)
 			o->net = 1;
+		else if (strcmp(w, "--locks") == 0)
+			o->locks = 1;
 		else if (strncmp(w, "--env=", 6) == 0) {
 			if (!sandbox_envname_ok(w + 6)) {
 				snprintf(err, errlen, "--env: bad variable "
@@ -131,7 +133,7 @@ sandbox_opts_parse(char * const *argv, struct sandbox_opts *o, char *err,
 			o->ro[o->nro++] = w;
 		} else {
 			snprintf(err, errlen, "unknown bot option %.40s (--net, "
-			    "--env=NAME, --dir=PATH, --ro=PATH)", w);
+			    "--env=NAME, --dir=PATH, --ro=PATH, --locks)", w);
 			return -1;
 		}
 	}
@@ -562,6 +564,11 @@ sandbox_build(const struct sandbox_conf *c, const struct sandbox_opts *o,
 	ARG("--remount-ro"); ARG("/dev");
 	ARG("--remount-ro"); ARG("/");
 	ARG("--chdir"); ARG(v);
+	/* the system-call filter (sfilter.c), on the spawner's descriptor */
+	if (c->seccomp) {
+		snprintf(nproc, sizeof(nproc), "%d", SANDBOX_SECCOMP_FD);
+		ARG("--seccomp"); ARG(nproc);
+	}
 	ARG("--");
 	if (c->nproc > 0) {
 		snprintf(nproc, sizeof(nproc), "--nproc=%d", c->nproc);

@@ -19,12 +19,14 @@
 #define SANDBOX_HOME		"/home/bot"
 #define SANDBOX_TMP_MB		64	/* size of a bot's /tmp and HOME */
 #define SANDBOX_NPROC		64	/* processes of one bot */
+#define SANDBOX_SECCOMP_FD	3	/* the filter's descriptor for bwrap */
 
 enum sandbox_mode { SANDBOX_BWRAP, SANDBOX_NONE };
 
 /* A bot's own options, the words before its command (refd.conf(5)). */
 struct sandbox_opts {
 	int		 net;		/* --net: keep the host's network */
+	int		 locks;		/* --locks: file locks allowed */
 	int		 nenv;
 	const char	*env[SANDBOX_MAXENV];	/* --env=NAME: passed in */
 	const char	*dir;		/* --dir=PATH: kept across matches */
@@ -60,6 +62,7 @@ struct sandbox_conf {
 	int		 nproc;		/* process limit, 0: none */
 	int		 tmp_mb;	/* size of /tmp, HOME and /dev/shm */
 	int		 no_userns;	/* bwrap --disable-userns */
+	int		 seccomp;	/* bwrap --seccomp SANDBOX_SECCOMP_FD */
 };
 
 /* A command line built: argv and envp point into buf. */

@@ -116,8 +116,7 @@ struct seat {
 	size_t		 outlen, outcap; /* malloc'd as needed, freed empty */
 	int		 unsent;	/* commands of them in pend */
 	TAILQ_ENTRY(seat) dirty;	/* out changed in this pass */
-	int		 isdirty;	/* on that list, or on syncq */
-	uint64_t	 syncwait;	/* on syncq: out waits for this sync */
+	int		 isdirty;	/* on that list */
 	int		 due;		/* out must be written in this pass */
 	int		 lazy;		/* notes wait for the next command */
 	size_t		 held;		/* bytes of out held from earlier */
@@ -162,6 +161,8 @@ struct seat {
 	/* the match's transcript hashes, from seat_transcript_begin() on */
 	int		 tx_on;		/* hashing this match's lines */
 	unsigned	 tx_first;	/* its first command's id */
+	long long	 ans_line;	/* the answer being handed up answers
+					   this line of the match, or 0 */
 	struct chain_tx	 tx_sent;	/* lines written to the bot */
 	size_t		 tx_from;	/* out's bytes before it: hashed or
 					   not the match's (seat_tx_out()) */
@@ -208,8 +209,6 @@ static struct {
 	char		 buf[GTP_MAXLINE + 2];
 } txa;
 
-/* Dirty seats whose lines wait for the log's sync (db_group_async()) */
-static TAILQ_HEAD(, seat) syncq = TAILQ_HEAD_INITIALIZER(syncq);
 static struct event	*flush_ev;	/* runs seat_flush() after the batch */
 /* Seats whose fault awaits delivery, and the event that delivers them:
    one for all seats rather than one each, for the rare fault. */
@@ -1013,82 +1012,7 @@ seat_undirty(struct seat *s)
 	if (!s->isdirty)
 		return;
 	s->isdirty = 0;
-	if (s->syncwait != 0) {
-		s->syncwait = 0;
-		TAILQ_REMOVE(&syncq, s, dirty);
-	} else
-		TAILQ_REMOVE(&dirty, s, dirty);
-}
-
-/*
- * The lines of s's match tell of a row the log syncs on its thread, in
- * sync n, or of one not yet committed (SEAT_UNCOMMITTED, until
- * seat_committed()): what s has queued, and what it queues from now on,
- * waits until that sync is done (seat_log_synced()).  The loop goes on.
- */
-void
-seat_hold(struct seat *s, uint64_t n)
-{
-	/* seat_flush() commits at the end of the pass, if that is due: no
-	   line of s will have it run, s being off the dirty list */
-	if (n == SEAT_UNCOMMITTED)
-		seat_flush_soon();
-	if (s->syncwait != 0) {		/* on syncq already */
-		if (n > s->syncwait)
-			s->syncwait = n;
-		return;
-	}
-	if (s->isdirty)
-		TAILQ_REMOVE(&dirty, s, dirty);
-	s->isdirty = 1;
-	s->syncwait = n;
-	TAILQ_INSERT_TAIL(&syncq, s, dirty);
-}
-
-/*
- * The rows s waited for the commit of (SEAT_UNCOMMITTED) are committed:
- * its lines now wait for sync n, or for nothing when n is 0 (synced in
- * the loop, or lost, its lines dropped: seat_drop_unsent()).  A seat not
- * held so waits for n as seat_hold() says.
- */
-void
-seat_committed(struct seat *s, uint64_t n)
-{
-	if (s->syncwait != SEAT_UNCOMMITTED) {
-		if (n != 0)
-			seat_hold(s, n);
-		return;
-	}
-	if (n > db_sync_done(logdb)) {
-		s->syncwait = n;
-		return;
-	}
-	TAILQ_REMOVE(&syncq, s, dirty);
-	s->syncwait = 0;
-	TAILQ_INSERT_TAIL(&dirty, s, dirty);
-	seat_flush_soon();
-}
-
-/*
- * The log's syncs have come this far (db_sync_done()): the seats whose
- * lines waited for them may write.
- */
-void
-seat_log_synced(void)
-{
-	struct seat	*s, *next;
-	uint64_t	 done = db_sync_done(logdb);
-
-	for (s = TAILQ_FIRST(&syncq); s != NULL; s = next) {
-		next = TAILQ_NEXT(s, dirty);
-		if (s->syncwait > done)
-			continue;
-		TAILQ_REMOVE(&syncq, s, dirty);
-		s->syncwait = 0;
-		TAILQ_INSERT_TAIL(&dirty, s, dirty);
-	}
-	if (!TAILQ_EMPTY(&dirty))
-		seat_flush_soon();
+	TAILQ_REMOVE(&dirty, s, dirty);
 }
 
 /*
@@ -1175,11 +1099,10 @@ seat_flush(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * The log first, as the durability policy says (db_group_due()): a
- * deal's result or a fault is committed and synced before any line of
- * this pass leaves; other rows may wait a few milliseconds for their
- * commit, in one transaction with later passes'.  A lost group aborts
- * its matches, which may write again: commit that too.
+ * The log first, as the durability policy says (db_group_due()): the
+ * open group is committed once its window is over, in one transaction
+ * with later passes' until then.  A lost group aborts its matches,
+ * which may write again: commit that too.
  */
 static void
 seat_commit_due(void)
@@ -1251,12 +1174,11 @@ seat_write_out(struct seat *s, int64_t began)
 void
 seat_push(struct seat *s)
 {
-	if (!s->isdirty || !s->due || s->syncwait != 0)
+	if (!s->isdirty || !s->due)
 		return;
 	seat_commit_due();
-	/* a lost group drops what this pass queued (seat_drop_unsent());
-	   a sync asked for holds it */
-	if (!s->isdirty || !s->due || s->syncwait != 0)
+	/* a lost group drops what this pass queued (seat_drop_unsent()) */
+	if (!s->isdirty || !s->due)
 		return;
 	seat_undirty(s);
 	seat_write_out(s, util_now_us());
@@ -1633,11 +1555,6 @@ seat_flushed(struct bufferevent *bev, void *arg)
 static void
 seat_close_flushed(struct seat *s)
 {
-	/* lines waiting for a commit, then a sync: made now, or never sent */
-	if (s->syncwait == SEAT_UNCOMMITTED)
-		seat_commit_now();
-	if (s->syncwait > db_sync_done(logdb) && db_sync_now(logdb) == -1)
-		seat_out_cut(s, 0);
 	seat_undirty(s);
 	seat_tx_out(s);
 	seat_out_backlog(s, 0);
@@ -1737,16 +1654,28 @@ seat_answer(struct seat *s)
 			ready_cb(s->bot);
 		return;
 	}
-	if (s->tx_on && p.id >= s->tx_first)
+	s->ans_line = 0;
+	if (s->tx_on && p.id >= s->tx_first) {
 		seat_tx_answer(s);
+		s->ans_line = (long long)(p.id - s->tx_first) + 1;
+	}
 	if (s->npend == 0)
 		seat_arm(s);	/* else an early timer re-arms itself */
 	if (PEND_MOVE(p.kind) || p.abandoned || us > p.limit_us)
 		seat_clock_log(s, &p, p.abandoned ? "late" : "answer",
 		    s->arrival_us ? s->arrival_us : util_now_us(), us);
-	if (p.abandoned)
+	if (p.abandoned) {
+		/* hashed in the receipt: the match logs it */
+		if (s->ans_line > 0 && s->state == SEAT_PLAYING &&
+		    s->cb != NULL && s->cb->late != NULL)
+			s->cb->late(s->cbarg, s, p.kind, s->fr.ok, s->fr.text,
+			    us);
 		return;
+	}
 	if (us > p.limit_us && s->state == SEAT_PLAYING) {
+		if (s->ans_line > 0 && s->cb != NULL && s->cb->late != NULL)
+			s->cb->late(s->cbarg, s, p.kind, s->fr.ok, s->fr.text,
+			    us);
 		snprintf(ev, sizeof(ev), "answer to command %u after %lld ms; "
 		    "the limit is %lld ms", p.id, (long long)us / 1000,
 		    (long long)p.limit_us / 1000);
@@ -1761,6 +1690,16 @@ seat_answer(struct seat *s)
 		snprintf(s->version, sizeof(s->version), "%.63s", s->fr.text);
 	if (s->state == SEAT_PLAYING && s->cb != NULL)
 		s->cb->answer(s->cbarg, s, p.kind, s->fr.ok, s->fr.text, us);
+}
+
+/*
+ * The line of the match (from 1, its match_start) that the answer being
+ * handed to the match's callbacks answers, or 0 for one before it.
+ */
+long long
+seat_answer_line(const struct seat *s)
+{
+	return s->ans_line;
 }
 
 /*

@@ -37,6 +37,9 @@ struct seat_cb {
 		    const char *, int64_t);
 	void	(*fault)(void *, struct seat *, const char *, const char *,
 		    int64_t);
+	void	(*late)(void *, struct seat *, enum pend_kind, int,
+		    const char *, int64_t);	/* an answer after its
+						   time-out, hashed */
 };
 
 struct seat	*seat_spawn(struct bot *, const char *, int64_t, int, char *,
@@ -65,6 +68,7 @@ int		 seat_usable(const struct seat *);
 const char	*seat_peer(const struct seat *);
 const char	*seat_name(const struct seat *);
 const char	*seat_version(const struct seat *);
+long long	 seat_answer_line(const struct seat *);
 
 void		 seat_reap(pid_t, int);
 int		 seat_count(void);
@@ -72,11 +76,5 @@ int		 seat_unauth(const char *, int *);
 int		 seat_unauth_evict(const char *, int);
 void		 seat_shutdown_all(void);
 void		 seat_flush_soon(void);
-/* seat_hold(): until the rows the lines tell of are committed */
-#define SEAT_UNCOMMITTED	UINT64_MAX
-
-void		 seat_hold(struct seat *, uint64_t);
-void		 seat_committed(struct seat *, uint64_t);
-void		 seat_log_synced(void);
 
 #endif /* REFD_SEAT_H */

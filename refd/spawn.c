@@ -38,6 +38,7 @@
 #include "cgroup.h"
 #include "log.h"
 #include "sandbox.h"
+#include "sfilter.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -51,6 +52,8 @@ static uid_t	bot_uid;
 static gid_t	bot_gid;
 static char	bot_user_name[64];	/* bot_uid's name, for messages */
 static char	refusal[512];	/* why no bot may be spawned, "" if none */
+static int	filter[2] = { -1, -1 };	/* sealed memfds of the system-call
+					 * filter, without and with locks */
 static int	memcg;		/* each bot in a memory cgroup of its own */
 static char	memcg_why[512];	/* why not, with a memory limit; or "" */
 
@@ -142,6 +145,7 @@ struct spawn_child_args {
 	int		  outw;		/* its stdout */
 	int		  errw;		/* its stderr */
 	int		  cgfd;		/* its cgroup's cgroup.procs, or -1 */
+	int		  sfd;		/* its filter, for bwrap, or -1 */
 	int		  err;		/* errno of what failed, 0 if none */
 	int		  when;		/* 1: becoming the bot user, 2: exec,
 					 * 3: entering its cgroup */
@@ -259,11 +263,13 @@ spawn_child(void *arg)
 		if (n != SIGKILL && n != SIGSTOP)
 			syscall(SYS_rt_sigaction, n, none, NULL, 8);
 	if (spawn_fd(a->inr, 0) == -1 || spawn_fd(a->outw, 1) == -1 ||
-	    spawn_fd(a->errw, 2) == -1)
+	    spawn_fd(a->errw, 2) == -1 || (a->sfd != -1 &&
+	    spawn_fd(a->sfd, SANDBOX_SECCOMP_FD) == -1))
 		syscall(SYS_exit_group, 127);
 	/* close_range: one call, where thousands of close() would do */
-	if (syscall(SYS_close_range, 3, ~0U, 0) == -1)
-		for (n = 3; n < 65536; n++)
+	n = a->sfd != -1 ? SANDBOX_SECCOMP_FD + 1 : 3;
+	if (syscall(SYS_close_range, (unsigned)n, ~0U, 0) == -1)
+		for (; n < 65536; n++)
 			syscall(SYS_close, n);
 	if (lim_cpu > 0)	/* SIGXCPU, then KILL */
 		spawn_rlimit(RLIMIT_CPU, (rlim_t)lim_cpu, (rlim_t)lim_cpu + 1);
@@ -289,6 +295,7 @@ struct spawn_job {
 	struct sandbox_cmd	 sc;	/* 32 KiB: never on a stack */
 	struct spawn_child_args	 a;
 	char			 cgname[CGROUP_NAMELEN];	/* or "" */
+	int			 locks;	/* its filter allows file locks */
 };
 
 /* Close what fds holds, and mark it so. */
@@ -354,6 +361,8 @@ spawn_prepare(char **argv, struct spawn_fds *fds, char *err, size_t errlen)
 	j->a.outw = p[1][1];
 	j->a.errw = p[2][1];
 	j->a.cgfd = -1;
+	j->a.sfd = -1;
+	j->locks = o.locks;
 	fds->in = p[0][1];
 	fds->out = p[1][0];
 	fds->err = p[2][0];
@@ -388,6 +397,14 @@ spawn_run(struct spawn_job *j, void *stack, size_t len, char *err,
 		pid = -1;
 		goto out;
 	}
+	/* a descriptor of its filter of its own: bwrap reads it through */
+	if (sb.seccomp && (a->sfd = sfilter_open(filter[j->locks])) == -1) {
+		snprintf(err, errlen, "its system-call filter: %s",
+		    strerror(errno));
+		dprintf(a->errw, "refd: cannot run %s: %s\n", a->argv[0], err);
+		pid = -1;
+		goto out;
+	}
 	/* back here once the child has executed the bot, or exited */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -411,6 +428,15 @@ spawn_run(struct spawn_job *j, void *stack, size_t len, char *err,
 		a->cgfd = -1;
 	}
 out:
+	if (a->cgfd != -1) {
+		cgroup_bot_started(j->cgname, -1);
+		close(a->cgfd);
+		a->cgfd = -1;
+	}
+	if (a->sfd != -1) {
+		close(a->sfd);
+		a->sfd = -1;
+	}
 	close(a->inr);
 	close(a->outw);
 	close(a->errw);
@@ -430,6 +456,8 @@ spawn_job_free(struct spawn_job *j)
 		close(j->a.outw);
 	if (j->a.errw != -1)
 		close(j->a.errw);
+	if (j->a.sfd != -1)
+		close(j->a.sfd);
 	free(j);
 }
 
@@ -576,6 +604,7 @@ spawn_setup(enum sandbox_mode mode, const char *bot_user, char *err,
 	struct passwd	*pw;
 	char		 why[512], real[PATH_MAX];
 	const char	*home;
+	int		 i;
 
 	sb.mode = mode;
 	refusal[0] = '\0';
@@ -618,6 +647,15 @@ spawn_setup(enum sandbox_mode mode, const char *bot_user, char *err,
 	}
 	if (mode == SANDBOX_NONE)
 		return 0;
+	/* the filter, built once: each bot gets a descriptor of it */
+	for (i = 0; i < 2; i++)
+		if (filter[i] == -1 && (filter[i] = sfilter_build(i, why,
+		    sizeof(why))) == -1) {
+			snprintf(refusal, sizeof(refusal), "the system-call "
+			    "filter: %.400s", why);
+			goto refuse;
+		}
+	sb.seccomp = 1;
 	memcg = 0;
 	memcg_why[0] = '\0';
 	if (lim_mem > 0) {

@@ -84,13 +84,20 @@ def alive(r):
     assert r.must("status")
 
 
+def named(paths):
+    """paths as words of a bot's command: as root, bot_add refuses a
+    command naming files the bot user cannot read, so they are given as
+    "@P", which the bot reads as P and refd as no file at all."""
+    return ["@" + p for p in paths] if os.geteuid() == 0 else paths
+
+
 def test_read_log_and_config(r, conf):
     """The log, its journals, the config file and the bot logs, even
     when the bot's own command names them."""
     targets = [r.db, r.db + "-wal", conf, r.sock,
                os.path.join(r.tmp, "refd.err"),
                os.path.join(r.tmp, "match1-seat0-ok1.log")]
-    mid, text = beside(r, "ch-files", CHEAT + ["files"] + targets)
+    mid, text = beside(r, "ch-files", CHEAT + ["files"] + named(targets))
     check_blocked(text, "files")
     assert TOKEN not in text
 
@@ -109,7 +116,7 @@ def test_procs_memory_fds(r, conf):
 
 def test_control_socket(r, conf):
     """The control socket: neither reached nor able to shut refd down."""
-    mid, text = beside(r, "ch-sock", CHEAT + ["socket", r.sock])
+    mid, text = beside(r, "ch-sock", CHEAT + ["socket"] + named([r.sock]))
     check_blocked(text, "socket")
     alive(r)
 
@@ -563,9 +570,10 @@ def memfill_match(r2, tmp, limit):
     returns (its bot log, peak growth of shared memory in MiB, its
     match's options)."""
     import threading
-    for i in range(3):
-        r2.add("m%d" % i, harness.EVIL + ["good"])
-    r2.add("filler", CHEAT + ["memfill", "400", str(limit)])
+    for i in range(3):     # once: the second time they are there
+        r2.ctl("bot_add", "m%d" % i, "spawn", *harness.EVIL, "good")
+    r2.ctl("bot_add", "filler", "spawn", *CHEAT, "memfill", "400",
+           str(limit))
     base = shmem_mib()
     peak = [base]
     stop = threading.Event()
@@ -617,7 +625,13 @@ def test_memory_counted(r, conf):
     still hold."""
     r2, tmp = net_refd("bot_memory_mb 128\n")
     try:
-        text, grew, opts = memfill_match(r2, tmp, 128)
+        # the host's shared memory is every process's (a PostgreSQL
+        # starting beside the suite takes its buffers): once more if it
+        # grew past the bound, to tell such a neighbour from the bot
+        for _ in range(3):
+            text, grew, opts = memfill_match(r2, tmp, 128)
+            if grew <= 128 + 48:
+                break
     finally:
         r2.stop()
     assert "cheat memfill tried fill /dev/shm" in text, text[:300]
@@ -635,7 +649,10 @@ def test_memory_counted(r, conf):
         f.write("bot_memory_mb 128\n")
     r3 = harness.Refd(tmp, extra=["-f", c], preexec_fn=drop_to_nobody)
     try:
-        text, grew, opts = memfill_match(r3, tmp, 3 * 64)
+        for _ in range(3):
+            text, grew, opts = memfill_match(r3, tmp, 3 * 64)
+            if grew <= 3 * 64 + 48:
+                break
     finally:
         r3.stop()
     err = open(os.path.join(tmp, "refd.err")).read()
@@ -649,6 +666,55 @@ def test_memory_counted(r, conf):
     assert held(text) <= 3 * 64 + 8, (held(text), text[-600:])
     assert grew <= 3 * 64 + 48, "shared memory grew by %d MiB" % grew
     shutil.rmtree(tmp, ignore_errors=True)
+
+def test_calls_refused(r, conf):
+    """ptrace, process_vm_readv, perf_event_open, bpf, userfaultfd,
+    keyctl, io_uring, inotify, unshare and clone into a new user
+    namespace: refused by the system-call filter."""
+    mid, text = beside(r, "ch-calls", CHEAT + ["calls"])
+    check_blocked(text, "calls")
+    for what in ("ptrace attach", "keyctl", "io_uring_setup", "unshare",
+                 "clone a new user namespace"):
+        assert "cheat calls tried " + what in text, (what, text[:500])
+
+
+def test_page_cache_refused(r, conf):
+    """A bot cannot read or drop the page cache's state, which would
+    carry a message from one match to the next: fadvise DONTNEED,
+    preadv2 with RWF_NOWAIT, mincore, madvise page-out, cachestat."""
+    mid, text = beside(r, "ch-pcache", CHEAT + ["pagecache"])
+    check_blocked(text, "pagecache")
+    assert "cheat pagecache tried preadv2 RWF_NOWAIT" in text, text[:500]
+
+
+def test_lock_channel(r, conf):
+    """Two bots at one table: one holds flock, fcntl and OFD locks on a
+    host file both read, the other never sees them held; healthy
+    matches beside them finish."""
+    healthy(r)
+    r.add("ch-lsend", CHEAT + ["lockchan", "send"])
+    r.add("ch-lrecv", CHEAT + ["lockchan", "recv"])
+    mid = r.start("classic2", ["ch-lsend", "ch-lrecv"], "deals_to_win=1")
+    others = [r.start("classic2", ["ok1", "ok2"], "deals_to_win=1")
+              for _ in range(2)]
+    for m in others:
+        result, reason = r.wait(m)
+        assert result.startswith(("seat", "draw")), (m, result, reason)
+    r.wait(mid)
+    send = bot_log(r, mid, 0, "ch-lsend")
+    recv = bot_log(r, mid, 1, "ch-lrecv")
+    check_blocked(send, "lockchan")
+    check_blocked(recv, "lockchan")
+    assert "cheat lockchan tried see flock" in recv, recv[:300]
+    # a definition may allow them to bots that need them: then they
+    # are a channel, as they were to every bot
+    r.add("ch-lsend2", ["--locks"] + CHEAT + ["lockchan", "send"])
+    r.add("ch-lrecv2", ["--locks"] + CHEAT + ["lockchan", "recv"])
+    mid = r.start("classic2", ["ch-lsend2", "ch-lrecv2"], "deals_to_win=1")
+    r.wait(mid)
+    text = bot_log(r, mid, 1, "ch-lrecv2")
+    assert "cheat lockchan REACHED saw the other bot's flock" in text, \
+        text[:500]
 
 
 def tour(r, name, text):
@@ -913,7 +979,8 @@ TESTS = [test_read_log_and_config, test_procs_memory_fds,
          test_socket_path_not_clobbered, test_botlog_no_symlink,
          test_log_replaced, test_not_dumpable, test_ordinary_user,
          test_planted_secrets, test_outside_view_named,
-         test_memory_counted,
+         test_memory_counted, test_calls_refused, test_page_cache_refused,
+         test_lock_channel,
          test_duplicate_seed,
          test_duplicate_remote_refused, test_net_unauthenticated_caps,
          test_net_control_limits, test_net_token_guessing]

@@ -17,7 +17,8 @@ until quit.  Attacks:
                 processes it can see; read their fds, memory, environ
   fds           descriptors beyond 0, 1 and 2
   env           variables beyond PATH, LANG and HOME
-  socket P      connect to the control socket P and shut refd down
+  socket P      connect to the control socket P and shut refd down (@P
+                as for files)
   signals PID   SIGSTOP refd (PID) and every process it can signal
   escape MARK   setsid and a double fork: a grandchild that outlives
                 the match, its command line holding MARK
@@ -26,6 +27,13 @@ until quit.  Attacks:
                 after "cheat listen got ", for the test to read
   memfill N [L] fill /dev/shm, /dev, /tmp, HOME and a tmpfs of its own
                 with N MiB each; REACHED if it held more than L MiB
+  calls         ptrace, process_vm_readv, perf_event_open, bpf,
+                userfaultfd, keyctl, io_uring, inotify, unshare and a
+                clone into new namespaces: each that works is REACHED
+  pagecache [F] fadvise DONTNEED, preadv2 RWF_NOWAIT, mincore, madvise
+                page-out and cachestat on F (its own program)
+  lockchan send|recv  flock, fcntl and OFD locks on its own program:
+                the sender holds them, the receiver sees them held
   remember TAG  leave a mark named for TAG on every writable place it
                 finds, and report the marks of an earlier match
 """
@@ -150,6 +158,7 @@ def attack_env():
 
 def attack_socket():
     for p in ARGS:
+        p = p[1:] if p.startswith("@") else p
         tried("connect " + p)
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(2)
@@ -300,7 +309,183 @@ def attack_memfill():
         reached("held %d MiB" % total)
 
 
-ATTACKS = {"memfill": attack_memfill, "listen": lambda: None, "files": attack_files, "procs": attack_procs, "fds": attack_fds,
+def libc():
+    import ctypes
+    return ctypes.CDLL(None, use_errno=True)
+
+
+# x86-64 system call numbers, for the calls Python has no wrapper for
+NR = {"ptrace": 101, "process_vm_readv": 310, "perf_event_open": 298,
+      "bpf": 321, "userfaultfd": 323, "keyctl": 250, "io_uring_setup": 425,
+      "unshare": 272, "mincore": 27, "madvise": 28, "cachestat": 451,
+      "inotify_init1": 294, "flock": 73}
+
+
+def call(name, *args):
+    """System call name; (result, errno)."""
+    import ctypes
+    lc = libc()
+    lc.syscall.restype = ctypes.c_long
+    r = lc.syscall(ctypes.c_long(NR[name]), *args)
+    return r, ctypes.get_errno()
+
+
+def attack_calls():
+    """System calls that reach past a namespace or make one: each that
+    works is REACHED."""
+    import ctypes
+    kid = os.fork()
+    if kid == 0:
+        time.sleep(30)
+        os._exit(0)
+    try:
+        tried("ptrace attach")
+        r, e = call("ptrace", ctypes.c_long(16), ctypes.c_long(kid), None,
+                    None)
+        if r == 0:
+            reached("ptrace attach")
+            os.waitpid(kid, 0)
+            call("ptrace", ctypes.c_long(17), ctypes.c_long(kid), None, None)
+        tried("process_vm_readv")
+        buf = ctypes.create_string_buffer(8)
+        local = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 8)
+        remote = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 8)
+        r, e = call("process_vm_readv", ctypes.c_long(kid), local,
+                    ctypes.c_long(1), remote, ctypes.c_long(1),
+                    ctypes.c_long(0))
+        if r > 0:
+            reached("process_vm_readv", r)
+    finally:
+        os.kill(kid, signal.SIGKILL)
+        os.waitpid(kid, 0)
+    attr = ctypes.create_string_buffer(128)
+    attr[0] = 1     # PERF_TYPE_SOFTWARE, config 0: cpu-clock
+    attr[4] = 128   # its size
+    for name, args in (
+            ("perf_event_open", (attr, ctypes.c_long(0), ctypes.c_long(-1),
+                                 ctypes.c_long(-1), ctypes.c_long(0))),
+            ("bpf", (ctypes.c_long(0), ctypes.create_string_buffer(128),
+                     ctypes.c_long(128))),
+            ("userfaultfd", (ctypes.c_long(1),)),
+            ("keyctl", (ctypes.c_long(0), ctypes.c_long(-3),
+                        ctypes.c_long(1))),
+            ("io_uring_setup", (ctypes.c_long(4),
+                                ctypes.create_string_buffer(120))),
+            ("inotify_init1", (ctypes.c_long(0),)),
+            ("unshare", (ctypes.c_long(0x10000000),))):
+        tried(name)
+        r, e = call(name, *args)
+        if r >= 0:
+            reached(name, r)
+    # clone with a new user namespace, through fork's own path
+    tried("clone a new user namespace")
+    r, e = libc().syscall(ctypes.c_long(56), ctypes.c_long(0x10000000 | 17),
+                          None, None, None, None), 0
+    if r == 0:
+        os._exit(0)
+    if r > 0:
+        os.waitpid(r, 0)
+        reached("clone a new user namespace", r)
+
+
+def page_file():
+    """A file whose pages the bot may read: its own program."""
+    return os.path.abspath(sys.argv[0])
+
+
+def attack_pagecache():
+    """What reads or drops another reader's page cache: fadvise, madvise
+    page-out, mincore, cachestat, preadv2 with RWF_NOWAIT."""
+    import ctypes
+    path = ARGS[0] if ARGS else page_file()
+    fd = os.open(path, os.O_RDONLY)
+    tried("posix_fadvise DONTNEED " + path)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        reached("posix_fadvise DONTNEED")
+    except OSError:
+        pass
+    tried("preadv2 RWF_NOWAIT")
+    try:
+        os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)
+        reached("preadv2 RWF_NOWAIT")
+    except OSError as e:
+        if e.errno == 11:       # EAGAIN: it answered "not cached"
+            reached("preadv2 RWF_NOWAIT", "EAGAIN")
+    # a page of it mapped, read-only and shared
+    lc = libc()
+    lc.mmap.restype = ctypes.c_void_p
+    p = lc.mmap(None, ctypes.c_size_t(4096), ctypes.c_int(1),
+                ctypes.c_int(1), ctypes.c_int(fd), ctypes.c_long(0))
+    vec = ctypes.create_string_buffer(1)
+    tried("mincore")
+    r, e = call("mincore", ctypes.c_void_p(p), ctypes.c_long(4096), vec)
+    if r == 0:
+        reached("mincore", vec.raw)
+    for name, advice in (("MADV_PAGEOUT", 21), ("MADV_COLD", 20)):
+        tried("madvise " + name)
+        r, e = call("madvise", ctypes.c_void_p(p), ctypes.c_long(4096),
+                    ctypes.c_long(advice))
+        if r == 0:
+            reached("madvise " + name)
+    tried("cachestat")
+    rng = (ctypes.c_uint64 * 2)(0, 0)
+    st = (ctypes.c_uint64 * 8)()
+    r, e = call("cachestat", ctypes.c_long(fd), rng, st, ctypes.c_long(0))
+    if r == 0:
+        reached("cachestat", list(st)[:2])
+    os.close(fd)
+
+
+def attack_lockchan():
+    """Two bots at one table share a bit through a lock on a host file
+    both can read: "lockchan send" holds it, "lockchan recv" sees it
+    held.  Tried with flock, and fcntl and OFD record locks."""
+    import fcntl
+    import struct
+    role = ARGS[0]
+    path = page_file()
+    fd = os.open(path, os.O_RDONLY)
+    rd = struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0)
+    wr = struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0)
+    if role == "send":
+        for how, fn in (("flock", lambda: fcntl.flock(fd, fcntl.LOCK_EX)),
+                        ("F_SETLK", lambda: fcntl.fcntl(fd, fcntl.F_SETLK,
+                                                        rd)),
+                        ("F_OFD_SETLK", lambda: fcntl.fcntl(fd, 37, rd))):
+            tried("hold " + how)
+            try:
+                fn()
+                say("holds " + how)     # or believes it does
+            except OSError:
+                pass
+        time.sleep(3)           # while the other looks
+        return
+    time.sleep(1)
+    for how, fn in (
+            ("flock", lambda: fcntl.flock(fd, fcntl.LOCK_EX |
+                                          fcntl.LOCK_NB)),
+            ("F_GETLK", lambda: struct.unpack(
+                "hhqqi", fcntl.fcntl(fd, fcntl.F_GETLK, wr))[0] !=
+                fcntl.F_UNLCK and ko()),
+            ("F_OFD_GETLK", lambda: struct.unpack(
+                "hhqqi", fcntl.fcntl(fd, 36, wr))[0] != fcntl.F_UNLCK and
+                ko())):
+        tried("see " + how)
+        try:
+            fn()
+        except BlockingIOError:
+            reached("saw the other bot's " + how)
+        except OSError:
+            pass
+
+
+def ko():
+    raise BlockingIOError()
+
+
+ATTACKS = {"calls": attack_calls, "pagecache": attack_pagecache,
+           "lockchan": attack_lockchan, "memfill": attack_memfill, "listen": lambda: None, "files": attack_files, "procs": attack_procs, "fds": attack_fds,
            "env": attack_env, "socket": attack_socket,
            "signals": attack_signals, "escape": attack_escape,
            "forkbomb": attack_forkbomb, "remember": attack_remember}

@@ -829,7 +829,7 @@ play_one(struct db *db, struct db_match *m, struct bri_match *bm, int seq)
 	for (i = 0; c == BRI_NOCARD; i++)
 		c = bm->deal.hand[seat][i];
 	assert_int_equal(bri_match_play(bm, seat, c, &ev), BRI_OK);
-	assert_int_equal(db_begin(db, m, ev.deal_over), 0);
+	assert_int_equal(db_begin(db, m), 0);
 	assert_int_equal(db_play(db, m, 1, seq, trick, seat, c, 5, 0), 0);
 	if (ev.trick_done)
 		assert_int_equal(db_trick(db, m, 1, trick, ev.trick_winner,
@@ -857,7 +857,7 @@ test_group_mode(void **state)
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	hook_calls = nlost = 0;
-	db_group_mode(db, group_hook, NULL, group_lost);
+	db_group_mode(db, group_hook, group_lost);
 	begin_deal(db, &m, &bm);	/* the deal opens the first group */
 	assert_int_equal(hook_calls, 1);
 	assert_int_equal(db_group_pending(db), 1);
@@ -907,7 +907,7 @@ test_group_lost(void **state)
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	hook_calls = nlost = 0;
-	db_group_mode(db, group_hook, NULL, group_lost);
+	db_group_mode(db, group_hook, group_lost);
 	begin_deal(db, &m1, &b1);
 	begin_deal(db, &m2, &b2);
 	begin_deal(db, &m3, &b3);
@@ -960,11 +960,11 @@ static struct db_match	*ask_seen;	/* the one match it was asked for */
 static int		 ask_n;
 
 static uint64_t
-sync_ask(void *arg, struct db_match **ms, int n)
+sync_ask(void *arg, struct db_match *m)
 {
 	(void)arg;
-	ask_n = n;
-	ask_seen = n > 0 ? ms[0] : NULL;
+	ask_n++;
+	ask_seen = m;
 	return ask_ret;
 }
 
@@ -1112,17 +1112,17 @@ open_async(void)
 	db = db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	hook_calls = nlost = 0;
-	db_group_mode(db, group_hook, NULL, group_lost);
+	db_group_mode(db, group_hook, group_lost);
 	db_group_async(db, sync_ask, NULL);
 	return db;
 }
 
 /*
- * A durable row (a fault) makes its match wait for the log's sync, and
- * only that match: while its group is open, and after the commit until
- * the sync it was handed to is heard of.  A sync kept in the loop frees
- * it at once, and so does any sync in the loop after the request (the
- * end's).  Watchers wait on this as the seats do (match.c).
+ * Only a match's end asks for a sync: a fault, a deal's end and the
+ * plays before them are committed with their group, unsynced, when its
+ * window is over and not before, and their match never waits for a
+ * sync.  An end asked of a thread leaves its match unsynced until heard
+ * of, or until the loop syncs (another end kept there).
  */
 static void
 test_group_unsynced(void **state)
@@ -1130,158 +1130,49 @@ test_group_unsynced(void **state)
 	struct db		*db;
 	struct db_match		 m1, m2;
 	struct bri_match	 b1, b2;
-
-	(void)state;
-	db = open_async();
-	begin_deal(db, &m1, &b1);
-	begin_deal(db, &m2, &b2);
-	play_one(db, &m1, &b1, 0);
-	assert_int_equal(db_group_commit(db), 0);
-	assert_int_equal(ask_n, 0);		/* nothing durable */
-	assert_false(db_match_unsynced(db, &m1));
-
-	/* handed to a thread as request 7: m1 waits, m2 does not */
-	assert_int_equal(db_fault(db, &m1, 1, 0, "illegal", "x", 3,
-	    "forfeit"), 0);
-	assert_true(db_match_unsynced(db, &m1));	/* uncommitted */
-	assert_false(db_match_unsynced(db, &m2));
-	ask_ret = 7;
-	assert_int_equal(db_group_commit(db), 0);
-	assert_int_equal(ask_n, 1);
-	assert_ptr_equal(ask_seen, &m1);
-	assert_true(db_match_unsynced(db, &m1));	/* not yet synced */
-	assert_false(db_match_unsynced(db, &m2));
-	db_sync_heard(db, 6);
-	assert_true(db_match_unsynced(db, &m1));
-	db_sync_heard(db, 7);
-	assert_false(db_match_unsynced(db, &m1));
-
-	/* kept in the loop (0): synced by the commit itself */
-	assert_int_equal(db_fault(db, &m2, 1, 1, "illegal", "y", 3,
-	    "forfeit"), 0);
-	assert_true(db_match_unsynced(db, &m2));
-	ask_ret = 0;
-	assert_int_equal(db_group_commit(db), 0);
-	assert_ptr_equal(ask_seen, &m2);
-	assert_false(db_match_unsynced(db, &m2));
-
-	/* request 9 never heard of, but a match's end syncs in the loop */
-	assert_int_equal(db_fault(db, &m1, 1, 0, "illegal", "z", 3,
-	    "forfeit"), 0);
-	ask_ret = 9;
-	assert_int_equal(db_group_commit(db), 0);
-	assert_true(db_match_unsynced(db, &m1));
-	assert_int_equal(db_match_end(db, &m2, "aborted", "test", NULL, 0),
-	    0);
-	assert_false(db_match_unsynced(db, &m1));
-	assert_int_equal(db_sync_done(db), 9);
-	assert_int_equal(nlost, 0);
-	db_group_async(db, NULL, NULL);
-	db_close(db);
-}
-
-static int			 held_n;	/* held_hook() calls */
-static struct db_match		*held_seen;	/* its last match */
-
-static void
-held_hook(struct db_match *m)
-{
-	held_n++;
-	held_seen = m;
-}
-
-/*
- * With held() given, a durable row may wait for a later pass's commit
- * while fewer than one match in DB_DURABLE_SHARE of those writing waits
- * (in this group or the one before, whichever had more), and never
- * beyond the window: its match hears held() at once and stays unsynced.
- * A match alone, or one of a few, commits at the end of its pass; so
- * does every match when nobody holds the lines.
- */
-static void
-test_group_durable_waits(void **state)
-{
-	struct db		*db;
-	struct db_match		 m[10];
-	struct bri_match	 b[10];
 	struct timespec		 ts;
 	int64_t			 now, wait;
-	long long		 commits, waited;
-	int			 i;
+	int			 seq = 0;
 
 	(void)state;
 	db = open_async();
-	db_group_mode(db, group_hook, held_hook, group_lost);
 	db_group_window(db, 10000000);	/* 10 s: never reached by itself */
-	for (i = 0; i < 10; i++)
-		begin_deal(db, &m[i], &b[i]);
+	begin_deal(db, &m1, &b1);
+	begin_deal(db, &m2, &b2);
 	assert_int_equal(db_group_commit(db), 0);
 	clock_gettime(CLOCK_MONOTONIC, &ts);	/* the log's clock */
 	now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 + 1000000;
-	ask_ret = 0;
 
-	/* two matches writing: one in two waits, so no waiting */
-	held_n = 0;
-	play_one(db, &m[2], &b[2], 0);
-	assert_int_equal(db_fault(db, &m[3], 1, 0, "illegal", "z", 3,
-	    "forfeit"), 0);
-	assert_int_equal(held_n, 1);
-	assert_int_equal(db_group_due(db, now, &wait), 1);
-	assert_int_equal(db_group_commit(db), 0);
-	assert_false(db_match_unsynced(db, &m[3]));
-
-	/* ten matches write in the group, a fault of one: it waits */
-	for (i = 0; i < 10; i++)
-		play_one(db, &m[i], &b[i], i == 2 ? 1 : 0);
-	held_n = 0;
-	assert_int_equal(db_fault(db, &m[0], 1, 0, "illegal", "x", 3,
-	    "forfeit"), 0);
-	assert_int_equal(held_n, 1);
-	assert_ptr_equal(held_seen, &m[0]);
-	assert_true(db_match_unsynced(db, &m[0]));
-	assert_false(db_match_unsynced(db, &m[1]));
+	/* a fault and a whole deal's end: nothing asked, nothing due */
+	ask_n = 0;
+	ask_ret = 7;
+	assert_int_equal(db_fault(db, &m1, 1, 0, "illegal", "x", 3,
+	    "fallback"), 0);
+	while (!b2.deal.over)
+		play_one(db, &m2, &b2, seq++);
+	assert_int_equal(db_deal_end(db, &m2, &b2), 0);
+	assert_false(db_match_unsynced(db, &m1));
+	assert_false(db_match_unsynced(db, &m2));
 	assert_int_equal(db_group_due(db, now, &wait), 0);
 	assert_true(wait > 0);
-	/* but not beyond the window */
 	assert_int_equal(db_group_due(db, now + 10000000, &wait), 1);
-	/* more faults: due once the share of ten is reached, not before */
-	for (i = 1; i * DB_DURABLE_SHARE < 10; i++) {
-		assert_int_equal(db_group_due(db, now, &wait), 0);
-		assert_int_equal(db_fault(db, &m[i], 1, 0, "illegal", "y", 3,
-		    "forfeit"), 0);
-	}
-	assert_int_equal(held_n, i);
-	assert_true(i > 1);
-	assert_int_equal(db_group_due(db, now, &wait), 1);
 	assert_int_equal(db_group_commit(db), 0);
-	assert_int_equal(ask_n, i);
-	assert_false(db_match_unsynced(db, &m[0]));
-	assert_false(db_match_unsynced(db, &m[1]));
-	db_group_counts(db, &commits, &waited);
-	assert_int_equal(waited, 1);
+	assert_int_equal(ask_n, 0);
+	assert_false(db_match_unsynced(db, &m1));
+	assert_false(db_match_unsynced(db, &m2));
 
-	/* the group before had ten writers: one of two waits here */
-	play_one(db, &m[4], &b[4], 1);
-	assert_int_equal(db_fault(db, &m[5], 1, 0, "illegal", "v", 3,
-	    "forfeit"), 0);
-	assert_int_equal(db_group_due(db, now, &wait), 0);
-	assert_int_equal(db_group_commit(db), 0);
-
-	/* nobody to hold the lines: the pass's commit, as ever */
-	db_group_mode(db, group_hook, NULL, group_lost);
-	for (i = 6; i < 10; i++)
-		play_one(db, &m[i], &b[i], 1);
-	play_one(db, &m[0], &b[0], 1);
-	play_one(db, &m[1], &b[1], 1);
-	held_n = 0;
-	assert_int_equal(db_fault(db, &m[6], 1, 0, "illegal", "w", 3,
-	    "forfeit"), 0);
-	assert_int_equal(held_n, 0);
-	assert_int_equal(db_group_due(db, now, &wait), 1);
-	assert_int_equal(db_group_commit(db), 0);
-	db_group_counts(db, &commits, &waited);
-	assert_int_equal(waited, 2);
-	assert_true(commits >= 5);
+	/* an end handed to a thread as request 9, never heard of: another
+	   end synced in the loop frees it */
+	assert_int_equal(db_match_end_async(db, &m1, "seat0", "test", NULL,
+	    0), 0);
+	assert_int_equal(ask_n, 1);
+	assert_ptr_equal(ask_seen, &m1);
+	assert_true(db_match_unsynced(db, &m1));
+	assert_false(db_match_unsynced(db, &m2));
+	assert_int_equal(db_match_end(db, &m2, "aborted", "test", NULL, 0),
+	    0);
+	assert_false(db_match_unsynced(db, &m1));
+	assert_int_equal(db_sync_done(db), 7);
 	assert_int_equal(nlost, 0);
 	db_group_async(db, NULL, NULL);
 	db_close(db);
@@ -1499,8 +1390,6 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_group_unsynced, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_group_durable_waits,
-		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_async, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoints, setup,

@@ -71,6 +71,7 @@ conf_init(struct sandbox_conf *c)
 	c->nproc = 64;
 	c->tmp_mb = 64;
 	c->no_userns = 1;
+	c->seccomp = 1;
 	assert_int_equal(sandbox_system(c, "/lib", "usr/lib"), 0);
 	assert_int_equal(sandbox_system(c, "/lib64", NULL), 0);
 	assert_int_equal(sandbox_system(c, "/home", NULL), -1);
@@ -134,7 +135,7 @@ test_opts(void **state)
 	struct sandbox_opts o;
 	char		 err[256];
 	char		*ok[] = { "--net", "--env=BOTKEY", "--dir=/srv/keep",
-	    "--ro", "/opt/a", "--ro=/opt/b", "--", "--odd", NULL };
+	    "--ro", "/opt/a", "--ro=/opt/b", "--locks", "--", "--odd", NULL };
 	char		*plain[] = { "prog", "--net", NULL };
 	char		*bad[][3] = { { "--bogus", "x", NULL },
 	    { "--env=1X", "x", NULL }, { "--env=A-B", "x", NULL },
@@ -151,6 +152,7 @@ test_opts(void **state)
 	assert_string_equal(o.env[0], "BOTKEY");
 	assert_string_equal(o.dir, "/srv/keep");
 	assert_int_equal(o.nro, 2);
+	assert_int_equal(o.locks, 1);
 	assert_string_equal(o.ro[0], "/opt/a");
 	assert_string_equal(o.ro[1], "/opt/b");
 	assert_string_equal(o.cmd[0], "--odd");
@@ -207,6 +209,8 @@ test_bwrap_words(void **state)
 	assert_true(HAS(sc.argv, "--dev", "/dev", "--size", "67108864",
 	    "--tmpfs", "/dev/shm"));
 	assert_true(HAS(sc.argv, "--unshare-user", "--disable-userns"));
+	/* the system-call filter, on the descriptor the spawner gives */
+	assert_true(HAS(sc.argv, "--seccomp", "3", "--"));
 	n = count(sc.argv);
 	assert_true(n > 7);
 	assert_true(HAS(sc.argv, "--", "prlimit", "--nproc=64", "--",

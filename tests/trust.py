@@ -391,6 +391,23 @@ def test_wrong_tokens_cannot_lock_out():
     play_far(r)
     play_far(r)
     healthy_check(r, h)
+    # a new refd on the same log still knows the bot's address
+    r.stop()
+    r = c.start()
+    answers = []
+    threads = [threading.Thread(target=lambda i=i: answers.append(
+        auth_from(r.port, "127.0.0.%d" % (20 + i % 5), "far",
+                  "wrong-again-%d" % i))) for i in range(25)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(a.startswith("?") for a in answers), answers
+    ans = auth_from(r.port, "127.0.0.30", "far", "far-token-0123")
+    assert ans.startswith("?"), "a new address is not throttled: " + ans
+    after = remote_bot(r, "127.0.0.5")
+    assert after.auth and after.auth.startswith("="), \
+        "locked out after a restart: %r" % after.auth
     c.done()
 
 
@@ -423,8 +440,12 @@ def test_vanished_peer_not_seated():
     except OSError:
         pass
     assert b"genplay" not in data and b"match_start" not in data, data
-    ev = r.query("SELECT detail FROM bot_events WHERE bot = 'far' AND "
-                 "kind = 'disconnect'")
+    for _ in range(250):    # logged with the next commit
+        ev = r.query("SELECT detail FROM bot_events WHERE bot = 'far' "
+                     "AND kind = 'disconnect'")
+        if any(d.startswith("127.0.0.6:") for (d,) in ev):
+            break
+        time.sleep(0.02)
     assert any(d.startswith("127.0.0.6:") for (d,) in ev), ev
     assert "no answer to a probe" in c.err()
     healthy_check(r, h)
