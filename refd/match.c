@@ -62,6 +62,8 @@ static struct match_observer {
 	void	(*end)(struct match *);
 } observers[MATCH_MAXOBS];
 static int		 nobservers;
+static int		 observe_all;	/* every match's events, not only
+					   the watched ones' */
 
 /* Notifications are due within this long when no move is asked. */
 #define NOTE_MS(m)	((m)->conf.move_ms > 1000 ? (m)->conf.move_ms : 1000)
@@ -115,6 +117,16 @@ match_observe(void (*event)(struct match *, const char *),
 	observers[nobservers].event = event;
 	observers[nobservers++].end = end;
 	return 0;
+}
+
+/*
+ * From now on the observers hear the events of every match, watched on
+ * the control socket or not (the web site).
+ */
+void
+match_observe_all(void)
+{
+	observe_all = 1;
 }
 
 /* Is m over, done or aborted?  Its result and reason are then final. */
@@ -187,7 +199,7 @@ match_emit(struct match *m, const char *fmt, ...)
 	va_list	 ap;
 	char	 line[512];
 
-	if (TAILQ_EMPTY(&m->watchers))
+	if (TAILQ_EMPTY(&m->watchers) && !observe_all)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);

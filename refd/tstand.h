@@ -81,5 +81,9 @@ int	*tstand_units(const struct tdef *, const struct tslot *, int,
 void	tstand_json_str(FILE *, const char *);
 int	tstand_fmt_parse(const char *, enum tstand_fmt *);
 int	tstand_seed_secret(struct sqlite3 *, int64_t);
+int	tstand_def(struct sqlite3 *, int64_t, struct tdef *, char *, size_t);
+int	tstand_log_report(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
+	    char *, size_t);
+int	tstand_sprt_path(FILE *, struct sqlite3 *, int64_t, char *, size_t);
 
 #endif
