@@ -569,7 +569,8 @@ http_stream_open(struct evhttp_request *req, void (*gone)(void *), void *arg)
 
 /*
  * Send len bytes down a stream, unless its client has fallen behind by
- * HTTP_QUEUE_MAX: then it is dropped (its owner told) and -1 returned.
+ * more than HTTP_QUEUE_MAX unsent bytes: then it is dropped (its owner
+ * told) and -1 returned.
  */
 int
 http_stream_send(struct http_stream *st, const void *data, size_t len)
@@ -578,9 +579,13 @@ http_stream_send(struct http_stream *st, const void *data, size_t len)
 			    evhttp_request_get_connection(st->req);
 	struct evbuffer	*b;
 
+	/*
+	 * Behind is what is still unsent before this chunk: a first chunk
+	 * as long as a match's whole history goes, and the client must
+	 * read it before the next one.
+	 */
 	if (evcon == NULL || evbuffer_get_length(bufferevent_get_output(
-	    evhttp_connection_get_bufferevent(evcon))) + len >
-	    HTTP_QUEUE_MAX) {
+	    evhttp_connection_get_bufferevent(evcon))) > HTTP_QUEUE_MAX) {
 		log_debug("http: a stream to %s dropped: it fell behind",
 		    st->conn != NULL ? st->conn->addr : "?");
 		http_drop(st);

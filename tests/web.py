@@ -162,6 +162,23 @@ def test_stream_and_resume(r, port):
     d.close()
 
 
+def test_long_history(r, port):
+    """A match whose kept events are longer than a stream's queue cap
+    (256 KiB) is sent whole to a client that connects: only a client
+    that falls behind is dropped, never one that has just come."""
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    for n, sd in (("lh_a", "5"), ("lh_b", "6")):
+        if not r.ctl("bot_list")[1].count(n + " "):
+            r.ctl("bot_add", n, "spawn", rand, "-s", sd)
+    mid = r.start("classic2", ["lh_a", "lh_b"], "deals_to_win=12")
+    r.wait(mid)
+    s = SSE(port, "/api/v1/matches/%d/events" % mid)
+    evs = list(s.events())
+    s.close()
+    assert len(s.raw) > 256 * 1024, "history of only %d bytes" % len(s.raw)
+    assert json.loads(evs[-1][1])["type"] == "end", evs[-1]
+
+
 def test_bad_requests(r, port):
     """Unknown ids, malformed paths, traversal, big headers, other
     methods: a clean 4xx with a short message, and refd plays on."""
@@ -828,7 +845,8 @@ def main():
     r = harness.Refd(tmp, extra=("-w", "127.0.0.1:0"))
     port = site_port(r)
     passed, failed = harness.run_against(
-        r, [test_api, test_stream_and_resume, test_bad_requests,
+        r, [test_api, test_stream_and_resume, test_long_history,
+            test_bad_requests,
             test_secrecy, test_replay_secret],
         (r, port))
     p, f = harness.run_tests([test_off_by_default, test_token, test_caps],
