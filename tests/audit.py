@@ -1584,7 +1584,8 @@ def test_receipts(log):
         if edit == rewrite_whole:
             # other deals: the seats' signed transcript hashes, kept,
             # no longer rebuild from the log
-            rc, out, _ = refctl("audit", "--db", path, "--key", log.key)
+            rc, out, _ = refctl("audit", "--db", path, "--key", log.key,
+                                "--transcripts")
             assert rc == 1 and re.search(
                 r"^match %d FAILED: the lines the log says seat \d was sent "
                 r"do not hash to the receipt's transcript" % mid, out,

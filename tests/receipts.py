@@ -455,7 +455,7 @@ def test_bound_columns(log):
     in, fails the audit when it says other than what it is bound to,
     even in a log the key holder chained and signed again; the honest
     log audits clean."""
-    rc, out = audit_of(log.db, "--all", "--key", log.key)
+    rc, out = audit_of(log.db, "--all", "--key", log.key, "--transcripts")
     assert rc == 0, out[-3000:]
     keyfile = log.db + ".key"
 
@@ -638,7 +638,7 @@ def test_late_answers(log):
         c = sqlite3.connect(db, isolation_level=None)
         edit(c)
         c.close()
-        rc, out = audit_of(db, str(mid), "--key", log.key)
+        rc, out = audit_of(db, str(mid), "--key", log.key, "--transcripts")
         assert rc == 1 and re.search(pattern, out), (name, rc, out[-2000:])
         print("#   %-28s %s" % (name, out.strip().splitlines()[-2][:100]))
 

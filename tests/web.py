@@ -734,7 +734,8 @@ def test_caps(tmp):
         t0 = time.time()
         try:
             wait_for("memory back to its baseline", lambda: proc_usage(
-                pid)[1] <= base_rss + kept // 1024 + 2048, 30)
+                pid)[1] <= base_rss + kept // 1024 + 2048,
+                     30 if "ASAN_OPTIONS" not in os.environ else 1)
         except AssertionError:
             pass
         mem_s = time.time() - t0
@@ -746,7 +747,11 @@ def test_caps(tmp):
               "delay %d us before, %d us after" % (
                   slowloris_s, gone, base_fds, fds, fds_s, base_rss, rss,
                   mem_s, kept // 1024, lag0, lag))
-        assert rss <= base_rss + kept // 1024 + 2048, (base_rss, rss, kept)
+        # AddressSanitizer (scripts/sanitize) keeps freed memory in its
+        # quarantine: refd's memory is judged only in a plain build
+        if "ASAN_OPTIONS" not in os.environ:
+            assert rss <= base_rss + kept // 1024 + 2048, (base_rss, rss,
+                                                           kept)
     finally:
         assert r.stop() == 0
 
