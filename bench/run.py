@@ -741,10 +741,11 @@ def bench_callgrind(build, workdir, matches=1, target=20):
     out = os.path.join(workdir, "callgrind.out")
     # refd runs about 50 times slower under callgrind: a commit_ms as
     # many times longer keeps as many plays in one commit as at speed
+    # (the default's 25 ms times 40, the most refd takes)
     r, plays, _, _ = sequential(build, workdir, matches, target,
                                 wrap=("valgrind", "--tool=callgrind",
                                       "--callgrind-out-file=" + out),
-                                conf="commit_ms 250\n")
+                                conf="commit_ms 1000\n")
     for _ in range(200):
         if os.path.exists(out) and os.path.getsize(out) > 0:
             break
@@ -1337,7 +1338,7 @@ def table_cost(res):
     if co.get("callgrind"):
         c = co["callgrind"]
         L.append("   instructions per play %.0f in the event loop, %.0f "
-                 "with start-up (callgrind, %d plays, commit_ms 250)" % (
+                 "with start-up (callgrind, %d plays, commit_ms 1000)" % (
                      c["loop_per_play"], c["per_play"], c["plays"]))
     else:
         L.append("   instructions: no valgrind")

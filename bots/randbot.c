@@ -10,13 +10,15 @@
  * read so far is answered, so that commands refd sent in one write (a
  * turn's notifications and its genplay) are answered in one write.
  *
- * Run:		bots/randbot [-s seed] [-r file]
+ * Run:		bots/randbot [-s seed] [-r file] [-t ms]
  * With -s the choices depend only on the seed, so a match replays
  * exactly; without it the seed comes from the process id and the clock.
  * With -r every line received is appended to file as received, and each
  * answer after it as "> " and the answer without its id: the transcript
  * that, with the receipt in its match_end line, refctl verify-receipt
- * holds the log to.
+ * holds the log to.  With -t it thinks ms milliseconds before each card
+ * it plays, asleep: a slow bot that costs no CPU, for benchmarks of
+ * many matches at once (bench/cluster.py).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -139,18 +141,23 @@ readline(char *line, size_t len)
 int
 main(int argc, char *argv[])
 {
+	int	 think_ms = 0;
+
 	char	 line[LINEMAX + 2], list[512], *av[MAXARGS], *p, *id;
 	int	 ac, c, i;
 
 	rngstate = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
-	while ((c = getopt(argc, argv, "s:r:")) != -1) {
+	while ((c = getopt(argc, argv, "s:r:t:")) != -1) {
 		if (c == 's')
 			rngstate = strtoull(optarg, NULL, 10);
+		else if (c == 't')
+			think_ms = atoi(optarg);
 		else if (c == 'r' && (record = fopen(optarg, "a")) == NULL) {
 			perror(optarg);
 			return 2;
 		} else if (c != 'r') {
-			fprintf(stderr, "usage: randbot [-s seed] [-r file]\n");
+			fprintf(stderr, "usage: randbot [-s seed] [-r file] "
+			    "[-t ms]\n");
 			return 2;
 		}
 	}
@@ -194,6 +201,13 @@ main(int argc, char *argv[])
 			answer('=', id, "");
 			return 0;
 		} else if (strcmp(av[0], "genplay") == 0) {
+			if (think_ms > 0) {
+				struct timespec ts = { think_ms / 1000,
+				    (long)(think_ms % 1000) * 1000000 };
+
+				while (nanosleep(&ts, &ts) == -1)
+					;
+			}
 			if (ac < 3)
 				answer('?', id, "no cards in hand");
 			else

@@ -194,9 +194,9 @@ int
 bri_view_of_deal(const struct bri_deal *d, int seat, struct bri_view *v)
 {
 	const struct bri_variant_info *vi = bri_variant_info(d->variant);
-	int	 p;
+	int	 p, pub = seat == BRI_NOSEAT;
 
-	if (seat < 0 || seat >= d->nseats)
+	if ((seat < 0 || seat >= d->nseats) && !pub)
 		return BRI_EINVAL;
 	memset(v, 0, sizeof(*v));
 	v->variant = d->variant;
@@ -204,9 +204,13 @@ bri_view_of_deal(const struct bri_deal *d, int seat, struct bri_view *v)
 	v->seat = (uint8_t)seat;
 	v->dealer = d->dealer;
 	v->trump = d->trump;
-	v->nhand = d->nhand[seat];
-	memcpy(v->hand, d->hand[seat], sizeof(v->hand));
-	v->drawn = d->drawn[seat];
+	/* the public's view (BRI_NOSEAT): no hand at all */
+	v->nhand = pub ? 0 : d->nhand[seat];
+	if (pub)
+		memset(v->hand, BRI_NOCARD, sizeof(v->hand));
+	else
+		memcpy(v->hand, d->hand[seat], sizeof(v->hand));
+	v->drawn = pub ? BRI_NOCARD : d->drawn[seat];
 	v->stock = d->nstock;
 	v->turn = d->turn;
 	v->leader = d->leader;
@@ -220,7 +224,7 @@ bri_view_of_deal(const struct bri_deal *d, int seat, struct bri_view *v)
 	memcpy(v->points, d->points, sizeof(v->points));
 	v->partner = BRI_NOSEAT;
 	memset(v->partner_hand, BRI_NOCARD, sizeof(v->partner_hand));
-	if (vi->showpartner) {
+	if (vi->showpartner && !pub) {
 		p = (seat + 2) % 4;
 		v->partner = (int8_t)p;
 		if (d->nstock == 0) {

@@ -49,6 +49,7 @@ enum au_kind {
 	AU_SEAT,		/* chain_version 2: a seat once it answered */
 	AU_BID,			/* schema 4: a call of chiamata5's auction */
 	AU_CALLED,		/* schema 4: the caller's suit, called card */
+	AU_ANSWER,		/* schema 7: an answer no move holds */
 	AU_NKINDS
 };
 
@@ -137,6 +138,9 @@ struct au {
 	char		 forfeit_kind[AU_WORDMAX + 1];
 	int		 over;		/* the match's end was read */
 	int		 nfault[BRI_MAXSEATS];
+	int		 called_seen;	/* the deal's called card was read */
+	int		 nlate[BRI_MAXSEATS];	/* late answers chained */
+	int		 ntimeout[BRI_MAXSEATS];	/* moves timed out */
 	int		 fb_charged;	/* the fault awaiting its move was an
 					   answer, which the bank pays for; a
 					   time-out is not (refd(8)) */

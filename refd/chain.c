@@ -452,6 +452,23 @@ chain_fault2(struct chain_text *t, long long deal, long long seat,
 }
 
 /*
+ * An answer no move holds (schema 7): "answer D seat=S line=L kind=K
+ * ms=MS at=TIME answer=LEN:..", late to a move or to a notification.
+ */
+void
+chain_answer(struct chain_text *t, long long deal, long long seat,
+    long long line, const char *kind, size_t kindlen, long long ms,
+    const char *at, size_t atlen, const char *answer, size_t answerlen)
+{
+	text_start(t);
+	text_add(t, "answer %lld seat=%lld line=%lld kind=", deal, seat, line);
+	text_mem(t, kind, kindlen);
+	text_add(t, " ms=%lld at=", ms);
+	text_mem(t, at, atlen);
+	text_free(t, "answer", answer, answerlen);
+}
+
+/*
  * chain_version 2's end: "matchend result=R mpoints=M,.. ended=TIME
  * reason=LEN:..".
  */

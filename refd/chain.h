@@ -85,6 +85,9 @@ void	chain_matchend2(struct chain_text *, const char *, size_t,
 void	chain_bid(struct chain_text *, long long, long long, long long,
 	    const char *, size_t, long long, long long, const char *, size_t,
 	    long long, const char *, size_t);
+void	chain_answer(struct chain_text *, long long, long long, long long,
+	    const char *, size_t, long long, const char *, size_t,
+	    const char *, size_t);
 void	chain_called(struct chain_text *, long long, long long, long long,
 	    const char *, size_t, long long, long long, long long,
 	    const char *, size_t, long long, const char *, size_t);

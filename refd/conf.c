@@ -16,6 +16,29 @@
 #include "mset.h"
 #include "util.h"
 
+/* Parse "host:port" of a setting into host (hostlen bytes) and port. */
+static int
+conf_hostport(const char *what, const char *s, char *host, size_t hostlen,
+    int *port, char *err, size_t errlen)
+{
+	const char	*colon = strrchr(s, ':'), *errstr;
+	long long	 n;
+
+	if (colon == NULL || colon == s || (size_t)(colon - s) >= hostlen) {
+		snprintf(err, errlen, "%s: host:port expected", what);
+		return -1;
+	}
+	n = util_num(colon + 1, 0, 65535, &errstr);
+	if (errstr != NULL) {
+		snprintf(err, errlen, "%s: port %s", what, errstr);
+		return -1;
+	}
+	memcpy(host, s, colon - s);
+	host[colon - s] = '\0';
+	*port = (int)n;
+	return 0;
+}
+
 /*
  * Parse "host:port" into c's listen settings (the listen line, and
  * refd -l).  Returns 0, or -1 with the reason in err.
@@ -59,6 +82,24 @@ conf_listen(struct refd_conf *c, const char *s, char *err, size_t errlen)
 	c->listen_host[len] = '\0';
 	c->listen_port = (int)port;
 	return 0;
+}
+
+/*
+ * Parse "host:port" into c's web site settings (the http line, and
+ * refd -w); a port alone is on the loopback address.  Returns 0, or -1
+ * with the reason in err.
+ */
+int
+conf_http(struct refd_conf *c, const char *s, char *err, size_t errlen)
+{
+	char	 lo[32];
+
+	if (strchr(s, ':') == NULL) {
+		snprintf(lo, sizeof(lo), "127.0.0.1:%.16s", s);
+		s = lo;
+	}
+	return conf_hostport("http", s, c->http_host, sizeof(c->http_host),
+	    &c->http_port, err, errlen);
 }
 
 /* Set refd's default of match setting k (refd.conf, refd -m and -s). */
@@ -108,6 +149,10 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		    86400 },
 		{ "bot_memory_mb", offsetof(struct refd_conf, bot_mem_mb), 0,
 		    1048576 },
+		{ "http_max_connections", offsetof(struct refd_conf,
+		    http_max_conns), 1, 100000 },
+		{ "http_max_per_address", offsetof(struct refd_conf,
+		    http_max_per_addr), 1, 100000 },
 		{ "cluster_batch_ms", offsetof(struct refd_conf,
 		    cluster_batch_ms), 100, 3600000 },
 		{ "botlog_max_mb", offsetof(struct refd_conf, botlog_max_mb),
@@ -182,6 +227,17 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 		snprintf(c->botlog_dir, sizeof(c->botlog_dir), "%s", argv[1]);
 	else if (strcmp(argv[0], "listen") == 0)
 		return conf_listen(c, argv[1], err, errlen);
+	else if (strcmp(argv[0], "http") == 0)
+		return conf_http(c, argv[1], err, errlen);
+	else if (strcmp(argv[0], "http_token") == 0) {
+		if (strlen(argv[1]) >= sizeof(c->http_token) ||
+		    strlen(argv[1]) < 16) {
+			snprintf(err, errlen, "http_token: 16 to %zu "
+			    "characters", sizeof(c->http_token) - 1);
+			return -1;
+		}
+		snprintf(c->http_token, sizeof(c->http_token), "%s", argv[1]);
+	}
 	else if (strcmp(argv[0], "worker") == 0) {
 		if (!util_name_ok(argv[1]) || strlen(argv[1]) > 32) {
 			snprintf(err, errlen, "worker: a name of 1 to 32 "

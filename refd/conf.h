@@ -32,6 +32,11 @@ struct refd_conf {
 	int		 ckpt_pages;	/* WAL pages between checkpoints */
 	int		 keep_matches;	/* finished matches still listed */
 	char		 bot_user[64];	/* who bots run as when refd is root */
+	char		 http_host[64];	/* the web site, "" when off */
+	int		 http_port;
+	char		 http_token[128]; /* asked of every request, or "" */
+	int		 http_max_conns; /* the site's connections at once */
+	int		 http_max_per_addr; /* of those, from one address */
 	char		 cluster[1024];	/* a cluster's CONNINFO, or "" */
 	char		 worker[64];	/* this refd's name as its worker */
 	int		 cluster_batch_ms; /* a lease's batch lasts about this */
@@ -40,6 +45,7 @@ struct refd_conf {
 int		 conf_parse(struct refd_conf *, FILE *, const char *, char *,
 		    size_t);
 int		 conf_listen(struct refd_conf *, const char *, char *, size_t);
+int		 conf_http(struct refd_conf *, const char *, char *, size_t);
 int		 conf_default(struct refd_conf *, int, long long);
 
 #endif /* REFD_CONF_H */

@@ -31,6 +31,7 @@
 #include "ctlopt.h"
 #include "gtp.h"
 #include "harden.h"
+#include "http.h"
 #include "log.h"
 #include "match.h"
 #include "seat.h"
@@ -568,14 +569,25 @@ ctl_match_stop(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 static int
 ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 {
+	(void)c;
+	(void)cmd;
+	ctl_status_text(r, len);
+	return 0;
+}
+
+/*
+ * refd's status as "key value" lines, with no newline after the last:
+ * the control socket's status and the web site's (site.c) alike.
+ */
+void
+ctl_status_text(char *r, size_t len)
+{
 	struct match	*m;
 	char		 key[65];
 	size_t		 n;
 	long long	 ck_thread, ck_loop;
 	int		 done = 0;
 
-	(void)c;
-	(void)cmd;
 	TAILQ_FOREACH(m, &matches, entry)
 		done += match_over(m);
 	if (db_public_key(logdb, key, sizeof(key)) == -1)
@@ -595,8 +607,13 @@ ctl_status(struct ctl_conn *c, struct gtp_cmd *cmd, char *r, size_t len)
 		    "\nlisten [%s]:%d" : "\nlisten %s:%d", conf.listen_host,
 		    conf.listen_port);
 	}
+	/* and with -w host:0 the only place the site's port shows */
+	if (conf.http_host[0] != '\0') {
+		n = strlen(r);
+		snprintf(r + n, len - n, "\nhttp %s:%d", conf.http_host,
+		    http_port());
+	}
 	worker_status(r, len);
-	return 0;
 }
 
 /* shutdown: stop every match as aborted, then leave the loop. */

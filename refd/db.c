@@ -63,6 +63,7 @@ enum db_stmt {
 	S_CALL,
 	S_DEAL_CALLED,
 	S_FAULT,
+	S_ANSWER,
 	S_DEAL_END,
 	S_MATCH_END,
 	S_BOT_EVENT,
@@ -147,6 +148,10 @@ static const char *const db_sql[S_COUNT] = {
 	    "INSERT INTO faults (match_id, deal_no, seat, kind, evidence, ms,"
 	    " action, at, limit_ms, chain_no, chain)"
 	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_ANSWER] =
+	    "INSERT INTO answers (match_id, deal_no, seat, line, kind, answer,"
+	    " ms, at, chain_no, chain)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_DEAL_END] =
 	    "INSERT INTO deal_results (match_id, deal_no, result, winner,"
 	    " points, mpoints, chain_no, chain)"
@@ -1907,6 +1912,31 @@ db_fault(struct db *db, struct db_match *m, int deal_no, int seat,
 	    seat, kind, n, evidence, ms, action, at, m->limit_ms) == -1)
 		return -1;
 	return 0;
+}
+
+/*
+ * Record an answer of seat that no move holds (schema 7): kind "late"
+ * for one to a move read after its time-out, "note" for one to a
+ * notification other than a bare "=".  line is the command it answers
+ * among the seat's lines from match_start on, ms its time.  Canonical
+ * text: "answer D seat=S line=L kind=K ms=MS at=TIME answer=LEN:..".
+ */
+int
+db_answer(struct db *db, struct db_match *m, int deal_no, int seat,
+    long long line, const char *kind, const char *answer, int ms)
+{
+	struct chain_text l;
+	char		 at[32];
+	size_t		 n;
+
+	if (!is_token(kind) || line < 1)
+		return db_failx(db, "answer: bad kind or line");
+	n = text_cap(answer);
+	db_now(at, sizeof(at));
+	chain_answer(&l, deal_no, seat, line, kind, strlen(kind), ms, at,
+	    strlen(at), answer, n);
+	return db_chained(db, m, S_ANSWER, &l, "IiiIsSis", m->id, deal_no,
+	    seat, (int64_t)line, kind, n, answer, ms, at);
 }
 
 /*

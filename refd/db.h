@@ -169,6 +169,8 @@ int		 db_bid(struct db *, struct db_match *, int, int, int, int, int,
 		    int);
 int		 db_called(struct db *, struct db_match *, int, int, int,
 		    bri_card, int, int, int);
+int		 db_answer(struct db *, struct db_match *, int, int, long long,
+		    const char *, const char *, int);
 int		 db_fault(struct db *, struct db_match *, int, int,
 		    const char *, const char *, int, const char *);
 int		 db_deal_end(struct db *, struct db_match *,

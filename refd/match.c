@@ -48,7 +48,12 @@ static void	match_fault(void *, struct seat *, const char *, const char *,
 		    int64_t);
 
 /* What a seat of a match reports through. */
-static const struct seat_cb match_seat_cb = { match_answer, match_fault };
+static void	match_late(void *, struct seat *, enum pend_kind, int,
+		    const char *, int64_t);
+static int	match_log_answer(struct match *, struct seat *, const char *,
+		    int, const char *, int64_t);
+static const struct seat_cb match_seat_cb = { match_answer, match_fault,
+    match_late };
 
 /* Who hears of matches' events and ends (match_observe()). */
 #define MATCH_MAXOBS	4
@@ -57,6 +62,8 @@ static struct match_observer {
 	void	(*end)(struct match *);
 } observers[MATCH_MAXOBS];
 static int		 nobservers;
+static int		 observe_all;	/* every match's events, not only
+					   the watched ones' */
 
 /* Notifications are due within this long when no move is asked. */
 #define NOTE_MS(m)	((m)->conf.move_ms > 1000 ? (m)->conf.move_ms : 1000)
@@ -110,6 +117,16 @@ match_observe(void (*event)(struct match *, const char *),
 	observers[nobservers].event = event;
 	observers[nobservers++].end = end;
 	return 0;
+}
+
+/*
+ * From now on the observers hear the events of every match, watched on
+ * the control socket or not (the web site).
+ */
+void
+match_observe_all(void)
+{
+	observe_all = 1;
 }
 
 /* Is m over, done or aborted?  Its result and reason are then final. */
@@ -182,7 +199,7 @@ match_emit(struct match *m, const char *fmt, ...)
 	va_list	 ap;
 	char	 line[512];
 
-	if (TAILQ_EMPTY(&m->watchers))
+	if (TAILQ_EMPTY(&m->watchers) && !observe_all)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
@@ -641,6 +658,41 @@ match_answer_auction(struct match *m, struct seat *s, enum pend_kind kind,
 		match_call(m, i, v, us / 1000, 0);
 }
 
+/*
+ * Log an answer of seat s that its receipt's hash counts and no move row
+ * will hold (refd-log(5), answers): kind "late" (after its move's
+ * time-out), "note" (to a notification, other than a bare '='), "move"
+ * (to a move that becomes none: it forfeited, or came out of turn).
+ * Only while the match plays, and only for a line of its transcript.
+ * 0, or -1 when the log failed (and the match is aborted).
+ */
+static int
+match_log_answer(struct match *m, struct seat *s, const char *kind, int ok,
+    const char *text, int64_t us)
+{
+	char		 raw[BOTPROTO_MAXLINE + 2];
+	long long	 line = seat_answer_line(s);
+
+	if (m->state != MATCH_PLAYING || line < 1)
+		return 0;
+	util_format(raw, sizeof(raw), "%c%s", ok ? '=' : '?', text);
+	if (db_answer(logdb, &m->dbm, m->bm.ndeals, seat_index(s), line, kind,
+	    raw, (int)(us / 1000)) == -1) {
+		match_logfail(m);
+		return -1;
+	}
+	return 0;
+}
+
+/* An answer to a move read after its time-out: chained, never played. */
+static void
+match_late(void *arg, struct seat *s, enum pend_kind kind, int ok,
+    const char *text, int64_t us)
+{
+	(void)kind;
+	(void)match_log_answer(arg, s, "late", ok, text, us);
+}
+
 /* An answer from a seat: hello, a move, or an acknowledged note. */
 static void
 match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
@@ -673,11 +725,16 @@ match_answer(void *arg, struct seat *s, enum pend_kind kind, int ok,
 	case PEND_GENCALL:
 		break;
 	default:
-		return;		/* '=' or '?' to a note is never a fault */
+		/* '=' or '?' to a note is never a fault; not bare, logged */
+		if (!ok || text[0] != '\0')
+			(void)match_log_answer(m, s, "note", ok, text, us);
+		return;
 	}
 	if (m->state != MATCH_PLAYING || seat_index(s) != m->bm.deal.turn ||
-	    m->bm.deal.phase != match_phase_of(kind))
+	    m->bm.deal.phase != match_phase_of(kind)) {
+		(void)match_log_answer(m, s, "move", ok, text, us);
 		return;
+	}
 	if (m->conf.bank_ms > 0)
 		m->bank_us[seat_index(s)] -= us;
 	len = strcspn(text, " \n");
@@ -740,6 +797,11 @@ match_fault(void *arg, struct seat *s, const char *kind,
 	} else
 		snprintf(action, sizeof(action), "forfeit");
 	util_printable(ev, sizeof(ev), evidence, strlen(evidence));
+	/* a move answer that forfeits is held by no move row */
+	if (!fallback && m->dbm.answer != NULL && match_log_answer(m, s,
+	    "move", m->dbm.answer[0] == '=', m->dbm.answer + 1,
+	    us >= 0 ? us : 0) == -1)
+		return;
 	if (db_fault(logdb, &m->dbm, m->bm.ndeals, i, kind, ev, ms,
 	    action) == -1) {
 		match_logfail(m);

@@ -86,6 +86,7 @@ void		 match_ends_now(void);
 void		 match_stop(struct match *, const char *);
 int		 match_observe(void (*)(struct match *, const char *),
 		    void (*)(struct match *));
+void		 match_observe_all(void);
 void		 match_remote_ready(struct bot *);
 void		 match_slot_freed(void);
 const char	*match_state_name(enum match_state);

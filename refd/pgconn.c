@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@
 #define PG_RETRY_MIN_MS		100
 #define PG_RETRY_MAX_MS		5000
 #define PG_CONNECT_MS		10000	/* to connect, at most */
+#define PG_RTTS			512	/* round trips kept, for the p99 */
 
 enum pg_state { PG_DOWN, PG_CONNECTING, PG_UP };
 
@@ -61,7 +63,11 @@ struct pgconn {
 	/* told when the connection comes up or goes down */
 	void		(*updown)(void *, int, const char *);
 	void		*arg;
+	int64_t		 sent_us;	/* when the query under way was sent */
+	int64_t		 rtt[PG_RTTS];	/* the last queries' round trips, us */
+	long long	 nqueries;	/* queries answered */
 	int64_t		 delay_max;	/* longest call into libpq, us */
+	int64_t		 cpu_max;	/* and most CPU one took, us */
 };
 
 static void	pg_io(evutil_socket_t, short, void *);
@@ -159,14 +165,44 @@ pgconn_drop(struct pgconn *p, const char *why)
 		pg_down(p, why);
 }
 
-/* Time how long a call into libpq took: it must never wait. */
-static void
-pg_timed(struct pgconn *p, int64_t t0)
+/* The loop's thread's CPU time, in us. */
+static int64_t
+pg_cpu_us(void)
 {
-	int64_t	 d = util_now_us() - t0;
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * Time how long a call into libpq took (what), since t0 and cpu0: it
+ * must never wait, nor work long.  The wall time counts a busy
+ * machine's preemptions too; the CPU time is libpq's own.
+ */
+static void
+pg_timed(struct pgconn *p, int64_t t0, int64_t cpu0, const char *what)
+{
+	int64_t	 d = util_now_us() - t0, c = pg_cpu_us() - cpu0;
 
 	if (d > p->delay_max)
 		p->delay_max = d;
+	if (c > p->cpu_max)
+		p->cpu_max = c;
+	if (d > 5000)
+		log_debug("cluster: %s took %lld us (%lld us of CPU)", what,
+		    (long long)d, (long long)c);
+}
+
+/* libpq's notices, into refd's log rather than onto stderr. */
+static void
+pg_notice(void *arg, const char *msg)
+{
+	char	 buf[200];
+
+	(void)arg;
+	util_printable(buf, sizeof(buf), msg, strcspn(msg, "\n"));
+	log_info("cluster: the server says: %s", buf);
 }
 
 /* Go on connecting: PQconnectPoll() says what to wait for. */
@@ -175,10 +211,10 @@ pg_poll(struct pgconn *p)
 {
 	PostgresPollingStatusType r;
 	char		 buf[256];
-	int64_t		 t0 = util_now_us();
+	int64_t		 t0 = util_now_us(), cpu0 = pg_cpu_us();
 
 	r = PQconnectPoll(p->c);
-	pg_timed(p, t0);
+	pg_timed(p, t0, cpu0, "PQconnectPoll");
 	switch (r) {
 	case PGRES_POLLING_READING:
 		if (pg_watch(p, EV_READ) == -1)
@@ -194,6 +230,7 @@ pg_poll(struct pgconn *p)
 			return;
 		}
 		evtimer_del(p->deadline);
+		PQsetNoticeProcessor(p->c, pg_notice, p);
 		p->state = PG_UP;
 		p->backoff_ms = PG_RETRY_MIN_MS;
 		if (pg_watch(p, EV_READ) == -1) {
@@ -251,7 +288,7 @@ static void
 pg_io(evutil_socket_t fd, short what, void *arg)
 {
 	struct pgconn	*p = arg;
-	int64_t		 t0 = util_now_us();
+	int64_t		 t0 = util_now_us(), cpu0 = pg_cpu_us();
 	int		 r;
 
 	(void)fd;
@@ -278,7 +315,7 @@ pg_io(evutil_socket_t fd, short what, void *arg)
 	}
 	if (p->state == PG_UP && !p->flushing && (what & EV_READ))
 		pg_read(p);
-	pg_timed(p, t0);
+	pg_timed(p, t0, cpu0, "reading");
 	if (p->state == PG_UP && pg_watch(p, p->flushing ? EV_READ | EV_WRITE :
 	    EV_READ) == -1)
 		pg_down(p, "no socket");
@@ -315,6 +352,8 @@ pg_deliver(evutil_socket_t fd, short what, void *arg)
 	p->res = NULL;
 	p->err[0] = '\0';
 	p->cb = NULL;
+	if (err[0] == '\0')
+		p->rtt[p->nqueries++ % PG_RTTS] = util_now_us() - p->sent_us;
 	if (res != NULL && err[0] == '\0' &&
 	    PQresultStatus(res) != PGRES_TUPLES_OK &&
 	    PQresultStatus(res) != PGRES_COMMAND_OK)
@@ -333,10 +372,10 @@ pg_connect(struct pgconn *p)
 {
 	struct timeval	 tv = { PG_CONNECT_MS / 1000, 0 };
 	char		 buf[256];
-	int64_t		 t0 = util_now_us();
+	int64_t		 t0 = util_now_us(), cpu0 = pg_cpu_us();
 
 	p->c = PQconnectStart(p->conninfo);
-	pg_timed(p, t0);
+	pg_timed(p, t0, cpu0, "PQconnectStart");
 	if (p->c == NULL) {
 		pg_down(p, "out of memory");
 		return;
@@ -427,11 +466,43 @@ pgconn_idle(const struct pgconn *p)
 	return p->state == PG_UP && !p->busy;
 }
 
-/* The longest a call into libpq took, in us: it must never wait. */
+/*
+ * The longest a call into libpq took, in us, and the most CPU time one
+ * took (*cpu): it must never wait.
+ */
 int64_t
-pgconn_delay_max(const struct pgconn *p)
+pgconn_delay_max(const struct pgconn *p, int64_t *cpu)
 {
+	*cpu = p->cpu_max;
 	return p->delay_max;
+}
+
+/* Compare two round trips, for qsort(3). */
+static int
+pg_cmp(const void *a, const void *b)
+{
+	int64_t	 x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Queries answered so far, and the nearest-rank 99th percentile of the
+ * round trips of the last PG_RTTS of them, in us (*p99).
+ */
+long long
+pgconn_queries(const struct pgconn *p, int64_t *p99)
+{
+	int64_t	 v[PG_RTTS];
+	int	 n = p->nqueries < PG_RTTS ? (int)p->nqueries : PG_RTTS;
+
+	*p99 = 0;
+	if (n > 0) {
+		memcpy(v, p->rtt, n * sizeof(v[0]));
+		qsort(v, n, sizeof(v[0]), pg_cmp);
+		*p99 = v[(99 * n + 99) / 100 - 1];
+	}
+	return p->nqueries;
 }
 
 /*
@@ -446,7 +517,7 @@ pgconn_query(struct pgconn *p, const char *sql, int n,
 {
 	struct timeval	 tv;
 	char		 buf[256];
-	int64_t		 t0 = util_now_us();
+	int64_t		 t0 = util_now_us(), cpu0 = pg_cpu_us();
 	int		 r;
 
 	if (!pgconn_idle(p))
@@ -454,18 +525,19 @@ pgconn_query(struct pgconn *p, const char *sql, int n,
 	p->busy = 1;
 	p->complete = 0;
 	p->err[0] = '\0';
+	p->sent_us = t0;
 	p->cb = cb;
 	p->cbarg = cbarg;
 	tv.tv_sec = timeout_ms / 1000;
 	tv.tv_usec = (timeout_ms % 1000) * 1000;
 	evtimer_add(p->deadline, &tv);
 	if (PQsendQueryParams(p->c, sql, n, NULL, vals, NULL, NULL, 0) == 0) {
-		pg_timed(p, t0);
+		pg_timed(p, t0, cpu0, "PQsendQueryParams");
 		pg_down(p, pg_error(p, buf, sizeof(buf)));
 		return 0;
 	}
 	r = PQflush(p->c);
-	pg_timed(p, t0);
+	pg_timed(p, t0, cpu0, "sending");
 	if (r == -1) {
 		pg_down(p, pg_error(p, buf, sizeof(buf)));
 		return 0;

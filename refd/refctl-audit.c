@@ -24,6 +24,10 @@
 #define AUDIT_MAXARCH	64	/* archives before a log, audited with it */
 
 static int	 audit_missing(sqlite3 *);
+static int	 audit_transcripts(sqlite3 *, long long);
+
+/* --transcripts: rebuild each seat's signed transcript hashes too */
+static int	 audit_tx;
 static int	 audit_file(const char *, int, int, const char *, int, char **);
 static int	 audit_junction(const char *, const char *);
 
@@ -90,6 +94,27 @@ audit_missing(sqlite3 *h)
 }
 
 /*
+ * The transcript hashes match id's signed end chains for its seats,
+ * rebuilt from the log by a walker of their own (refctl-receipt.c): 0,
+ * or -1 with the failure printed.
+ */
+static int
+audit_transcripts(sqlite3 *h, long long id)
+{
+	struct au	*b;
+	int		 r;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
+		printf("match %lld FAILED: out of memory\n", id);
+		return -1;
+	}
+	b->h = h;
+	r = receipt_rebuild(b, id);
+	free(b);
+	return r;
+}
+
+/*
  * refctl audit --db FILE [--all] [--allow-running] [MATCH ...]: settle
  * every dispute from the log alone.  One line per match, then a summary;
  * exit 0 only if every match audited agrees with the rules and its
@@ -106,14 +131,19 @@ cmd_audit(int argc, char **argv)
 		{ "allow-running", no_argument, NULL, 'r' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "archive", required_argument, NULL, 'A' },
+		{ "transcripts", no_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char	*path = NULL, *key = NULL, *arch[AUDIT_MAXARCH + 1];
 	int		 ch, all = 0, i, live = 0, narch = 0, rc, worst = 0;
 
 	optind = 0;	/* glibc: start afresh, permuting again */
-	while ((ch = getopt_long(argc, argv, "d:ark:A:", opts, NULL)) != -1) {
+	audit_tx = 0;
+	while ((ch = getopt_long(argc, argv, "d:ark:A:t", opts, NULL)) != -1) {
 		switch (ch) {
+		case 't':
+			audit_tx = 1;
+			break;
 		case 'd':
 			path = optarg;
 			break;
@@ -166,7 +196,8 @@ cmd_audit(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: refctl audit --db FILE [--all] "
 	    "[--allow-running] [--key PUBLICKEY]\n"
-	    "                    [--archive FILE ...] [MATCH ...]\n");
+	    "                    [--transcripts] [--archive FILE ...] "
+	    "[MATCH ...]\n");
 	return 2;
 }
 
@@ -269,6 +300,18 @@ audit_file(const char *path, int all, int live, const char *key, int n,
 		r = au_match(a, id);
 		if (all)
 			as_done(&cnt, a, r);
+		/*
+		 * with --transcripts, every seat's signed transcript hashes,
+		 * from the log alone (a walk of the match per seat), unless
+		 * it ended on a log failure, which may have lost the rows of
+		 * the last lines its seats were told
+		 */
+		if (r == 0 && audit_tx && !receipt_lost(a) &&
+		    audit_transcripts(a->h, id) == -1) {
+			bad++;
+			fflush(stdout);
+			continue;
+		}
 		switch (r) {
 		case 0:
 			ok++;

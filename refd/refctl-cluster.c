@@ -14,13 +14,17 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libpq-fe.h>
 #include <sodium.h>
+#include <sqlite3.h>
 
+#include "audit.h"
+#include "auditlog.h"
 #include "bots.h"
 #include "gtp.h"
 #include "refctl.h"
@@ -135,6 +139,60 @@ fail:
 	return 1;
 }
 
+/*
+ * The SCRAM-SHA-256 verifier of password pw, as PostgreSQL stores it
+ * (RFC 5802, 7677): "SCRAM-SHA-256$ITER:SALT$STOREDKEY:SERVERKEY".  A
+ * worker's password is 192 random bits, which no guessing reaches, so
+ * that PBKDF2's iterations protect nothing here; they would cost every
+ * connection of the worker that much work inside its event loop
+ * (tens of milliseconds at 4096 on a busy machine).  Hence CL_SCRAM_ITER.
+ */
+#define CL_SCRAM_ITER	16
+
+static int
+cl_scram(const char *pw, char *out, size_t len)
+{
+	uint8_t		 salt[16], u[32], t[32], ck[32], sk[32], stored[32];
+	uint8_t		 blk[sizeof(salt) + 4];
+	char		 b64s[64], b64a[64], b64b[64];
+	crypto_auth_hmacsha256_state st;
+	int		 i, j;
+
+	randombytes_buf(salt, sizeof(salt));
+	/* PBKDF2-HMAC-SHA-256, one block */
+	memcpy(blk, salt, sizeof(salt));
+	memcpy(blk + sizeof(salt), "\0\0\0\1", 4);
+	crypto_auth_hmacsha256_init(&st, (const uint8_t *)pw, strlen(pw));
+	crypto_auth_hmacsha256_update(&st, blk, sizeof(blk));
+	crypto_auth_hmacsha256_final(&st, u);
+	memcpy(t, u, sizeof(t));
+	for (i = 1; i < CL_SCRAM_ITER; i++) {
+		crypto_auth_hmacsha256_init(&st, (const uint8_t *)pw,
+		    strlen(pw));
+		crypto_auth_hmacsha256_update(&st, u, sizeof(u));
+		crypto_auth_hmacsha256_final(&st, u);
+		for (j = 0; j < 32; j++)
+			t[j] ^= u[j];
+	}
+	crypto_auth_hmacsha256_init(&st, t, sizeof(t));
+	crypto_auth_hmacsha256_update(&st, (const uint8_t *)"Client Key", 10);
+	crypto_auth_hmacsha256_final(&st, ck);
+	crypto_hash_sha256(stored, ck, sizeof(ck));
+	crypto_auth_hmacsha256_init(&st, t, sizeof(t));
+	crypto_auth_hmacsha256_update(&st, (const uint8_t *)"Server Key", 10);
+	crypto_auth_hmacsha256_final(&st, sk);
+	sodium_memzero(t, sizeof(t));
+	sodium_memzero(u, sizeof(u));
+	sodium_bin2base64(b64s, sizeof(b64s), salt, sizeof(salt),
+	    sodium_base64_VARIANT_ORIGINAL);
+	sodium_bin2base64(b64a, sizeof(b64a), stored, sizeof(stored),
+	    sodium_base64_VARIANT_ORIGINAL);
+	sodium_bin2base64(b64b, sizeof(b64b), sk, sizeof(sk),
+	    sodium_base64_VARIANT_ORIGINAL);
+	return (size_t)snprintf(out, len, "SCRAM-SHA-256$%d:%s$%s:%s",
+	    CL_SCRAM_ITER, b64s, b64a, b64b) < len ? 0 : -1;
+}
+
 /* add-worker CONNINFO NAME: its role, its password printed once. */
 static int
 cl_add_worker(int argc, char **argv)
@@ -142,7 +200,7 @@ cl_add_worker(int argc, char **argv)
 	PGconn		*c;
 	PGresult	*r;
 	uint8_t		 raw[24];
-	char		 pw[2 * sizeof(raw) + 1], role[64], *hash = NULL;
+	char		 pw[2 * sizeof(raw) + 1], role[64], hash[256];
 	char		*id = NULL, *lit = NULL, *sql = NULL;
 	const char	*v[2];
 	int		 rc = 1;
@@ -160,7 +218,7 @@ cl_add_worker(int argc, char **argv)
 	randombytes_buf(raw, sizeof(raw));
 	util_hex(raw, sizeof(raw), pw);
 	/* only the password's SCRAM verifier reaches the server */
-	if ((hash = PQencryptPasswordConn(c, pw, role, NULL)) == NULL ||
+	if (cl_scram(pw, hash, sizeof(hash)) == -1 ||
 	    (id = PQescapeIdentifier(c, role, strlen(role))) == NULL ||
 	    (lit = PQescapeLiteral(c, hash, strlen(hash))) == NULL ||
 	    asprintf(&sql, "CREATE ROLE %s LOGIN PASSWORD %s IN ROLE "
@@ -183,7 +241,7 @@ cl_add_worker(int argc, char **argv)
 out:
 	sodium_memzero(pw, sizeof(pw));
 	free(sql);
-	PQfreemem(hash);
+	sodium_memzero(hash, sizeof(hash));
 	PQfreemem(id);
 	PQfreemem(lit);
 	PQfinish(c);
@@ -280,8 +338,9 @@ cl_submit(int argc, char **argv)
 	char		*buf[4] = { NULL, NULL, NULL, NULL };
 	size_t		 blen[4];
 	char		*text, *pub = NULL, err[512], line[GTP_MAXLINE + 1];
-	char		*w[GTP_MAXARGS], ident[BOTS_IDENTLEN], seed[BRI_SEED_STRLEN];
-	char		 commit[2 * BRI_COMMITLEN + 1], tid[24], idx[16], num[2][16];
+	char		*w[GTP_MAXARGS], ident[BOTS_IDENTLEN];
+	char		 seed[BRI_SEED_STRLEN], commit[2 * BRI_COMMITLEN + 1];
+	char		 tid[24], idx[16], num[2][16];
 	uint8_t		 cm[BRI_COMMITLEN];
 	const char	*v[6], *errstr;
 	long long	 lease_ms = CL_LEASE_MS;
@@ -600,6 +659,461 @@ out:
 	return rc;
 }
 
+/* A worker's log, given to audit. */
+struct cl_log {
+	char		 worker[64];
+	const char	*path;
+	struct au	*a;		/* its walker, its handle open */
+};
+
+/* The last key a log says it signs with ("key HEX"), into hex. */
+static int
+cl_log_key(sqlite3 *h, char *hex, size_t len)
+{
+	sqlite3_stmt	*st;
+	const char	*t;
+	int		 rc = -1;
+
+	if (sqlite3_prepare_v2(h, "SELECT text FROM log_chain WHERE kind = "
+	    "'key' ORDER BY no DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    (t = (const char *)sqlite3_column_text(st, 0)) != NULL &&
+	    strncmp(t, "key ", 4) == 0 && strlen(t + 4) == 64) {
+		snprintf(hex, len, "%s", t + 4);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Is link no of log h the end of match mid, with that link and that
+ * signature (what the worker reported)?
+ */
+static int
+cl_head_ok(sqlite3 *h, long long no, long long mid, const char *link,
+    const char *sig)
+{
+	sqlite3_stmt	*st;
+	int		 ok = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT 1 FROM log_chain WHERE no = ? AND "
+	    "kind = 'end' AND match_id = ? AND link = ? AND sig = ?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, no);
+	sqlite3_bind_int64(st, 2, mid);
+	sqlite3_bind_text(st, 3, link, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, sig, -1, SQLITE_STATIC);
+	ok = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/* The standings of ts as text, a new string; NULL if memory runs out. */
+static char *
+cl_standings_text(const struct tdef *d, struct tstand *ts)
+{
+	char	*buf = NULL;
+	size_t	 len;
+	FILE	*f;
+
+	if ((f = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	tstand_report(f, d, ts, TSTAND_TEXT);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * Each worker's results against the others' (as fishtest does): for
+ * each participant, its wins in that worker's matches against what its
+ * win rate over all the matches predicts, where at least 5 wins and 5
+ * other results are expected (else the chi-square's approximation does
+ * not hold); the chi-square over participants, and its residual
+ * (chi2 - df) / sqrt(2 df).  A warning for a residual over 4, never a
+ * verdict.
+ */
+static void
+cl_chi2(const struct tdef *d, const struct tstand *ts, char **who,
+    const char *const *names, int nw)
+{
+	double	 chi2, e, rate, df, z;
+	int	 w, b, i, k, n, mine, played, won, oplayed, owon;
+
+	for (w = 0; w < nw; w++) {
+		chi2 = 0;
+		df = 0;
+		n = 0;
+		for (b = 0; b < d->nbots; b++) {
+			played = won = oplayed = owon = 0;
+			for (i = 0; i < ts->n; i++) {
+				mine = strcmp(who[i], names[w]) == 0;
+				for (k = 0; k < ts->m[i].nseats; k++) {
+					if (ts->m[i].bot[k] != b)
+						continue;
+					if (mine) {
+						played++;
+						won += ts->m[i].winner == k;
+					} else {
+						oplayed++;
+						owon += ts->m[i].winner == k;
+					}
+				}
+			}
+			if (played == 0 || oplayed == 0)
+				continue;
+			rate = (double)(won + owon) / (played + oplayed);
+			e = played * rate;
+			if (e < 5 || played - e < 5)
+				continue;
+			/* wins and losses, each cell of the 2 x 1 table */
+			chi2 += (won - e) * (won - e) / e +
+			    (won - e) * (won - e) / (played - e);
+			df++;
+		}
+		for (i = 0; i < ts->n; i++)
+			n += strcmp(who[i], names[w]) == 0;
+		if (df == 0) {
+			printf("worker %s: %d matches, no residual (nothing to "
+			    "compare)\n", names[w], n);
+			continue;
+		}
+		z = (chi2 - df) / sqrt(2 * df);
+		printf("worker %s: %d matches, chi-square %.2f on %.0f df, "
+		    "residual %.2f%s\n", names[w], n, chi2, df, z, z > 4 ?
+		    " WARNING: its results differ from the others'" : "");
+	}
+}
+
+/*
+ * audit CONNINFO NAME LOG...: every slot played once, by the match of
+ * the worker's log the database names; that match audits clean, its
+ * seed and seats are the slot's, its end is the signed head reported,
+ * signed by the key registered for that worker; the standings recounted
+ * from the logs equal the database's.
+ */
+static int
+cl_audit(int argc, char **argv)
+{
+	struct tdef	 d;
+	struct tslot	*slots = NULL;
+	struct tstand	 tdb, tlog, one;
+	struct st_sprt	 sp;
+	struct cl_log	*logs = NULL;
+	PGconn		*c;
+	PGresult	*row = NULL, *rw = NULL, *rr = NULL;
+	char		 tid[24], key[65], err[512], *rec = NULL, *sa, *sb;
+	char		**who = NULL;
+	const char	*names[TDEF_MAXBOTS * 4], *v[1] = { tid };
+	const char	*w, *reason;
+	int64_t		 id;
+	long long	 mid, head_no;
+	int		 nlogs = argc - 4, i, j, k, nslots, slot;
+	int		 bad = 0, ok = 0;
+	int		 rc = 2, nw = 0, sprt_end;
+
+	if (argc < 5)
+		return REFCTL_USAGE;
+	memset(&tdb, 0, sizeof(tdb));
+	memset(&tlog, 0, sizeof(tlog));
+	if ((c = cl_connect(argv[2])) == NULL)
+		return 2;
+	if (cl_tournament(c, argv[3], &id, &d, &row) == -1) {
+		PQfinish(c);
+		return 1;
+	}
+	if (!d.have_seed) {
+		printf("tournament %s FAILED: not over, its master seed not "
+		    "revealed: nothing can be checked against its schedule\n",
+		    argv[3]);
+		rc = 1;
+		goto out;
+	}
+	reason = PQgetvalue(row, 0, 6);
+	sprt_end = strncmp(reason, "SPRT: ", 6) == 0;
+	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == -1) {
+		fprintf(stderr, "refctl: cluster: %s\n", err);
+		goto out;
+	}
+	snprintf(tid, sizeof(tid), "%" PRId64, id);
+	if ((rw = cl_exec(c, "SELECT name, coalesce(pubkey, '') FROM "
+	    "refd.workers ORDER BY name", 0, NULL)) == NULL ||
+	    (rr = cl_exec(c, "SELECT slot, worker, match_id, record, "
+	    "head_no, head, sig FROM refd.results WHERE tid = $1 ORDER BY "
+	    "slot", 1, v)) == NULL)
+		goto out;
+	if ((logs = calloc(nlogs, sizeof(*logs))) == NULL ||
+	    (rec = malloc(TSTAND_RECMAX + 1)) == NULL ||
+	    (who = calloc(PQntuples(rr) + 1, sizeof(*who))) == NULL)
+		goto out;
+	/* each log, by its key, to the worker that registered it */
+	for (i = 0; i < nlogs; i++) {
+		logs[i].path = argv[4 + i];
+		if ((logs[i].a = calloc(1, sizeof(*logs[i].a))) == NULL)
+			goto out;
+		if (au_open(logs[i].path, &logs[i].a->h) == -1) {
+			printf("log %s FAILED: cannot be opened\n",
+			    logs[i].path);
+			bad++;
+			continue;
+		}
+		logs[i].a->mode = AU_AUDIT;
+		logs[i].a->out = stdout;
+		if (cl_log_key(logs[i].a->h, key, sizeof(key)) == -1) {
+			printf("log %s FAILED: it names no signing key\n",
+			    logs[i].path);
+			bad++;
+			continue;
+		}
+		for (j = 0; j < PQntuples(rw); j++)
+			if (strcmp(PQgetvalue(rw, j, 1), key) == 0)
+				snprintf(logs[i].worker, sizeof(logs[i].worker),
+				    "%s", PQgetvalue(rw, j, 0));
+		if (logs[i].worker[0] == '\0') {
+			printf("log %s FAILED: its key %.16s... is no "
+			    "registered worker's\n", logs[i].path, key);
+			bad++;
+			continue;
+		}
+		/* its chain and signed heads, by the key registered */
+		printf("log %s: worker %s\n", logs[i].path, logs[i].worker);
+		bad += al_log(logs[i].a->h, key, stdout);
+	}
+	/* every slot once, by the match its worker's log holds */
+	for (i = 0, k = 0; i < nslots; i++) {
+		if (k < PQntuples(rr) && atoi(PQgetvalue(rr, k, 0)) == i) {
+			k++;
+			continue;
+		}
+		if (!sprt_end) {
+			printf("slot %d FAILED: no result\n", i);
+			bad++;
+		}
+	}
+	for (k = 0; k < PQntuples(rr); k++) {
+		slot = atoi(PQgetvalue(rr, k, 0));
+		w = PQgetvalue(rr, k, 1);
+		mid = strtoll(PQgetvalue(rr, k, 2), NULL, 10);
+		head_no = strtoll(PQgetvalue(rr, k, 4), NULL, 10);
+		who[k] = PQgetvalue(rr, k, 1);
+		if (tstand_add_record(&tdb, &d, slot, mid, PQgetvalue(rr, k, 3),
+		    err, sizeof(err)) == -1) {
+			printf("slot %d FAILED: %s\n", slot, err);
+			bad++;
+			continue;
+		}
+		for (i = 0; i < nlogs; i++)
+			if (strcmp(logs[i].worker, w) == 0)
+				break;
+		if (slot < 0 || slot >= nslots) {
+			printf("slot %d FAILED: not in the schedule\n", slot);
+			bad++;
+			continue;
+		}
+		if (i == nlogs) {
+			printf("slot %d FAILED: played by worker %s, whose log "
+			    "was not given\n", slot, w);
+			bad++;
+			continue;
+		}
+		for (j = 0; j < k; j++)
+			if (strcmp(PQgetvalue(rr, j, 1), w) == 0 &&
+			    strtoll(PQgetvalue(rr, j, 2), NULL, 10) == mid) {
+				printf("slot %d FAILED: match %lld of worker %s "
+				    "is slot %s's too\n", slot, mid, w,
+				    PQgetvalue(rr, j, 0));
+				bad++;
+			}
+		if (au_match(logs[i].a, mid) != 0) {
+			printf("slot %d FAILED: match %lld of worker %s: %s\n",
+			    slot, mid, w, logs[i].a->err[0] ?
+			    logs[i].a->err : "not ended, or not in its log");
+			bad++;
+			continue;
+		}
+		if (memcmp(&logs[i].a->seed, &slots[slot].seed,
+		    sizeof(slots[slot].seed)) != 0) {
+			printf("slot %d FAILED: match %lld of worker %s was "
+			    "not dealt from the slot's seed\n", slot, mid, w);
+			bad++;
+			continue;
+		}
+		for (j = 0; j < bri_variant_seats(d.opt.variant); j++)
+			if (strcmp(logs[i].a->seat[j].bot,
+			    d.bots[slots[slot].bot[j]]) != 0)
+				break;
+		if (j < bri_variant_seats(d.opt.variant)) {
+			printf("slot %d FAILED: match %lld of worker %s: seat "
+			    "%d is %s, the schedule's %s\n", slot, mid, w, j,
+			    logs[i].a->seat[j].bot,
+			    d.bots[slots[slot].bot[j]]);
+			bad++;
+			continue;
+		}
+		if (!cl_head_ok(logs[i].a->h, head_no, mid,
+		    PQgetvalue(rr, k, 5), PQgetvalue(rr, k, 6))) {
+			printf("slot %d FAILED: match %lld of worker %s: the "
+			    "head reported (link %lld) is not its signed end "
+			    "in the log\n", slot, mid, w, head_no);
+			bad++;
+			continue;
+		}
+		if (tstand_load_match(logs[i].a->h, mid, &d, slot, &one, err,
+		    sizeof(err)) == -1 || tstand_record(&one, 0, rec,
+		    TSTAND_RECMAX + 1) == -1) {
+			printf("slot %d FAILED: match %lld of worker %s: %s\n",
+			    slot, mid, w, err);
+			bad++;
+			continue;
+		}
+		tstand_free(&one);
+		if (strcmp(rec, PQgetvalue(rr, k, 3)) != 0) {
+			printf("slot %d FAILED: match %lld of worker %s: the "
+			    "result reported is not the log's\n", slot, mid, w);
+			bad++;
+			continue;
+		}
+		if (tstand_add_record(&tlog, &d, slot, mid, rec, err,
+		    sizeof(err)) == -1) {
+			printf("slot %d FAILED: %s\n", slot, err);
+			bad++;
+			continue;
+		}
+		ok++;
+	}
+	/* a worker's word ended it: the verdict must be the rows' */
+	if (d.sprt && sprt_end) {
+		tstand_sprt(&d, slots, nslots, &tdb, &sp);
+		tstand_sprt_reason(&d, &sp, err, sizeof(err));
+		if (sp.decided == 0 || strcmp(err, reason) != 0) {
+			printf("tournament %s FAILED: it ended with \"%s\", the "
+			    "results say \"%s\"\n", argv[3], reason, err);
+			bad++;
+		}
+	}
+	/* the standings recounted from the logs */
+	sa = cl_standings_text(&d, &tdb);
+	sb = cl_standings_text(&d, &tlog);
+	if (sa == NULL || sb == NULL || strcmp(sa, sb) != 0) {
+		printf("tournament %s FAILED: the standings recounted from the "
+		    "logs differ from the database's\n", argv[3]);
+		bad++;
+	} else
+		printf("tournament %s: the standings recounted from the logs "
+		    "equal the database's\n", argv[3]);
+	free(sa);
+	free(sb);
+	for (j = 0; j < PQntuples(rw) && nw < (int)(sizeof(names) /
+	    sizeof(names[0])); j++)
+		names[nw++] = PQgetvalue(rw, j, 0);
+	cl_chi2(&d, &tdb, who, names, nw);
+	printf("%d slot%s verified, %d failed\n", ok, ok == 1 ? "" : "s",
+	    bad);
+	rc = bad > 0 ? 1 : 0;
+out:
+	for (i = 0; logs != NULL && i < nlogs; i++)
+		if (logs[i].a != NULL) {
+			if (logs[i].a->h != NULL)
+				sqlite3_close(logs[i].a->h);
+			free(logs[i].a);
+		}
+	free(logs);
+	free(who);
+	free(rec);
+	free(slots);
+	tstand_free(&tdb);
+	tstand_free(&tlog);
+	PQclear(rw);
+	PQclear(rr);
+	PQclear(row);
+	tdef_free(&d);
+	PQfinish(c);
+	return rc;
+}
+
+/* export CONNINFO NAME: the whole tournament as one JSON object. */
+static int
+cl_export(int argc, char **argv)
+{
+	struct tdef	 d;
+	struct tstand	 ts;
+	PGconn		*c;
+	PGresult	*row, *r = NULL, *rw = NULL;
+	char		 tid[24];
+	const char	*v[1] = { tid };
+	int64_t		 id;
+	int		 i, rc = 1;
+
+	if (argc != 4)
+		return REFCTL_USAGE;
+	if ((c = cl_connect(argv[2])) == NULL)
+		return 2;
+	if (cl_tournament(c, argv[3], &id, &d, &row) == -1) {
+		PQfinish(c);
+		return 1;
+	}
+	snprintf(tid, sizeof(tid), "%" PRId64, id);
+	if (cl_results(c, id, &d, &ts) == -1)
+		goto out;
+	if ((r = cl_exec(c, "SELECT slot, worker, match_id, lease, record, "
+	    "head_no, head, sig FROM refd.results WHERE tid = $1 ORDER BY "
+	    "slot", 1, v)) == NULL || (rw = cl_exec(c, "SELECT name, "
+	    "coalesce(pubkey, '') FROM refd.workers ORDER BY name", 0,
+	    NULL)) == NULL) {
+		tstand_free(&ts);
+		goto out;
+	}
+	printf("{\"format\": \"refd-cluster-export-1\",\n\"tournament\": ");
+	tstand_json_str(stdout, d.name);
+	printf(", \"id\": %s, \"state\": ", tid);
+	tstand_json_str(stdout, PQgetvalue(row, 0, 5));
+	printf(",\n\"definition\": ");
+	tstand_json_str(stdout, PQgetvalue(row, 0, 1));
+	printf(",\n\"reason\": ");
+	tstand_json_str(stdout, PQgetvalue(row, 0, 6));
+	printf(", \"commitment\": \"%s\", \"seed\": ", PQgetvalue(row, 0, 2));
+	if (PQgetvalue(row, 0, 3)[0] != '\0')
+		printf("\"%s\"", PQgetvalue(row, 0, 3));
+	else
+		printf("null");
+	printf(",\n\"workers\": [");
+	for (i = 0; i < PQntuples(rw); i++) {
+		printf("%s\n  {\"name\": ", i ? "," : "");
+		tstand_json_str(stdout, PQgetvalue(rw, i, 0));
+		printf(", \"key\": ");
+		tstand_json_str(stdout, PQgetvalue(rw, i, 1));
+		printf("}");
+	}
+	printf("\n],\n\"standings\": ");
+	rc = tstand_report(stdout, &d, &ts, TSTAND_JSON) == 0 ? 0 : 1;
+	printf(",\n\"slots\": [");
+	for (i = 0; i < PQntuples(r); i++) {
+		printf("%s\n  {\"slot\": %s, \"worker\": ", i ? "," : "",
+		    PQgetvalue(r, i, 0));
+		tstand_json_str(stdout, PQgetvalue(r, i, 1));
+		printf(", \"match\": %s, \"lease\": %s, \"record\": ",
+		    PQgetvalue(r, i, 2), PQgetvalue(r, i, 3));
+		tstand_json_str(stdout, PQgetvalue(r, i, 4));
+		printf(", \"head_no\": %s, \"head\": \"%s\", \"sig\": \"%s\"}",
+		    PQgetvalue(r, i, 5), PQgetvalue(r, i, 6),
+		    PQgetvalue(r, i, 7));
+	}
+	printf("\n]}\n");
+	tstand_free(&ts);
+out:
+	PQclear(r);
+	PQclear(rw);
+	PQclear(row);
+	tdef_free(&d);
+	PQfinish(c);
+	return rc;
+}
+
 /* The subcommands of refctl cluster: dispatch and usage. */
 const struct refctl_cmd refctl_cluster_cmds[] = {
 	{ "init", cl_init, NULL, 0, 0, 1,
@@ -607,11 +1121,17 @@ const struct refctl_cmd refctl_cluster_cmds[] = {
 	{ "add-worker", cl_add_worker, NULL, 0, 0, 1,
 	    { { "CONNINFO NAME", "a worker's role; its password, once" } } },
 	{ "submit", cl_submit, NULL, 0, 0, 1,
-	    { { "CONNINFO FILE [--lease-ms N]", "a tournament, a row a slot" } } },
+	    { { "CONNINFO FILE [--lease-ms N]",
+	    "a tournament, a row a slot" } } },
 	{ "status", cl_status, NULL, 0, 0, 1,
 	    { { "CONNINFO NAME", "progress, leases, workers, SPRT" } } },
 	{ "standings", cl_standings, NULL, 0, 0, 1,
 	    { { "CONNINFO NAME [--format F]", "from the database's rows" } } },
+	{ "export", cl_export, NULL, 0, 0, 1,
+	    { { "CONNINFO NAME", "all of it as one JSON object" } } },
+	{ "audit", cl_audit, NULL, 0, 0, 1,
+	    { { "CONNINFO NAME LOG...", "every slot against the workers' "
+	    "logs" } } },
 	{ NULL, NULL, NULL, 0, 0, 0, { { NULL, NULL } } }
 };
 

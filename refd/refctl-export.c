@@ -241,6 +241,8 @@ export_match(struct au *a, long long id)
 	static const char *const faults[] = { "id", "deal_no", "seat", "kind",
 	    "evidence", "ms", "action", "at", "limit_ms", "chain_no", "chain",
 	    NULL };
+	static const char *const answers[] = { "deal_no", "seat", "line",
+	    "kind", "answer", "ms", "at", "chain_no", "chain", NULL };
 	static const char *const sql[] = {
 	    "SELECT id, variant, options, CASE WHEN ?2 THEN NULL ELSE seed"
 	    " END, commitment, rng, move_ms,"
@@ -268,9 +270,11 @@ export_match(struct au *a, long long id)
 	    "SELECT seq, kind, seat, call, partner, ms, fault, at, limit_ms,"
 	    " answer, chain_no, chain FROM calls WHERE match_id = ?1"
 	    " AND deal_no = ?2 ORDER BY seq",
+	    "SELECT deal_no, seat, line, kind, answer, ms, at, chain_no, chain"
+	    " FROM answers WHERE match_id = ?1 ORDER BY chain_no",
 	};
 	enum { Q_HDR, Q_SEATS, Q_DEALS, Q_PLAYS, Q_TRICKS, Q_JOKER, Q_RES,
-	    Q_FAULTS, Q_CALLS, Q_N };
+	    Q_FAULTS, Q_CALLS, Q_ANSWERS, Q_N };
 	int		 auction = 0;
 	enum bri_variant var;
 	sqlite3_stmt	*st[Q_N] = { NULL }, *ch = NULL;
@@ -360,6 +364,9 @@ export_match(struct au *a, long long id)
 	}
 	fprintf(fp, "],\"faults\":");
 	if (json_rows(a, st[Q_FAULTS], faults, "vvvvvvvvvvv", 0) == -1)
+		goto done;
+	fprintf(fp, ",\"answers\":");
+	if (json_rows(a, st[Q_ANSWERS], answers, "vvvvvvvvv", 0) == -1)
 		goto done;
 	fprintf(fp, ",\"chain\":[");
 	n = 0;

@@ -46,6 +46,8 @@ struct rc_receipt {
 	long long	 nsent, nans;	/* its lines sent, answers read */
 	char		 sent[65], ans[65]; /* and their hashes */
 	char		 tx[CHAIN_TXMAX]; /* "N:SENT:K:ANSWERED" */
+	int		 lost;		/* the log says it failed before the
+					   end: its last rows may be lost */
 };
 
 /* What the seat's transcript holds. */
@@ -59,7 +61,14 @@ static int	 rc_push(struct rc_lines *, const char *, size_t);
 static void	 rc_free(struct rc_lines *);
 static int	 rc_transcript(struct au *, long long, int, const char *,
 		    const struct rc_receipt *);
+/* How a failure of the log's transcripts begins: verify-receipt's, or
+   the audit's "match N FAILED: " (receipt_rebuild()). */
+static const char *rc_fail = "receipt FAILED: ";
+
+static int	 rc_anstx(struct au *, long long, const struct rc_receipt *,
+		    const struct rc_lines *);
 static int	 rc_answers(struct au *, long long, int, struct rc_lines *);
+static int	 rc_lost_say(const struct au *, struct rc_receipt *, int);
 static void	 rc_word(const char *, const char *, char *, size_t);
 static int	 rc_haskey(sqlite3 *, const char *);
 static int	 rc_signed(sqlite3 *, long long, const char *,
@@ -166,7 +175,7 @@ rc_view(struct au *a, long long id, int seat, struct rc_lines *want)
 	a->out = NULL;
 	a->on_row = NULL;
 	if (r != 0) {
-		printf("receipt FAILED: match %lld: %s\n", id, r == 3 ?
+		printf("%smatch %lld: %s\n", rc_fail, id, r == 3 ?
 		    "not in the log" : a->err);
 		goto done;
 	}
@@ -206,14 +215,96 @@ rc_logtx(struct au *a, long long id, const struct rc_receipt *r)
 	chain_tx_hex(&t, hex);
 	if (t.n != r->nsent || strcmp(hex, r->sent) != 0 || (i < want.n &&
 	    strncmp(want.line[i], "match_end ", 10) != 0))
-		printf("receipt FAILED: the lines the log says seat %d was "
-		    "sent do not hash to the receipt's transcript (%lld "
-		    "lines, %.16s...): the log was rewritten after the bot "
-		    "was told\n", r->tx_seat, r->nsent, r->sent);
+		printf("%sthe lines the log says seat %d was sent do not "
+		    "hash to the receipt's transcript (%lld lines, %.16s...): "
+		    "the log was rewritten after the bot was told\n", rc_fail,
+		    r->tx_seat, r->nsent, r->sent);
+	else
+		rc = rc_anstx(a, id, r, &want);
+done:
+	rc_free(&want);
+	return rc;
+}
+
+/*
+ * The receipt's hash of the answers the seat gave, rebuilt from the log
+ * alone (refd-log(5), answers): the answer to each of the first K lines
+ * it was sent (want) is the answers row of that line if there is one;
+ * else, for a move, the answer chained with the move, in order; else,
+ * for a notification, a bare "=".  0, or -1 with the difference printed.
+ */
+static int
+rc_anstx(struct au *a, long long id, const struct rc_receipt *r,
+    const struct rc_lines *want)
+{
+	struct rc_lines	 moves = { NULL, 0, 0 }, extra = { NULL, 0, 0 };
+	struct chain_tx	 t;
+	sqlite3_stmt	*st;
+	const char	*p, *ans, *w;
+	char		 hex[CHAIN_HEXLEN + 1];
+	long long	*line = NULL, *nl;
+	int		 i, k, im = 0, nx = 0, cap = 0, rc = -1, mv, late;
+
+	if (rc_answers(a, id, r->tx_seat, &moves) == -1 ||
+	    sqlite3_prepare_v2(a->h, "SELECT line, kind || ' ' || answer FROM"
+	    " answers WHERE match_id = ?1 AND seat = ?2 ORDER BY line,"
+	    " chain_no", -1, &st, NULL) != SQLITE_OK) {
+		printf("%sthe log's answers cannot be read: %s\n", rc_fail,
+		    sqlite3_errmsg(a->h));
+		goto done;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, r->tx_seat);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if ((p = (const char *)sqlite3_column_text(st, 1)) == NULL)
+			continue;
+		if (nx == cap) {
+			cap = cap ? 2 * cap : 64;
+			if ((nl = realloc(line, (size_t)cap * sizeof(*nl))) ==
+			    NULL)
+				break;
+			line = nl;
+		}
+		if (rc_push(&extra, p, strlen(p)) == -1)
+			break;
+		line[nx++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	chain_tx_init(&t);
+	for (i = 0, k = 0; i < want->n && t.n < r->nans; i++) {
+		w = want->line[i];
+		mv = strncmp(w, "genplay ", 8) == 0 ||
+		    strncmp(w, "genbid ", 7) == 0 ||
+		    strncmp(w, "gencall ", 8) == 0;
+		while (k < nx && line[k] < i + 1)
+			k++;
+		if (k < nx && line[k] == i + 1) {
+			/* "KIND =TEXT": a late one stands for a time-out */
+			ans = strchr(extra.line[k], ' ') + 1;
+			late = strncmp(extra.line[k], "late ", 5) == 0;
+			if (mv && late && im < moves.n &&
+			    moves.line[im][0] == '\0')
+				im++;
+		} else if (mv)
+			ans = im < moves.n ? moves.line[im++] : "";
+		else
+			ans = "=";
+		if (*ans == '\0')
+			break;		/* timed out, and no answer after */
+		chain_tx_line(&t, ans, strlen(ans));
+	}
+	chain_tx_hex(&t, hex);
+	if (t.n != r->nans || strcmp(hex, r->ans) != 0)
+		printf("%sthe answers the log holds for seat %d do not hash "
+		    "to the receipt's (%lld answers, %.16s...; the log gives "
+		    "%lld): the log was rewritten after the bot was told\n",
+		    rc_fail, r->tx_seat, r->nans, r->ans, t.n);
 	else
 		rc = 0;
 done:
-	rc_free(&want);
+	rc_free(&moves);
+	rc_free(&extra);
+	free(line);
 	return rc;
 }
 
@@ -406,7 +497,7 @@ rc_transcript(struct au *a, long long id, int seat, const char *path,
 	 * first the seat received, and its match_end has the log's result,
 	 * points and seed.
 	 */
-	if (rr->head_no < 0 && want.n > 0 && got.n > want.n &&
+	if ((rr->head_no < 0 || rr->lost) && want.n > 0 && got.n > want.n &&
 	    strncmp(got.line[got.n - 1], "match_end ", 10) == 0 &&
 	    strncmp(want.line[want.n - 1], "match_end ", 10) == 0) {
 		free(got.line[want.n - 1]);
@@ -424,7 +515,7 @@ rc_transcript(struct au *a, long long id, int seat, const char *path,
 		    strcmp(got.line[i], want.line[i]) == 0)
 			continue;
 		/* an unsigned end: its result, points and seed */
-		if (rr->head_no < 0 && i + 1 == (size_t)got.n &&
+		if ((rr->head_no < 0 || rr->lost) && i + 1 == (size_t)got.n &&
 		    i + 1 == (size_t)want.n &&
 		    strncmp(got.line[i], "match_end ", 10) == 0 &&
 		    strncmp(want.line[i], "match_end ", 10) == 0 &&
@@ -475,6 +566,34 @@ done:
 	rc_free(&logged);
 	free(move);
 	return rc;
+}
+
+/*
+ * Did match a (walked) end on a log failure?  Then refd may have told
+ * its seats lines whose rows the log lost (refd(8), DURABILITY), and
+ * their transcript hashes cannot be rebuilt from it.
+ */
+int
+receipt_lost(const struct au *a)
+{
+	return strcmp(a->state, "aborted") == 0 &&
+	    strncmp(a->reason, "log failure", 11) == 0;
+}
+
+/*
+ * receipt_lost() of the match walked, kept in r and said: 1 when the seat's
+ * lines after the log's last row stand on the receipt alone.
+ */
+static int
+rc_lost_say(const struct au *a, struct rc_receipt *r, int transcript)
+{
+	if ((r->lost = receipt_lost(a)))
+		printf("receipt: match %lld ended on a log failure, so the "
+		    "lines refd sent the seat after the log's last row may "
+		    "not be in it: they stand on the receipt's hashes%s\n",
+		    a->id, transcript ? " and the seat's transcript" :
+		    " alone");
+	return r->lost;
 }
 
 /* The word after key (" result=") in an event's text, into buf. */
@@ -751,7 +870,8 @@ cmd_verify_receipt(int argc, char **argv)
 	} else if (rr.head_no < 0 && strcmp(a->result, rr.result) != 0)
 		printf("receipt FAILED: the log's match %lld has result %s, "
 		    "the unsigned receipt %s\n", id, a->result, rr.result);
-	else if (rr.tx_seat >= 0 && rc_logtx(a, id, &rr) == -1)
+	else if (rr.tx_seat >= 0 && !rc_lost_say(a, &rr, tpath != NULL) &&
+	    rc_logtx(a, id, &rr) == -1)
 		;
 	else if (tpath != NULL && rr.tx_seat >= 0 && seat != rr.tx_seat) {
 		printf("receipt FORGED: the receipt is seat %d's, not seat "
@@ -788,4 +908,49 @@ usage:
 	fprintf(stderr, "usage: refctl verify-receipt --db FILE --match ID "
 	    "--receipt LINE [--transcript FILE [--seat S]] [--key KEY]\n");
 	return RC_USAGE;
+}
+
+/*
+ * refctl audit's check of a match that verified: the transcript hashes
+ * its signed end chains for each seat (refd-protocol(7), RECEIPTS),
+ * rebuilt from the log alone, the lines each seat was sent and the
+ * answers it gave (refd-log(5), answers).  a is a walker of its own on
+ * the log.  0 when every seat's hashes rebuild or the end holds none;
+ * -1 with "match ID FAILED: ..." printed.
+ */
+int
+receipt_rebuild(struct au *a, long long id)
+{
+	struct rc_receipt r;
+	sqlite3_stmt	*st;
+	const char	*text;
+	char		 end[CHAIN_TEXTMAX], pre[64];
+	int		 seat, rc = 0, f;
+
+	if (sqlite3_prepare_v2(a->h, "SELECT text FROM log_chain WHERE kind ="
+	    " 'end' AND match_id = ?1 ORDER BY no LIMIT 1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return 0;	/* the log chain's audit says why */
+	sqlite3_bind_int64(st, 1, id);
+	end[0] = '\0';
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    (text = (const char *)sqlite3_column_text(st, 0)) != NULL)
+		snprintf(end, sizeof(end), "%s", text);
+	sqlite3_finalize(st);
+	snprintf(pre, sizeof(pre), "match %lld FAILED: ", id);
+	rc_fail = pre;
+	for (seat = 0; seat < BRI_MAXSEATS && rc == 0; seat++) {
+		memset(&r, 0, sizeof(r));
+		if ((f = chain_tx_find(end, seat, r.tx, sizeof(r.tx))) != 1)
+			break;		/* no more seats, or none kept */
+		if (strcmp(r.tx, "-") == 0)
+			continue;
+		r.tx_seat = seat;
+		if (sscanf(r.tx, "%lld:%64[0-9a-f]:%lld:%64[0-9a-f]", &r.nsent,
+		    r.sent, &r.nans, r.ans) != 4)
+			continue;	/* the log chain's audit says why */
+		rc = rc_logtx(a, id, &r);
+	}
+	rc_fail = "receipt FAILED: ";
+	return rc;
 }

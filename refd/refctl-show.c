@@ -179,6 +179,15 @@ show_row(struct au *a, const struct au_row *r)
 	case AU_JOKER:
 		fprintf(fp, "    seat %lld becomes the Joker\n", r->v[0]);
 		break;
+	case AU_ANSWER:
+		fprintf(fp, "  seat %lld answered its line %lld (%.*s) after "
+		    "%lld ms at ", r->v[0], r->v[1], r->slen[0], r->s[0],
+		    r->v[2]);
+		au_untrusted(fp, r->s[1], (size_t)r->slen[1]);
+		fprintf(fp, ": ");
+		au_untrusted(fp, r->s[2], (size_t)r->slen[2]);
+		fprintf(fp, "\n");
+		break;
 	case AU_TRICK:
 		fprintf(fp, "    seat %lld wins trick %lld: %lld points\n",
 		    r->v[1], r->v[0], r->v[2]);
@@ -303,7 +312,8 @@ view_pending(struct au *a, const struct au_row *r)
 	long long	 ms = a->vpend_est;
 
 	if (!a->vpend || (r != NULL && (r->kind == AU_JOKER ||
-	    r->kind == AU_TRICK || r->kind == AU_SEAT)))
+	    r->kind == AU_TRICK || r->kind == AU_SEAT ||
+	    r->kind == AU_ANSWER)))
 		return;		/* rows of what was sent before it */
 	a->vpend = 0;
 	if (r == NULL || r->deal != a->vpend_deal)

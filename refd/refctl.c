@@ -218,7 +218,7 @@ static const struct refctl_cmd cmds[] = {
 	    "check a bot, without refd" } } },
 	{ "audit", cmd_audit, NULL, 0, 0, 1,
 	    { { "--db FILE [--all] [--allow-running] [--key KEY]\n"
-	    "[--archive FILE...] [ID...]",
+	    "[--transcripts] [--archive FILE...] [ID...]",
 	    "verify matches from the log" } } },
 	{ "show", cmd_show, NULL, 0, 0, 1,
 	    { { "--db FILE ID [--deal N] [--seat S]",

@@ -30,6 +30,9 @@ int	cmd_audit(int, char **);	/* refctl-audit.c */
 int	cmd_show(int, char **);		/* refctl-show.c */
 int	cmd_export(int, char **);	/* refctl-export.c */
 int	cmd_verify_receipt(int, char **); /* refctl-receipt.c */
+struct au;
+int	receipt_rebuild(struct au *, long long); /* refctl-receipt.c */
+int	receipt_lost(const struct au *);		 /* refctl-receipt.c */
 int	cmd_bridge(int, char **);	/* refctl-bridge.c */
 int	cmd_tournament(int, char **);	/* refctl-tourney.c */
 int	cmd_cluster(int, char **);	/* refctl-cluster.c */

@@ -37,12 +37,14 @@
 #include "key.h"
 #include "guard.h"
 #include "harden.h"
+#include "http.h"
 #include "log.h"
 #include "logsync.h"
 #include "match.h"
 #include "mset.h"
 #include "pidlock.h"
 #include "seat.h"
+#include "site.h"
 #include "spawn.h"
 #include "spawnq.h"
 #include "tourney.h"
@@ -66,7 +68,8 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: refd [-dhv] [-c socket] [-D database] [-f config] "
 	    "[-L botlogdir]\n"
-	    "            [-l host:port] [-m move_ms] [-s startup_ms]\n"
+	    "            [-l host:port] [-m move_ms] [-s startup_ms]"
+	    " [-w [host:]port]\n"
 	    "            [--cluster conninfo --worker name]\n"
 	    "  -c socket     control socket (default refd.sock)\n"
 	    "  -D database   SQLite log (default refd.db)\n"
@@ -77,6 +80,8 @@ usage(int status)
 	    "  -m ms         default per-move limit (default %lld)\n"
 	    "  -s ms         default start-up limit (default %lld)\n"
 	    "  -v            more verbose; -vv for debugging\n"
+	    "  -w host:port  serve the web site (default: none; host "
+	    "127.0.0.1)\n"
 	    "  --cluster c   play a cluster's slots (refd-cluster(7))\n"
 	    "  --worker name as this worker of it\n",
 	    mset_default(MSET_MOVE_MS), mset_default(MSET_STARTUP_MS));
@@ -430,9 +435,11 @@ main(int argc, char *argv[])
 	conf.max_unauth = 256;
 	conf.max_per_addr = 32;
 	conf.ctl_idle_ms = 60000;
-	conf.commit_ms = 5;
+	conf.commit_ms = 25;	/* PERFORMANCE.md, issue 35 */
 	conf.ckpt_pages = DB_CKPT_PAGES;
 	conf.keep_matches = 1000;
+	conf.http_max_conns = HTTP_MAX_CONNS;
+	conf.http_max_per_addr = HTTP_MAX_PER_ADDR;
 	conf.cluster_batch_ms = 60000;
 	log_init("refd", 1, 0);
 	/* before anything secret is in memory */
@@ -441,7 +448,7 @@ main(int argc, char *argv[])
 	if (bri_init() != BRI_OK)
 		fatalx("cannot initialise libsodium");
 
-	while ((ch = getopt_long(argc, argv, "c:D:df:hL:l:m:s:v", longopts,
+	while ((ch = getopt_long(argc, argv, "c:D:df:hL:l:m:s:vw:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'C':
@@ -491,6 +498,10 @@ main(int argc, char *argv[])
 			break;
 		case 'v':
 			verbose++;
+			break;
+		case 'w':
+			if (conf_http(&conf, optarg, err, sizeof(err)) == -1)
+				fatalx("%s", err);
 			break;
 		default:
 			usage(1);
@@ -583,6 +594,12 @@ main(int argc, char *argv[])
 		exit(1);
 	if (conf.listen_host[0] != '\0' && bot_listen() == -1)
 		exit(1);
+	if (conf.http_host[0] != '\0') {
+		if (site_start(err, sizeof(err)) == -1)
+			fatalx("%s", err);
+		log_info("web site on http://%s:%d/", conf.http_host,
+		    http_port());
+	}
 	log_info("refd %s: log %s, control %s", REFD_VERSION, conf.db_path,
 	    conf.ctl_path);
 	if (clock_start(base) == -1)
@@ -595,6 +612,7 @@ main(int argc, char *argv[])
 	event_base_dispatch(base);
 
 	ctl_close();
+	site_stop();
 	spawnq_stop();		/* the seats of bots starting hear their pids */
 	seat_shutdown_all();
 	while ((m = TAILQ_FIRST(&matches)) != NULL)

@@ -161,6 +161,8 @@ struct seat {
 	/* the match's transcript hashes, from seat_transcript_begin() on */
 	int		 tx_on;		/* hashing this match's lines */
 	unsigned	 tx_first;	/* its first command's id */
+	long long	 ans_line;	/* the answer being handed up answers
+					   this line of the match, or 0 */
 	struct chain_tx	 tx_sent;	/* lines written to the bot */
 	size_t		 tx_from;	/* out's bytes before it: hashed or
 					   not the match's (seat_tx_out()) */
@@ -1652,16 +1654,28 @@ seat_answer(struct seat *s)
 			ready_cb(s->bot);
 		return;
 	}
-	if (s->tx_on && p.id >= s->tx_first)
+	s->ans_line = 0;
+	if (s->tx_on && p.id >= s->tx_first) {
 		seat_tx_answer(s);
+		s->ans_line = (long long)(p.id - s->tx_first) + 1;
+	}
 	if (s->npend == 0)
 		seat_arm(s);	/* else an early timer re-arms itself */
 	if (PEND_MOVE(p.kind) || p.abandoned || us > p.limit_us)
 		seat_clock_log(s, &p, p.abandoned ? "late" : "answer",
 		    s->arrival_us ? s->arrival_us : util_now_us(), us);
-	if (p.abandoned)
+	if (p.abandoned) {
+		/* hashed in the receipt: the match logs it */
+		if (s->ans_line > 0 && s->state == SEAT_PLAYING &&
+		    s->cb != NULL && s->cb->late != NULL)
+			s->cb->late(s->cbarg, s, p.kind, s->fr.ok, s->fr.text,
+			    us);
 		return;
+	}
 	if (us > p.limit_us && s->state == SEAT_PLAYING) {
+		if (s->ans_line > 0 && s->cb != NULL && s->cb->late != NULL)
+			s->cb->late(s->cbarg, s, p.kind, s->fr.ok, s->fr.text,
+			    us);
 		snprintf(ev, sizeof(ev), "answer to command %u after %lld ms; "
 		    "the limit is %lld ms", p.id, (long long)us / 1000,
 		    (long long)p.limit_us / 1000);
@@ -1676,6 +1690,16 @@ seat_answer(struct seat *s)
 		snprintf(s->version, sizeof(s->version), "%.63s", s->fr.text);
 	if (s->state == SEAT_PLAYING && s->cb != NULL)
 		s->cb->answer(s->cbarg, s, p.kind, s->fr.ok, s->fr.text, us);
+}
+
+/*
+ * The line of the match (from 1, its match_start) that the answer being
+ * handed to the match's callbacks answers, or 0 for one before it.
+ */
+long long
+seat_answer_line(const struct seat *s)
+{
+	return s->ans_line;
 }
 
 /*

@@ -37,6 +37,9 @@ struct seat_cb {
 		    const char *, int64_t);
 	void	(*fault)(void *, struct seat *, const char *, const char *,
 		    int64_t);
+	void	(*late)(void *, struct seat *, enum pend_kind, int,
+		    const char *, int64_t);	/* an answer after its
+						   time-out, hashed */
 };
 
 struct seat	*seat_spawn(struct bot *, const char *, int64_t, int, char *,
@@ -65,6 +68,7 @@ int		 seat_usable(const struct seat *);
 const char	*seat_peer(const struct seat *);
 const char	*seat_name(const struct seat *);
 const char	*seat_version(const struct seat *);
+long long	 seat_answer_line(const struct seat *);
 
 void		 seat_reap(pid_t, int);
 int		 seat_count(void);

@@ -590,11 +590,7 @@ tourney_sprt(struct tourney *t)
 	tourney_sprt_read(t);
 	if (s->decided == 0 && t->ndone < t->nslots)
 		return 0;
-	snprintf(why, sizeof(why), "SPRT: %s (LLR %.2f, bounds [%.2f, %.2f], "
-	    "%d %s, games %d-%d-%d)", s->decided > 0 ? "H1 accepted" :
-	    s->decided < 0 ? "H0 accepted" : "undecided at the match limit",
-	    s->llr, s->lower, s->upper, s->units, t->def.duplicate ? "sets" :
-	    "matches", s->wins, s->draws, s->losses);
+	tstand_sprt_reason(&t->def, s, why, sizeof(why));
 	tourney_end(t, "done", why);
 	return 1;
 }

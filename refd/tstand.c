@@ -557,6 +557,18 @@ tstand_sprt_print(FILE *f, const struct tdef *d, const struct st_sprt *sp)
 	    "H0 accepted" : "undecided");
 }
 
+/* Why a tournament ends by its SPRT, in words, into buf. */
+void
+tstand_sprt_reason(const struct tdef *d, const struct st_sprt *s, char *buf,
+    size_t len)
+{
+	snprintf(buf, len, "SPRT: %s (LLR %.2f, bounds [%.2f, %.2f], "
+	    "%d %s, games %d-%d-%d)", s->decided > 0 ? "H1 accepted" :
+	    s->decided < 0 ? "H0 accepted" : "undecided at the match limit",
+	    s->llr, s->lower, s->upper, s->units, d->duplicate ? "sets" :
+	    "matches", s->wins, s->draws, s->losses);
+}
+
 /*
  * The crosstable: bots by rank, against each other by rank number, each
  * cell wins-draws-losses of the row's bot against the column's.  When
@@ -1235,5 +1247,127 @@ tstand_report(FILE *f, const struct tdef *d, struct tstand *ts,
 	    fmt);
 	free(slots);
 	free(tab);
+	return 0;
+}
+
+/*
+ * The definition of tournament tid as the log h has it, parsed into d,
+ * with its logged seed.  Returns 0, or -1 with the reason in err; d is
+ * the caller's to tdef_free() after a 0.
+ */
+int
+tstand_def(struct sqlite3 *h, int64_t tid, struct tdef *d, char *err,
+    size_t errlen)
+{
+	sqlite3_stmt	*st;
+	char		 why[512], name[64];
+	const char	*text, *seed;
+	int		 rc = -1;
+
+	if (sqlite3_prepare_v2(h, "SELECT definition, seed FROM tournaments "
+	    "WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(h));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, tid);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(err, errlen, "no tournament %lld in the log",
+		    (long long)tid);
+		goto out;
+	}
+	text = (const char *)sqlite3_column_text(st, 0);
+	seed = (const char *)sqlite3_column_text(st, 1);
+	snprintf(name, sizeof(name), "tournament %lld", (long long)tid);
+	if (text == NULL || tdef_parse(text, name, d, why, sizeof(why)) ==
+	    -1) {
+		snprintf(err, errlen, "%s", text ? why : "no definition");
+		goto out;
+	}
+	if (seed != NULL)
+		bri_seed_parse(seed, &d->seed);
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Tournament tid's standings from the log h in fmt, through
+ * tstand_report() as refctl tournament standings prints them (the
+ * web site's).  Returns 0, or -1 with the reason in err.
+ */
+int
+tstand_log_report(FILE *f, struct sqlite3 *h, int64_t tid,
+    enum tstand_fmt fmt, char *err, size_t errlen)
+{
+	struct tdef	 d;
+	struct tstand	 ts;
+	char		 why[512];
+	int		 rc = -1;
+
+	if (tstand_def(h, tid, &d, err, errlen) == -1)
+		return -1;
+	if (tstand_load(h, tid, &d, 0, &ts, err, errlen) == -1)
+		goto out;
+	if (tstand_extra(h, tid, &d, &ts, why, sizeof(why)) == -1)
+		snprintf(err, errlen, "%s", why);
+	if (tstand_report(f, &d, &ts, fmt) == 0)
+		rc = 0;
+	else
+		snprintf(err, errlen, "out of memory");
+	tstand_free(&ts);
+out:
+	tdef_free(&d);
+	return rc;
+}
+
+/*
+ * Tournament tid's SPRT as it went, for a graph: {"lower", "upper",
+ * "llr": the LLR after each observation, in schedule order, as
+ * tstand_sprt_more() takes them}, or null without an SPRT.  Returns 0,
+ * or -1 with the reason in err.
+ */
+int
+tstand_sprt_path(FILE *f, struct sqlite3 *h, int64_t tid, char *err,
+    size_t errlen)
+{
+	struct tdef	 d;
+	struct tstand	 ts;
+	struct st_sprt	 s;
+	struct tslot	*slots = NULL;
+	int		 nslots = 0, pos = 0, end, k = 0, j, n = 0;
+
+	if (tstand_def(h, tid, &d, err, errlen) == -1)
+		return -1;
+	if (!d.sprt || tdef_schedule(&d, &slots, &nslots, err, errlen) == -1 ||
+	    tstand_load(h, tid, &d, 0, &ts, err, errlen) == -1) {
+		fprintf(f, "null");
+		free(slots);
+		tdef_free(&d);
+		return 0;
+	}
+	tstand_sprt_begin(&d, &s);
+	fprintf(f, "{\"lower\": %.4f, \"upper\": %.4f, \"llr\": [", s.lower,
+	    s.upper);
+	while (pos < nslots && s.decided == 0) {
+		for (end = pos + 1; d.duplicate && end < nslots &&
+		    slots[end].block == slots[pos].block; end++)
+			;
+		while (k < ts.n && ts.slot[k] < pos)
+			k++;
+		for (j = pos; j < end; j++)
+			if (k + j - pos >= ts.n || ts.slot[k + j - pos] != j)
+				break;
+		if (j < end)
+			break;
+		st_sprt_add(&s, ts.m + k, end - pos, 0, 1);
+		fprintf(f, "%s%.4f", n++ ? ", " : "", st_sprt_llr(&s));
+		k += end - pos;
+		pos = end;
+	}
+	fprintf(f, "], \"state\": \"%s\"}", tstand_sprt_state(&s));
+	free(slots);
+	tstand_free(&ts);
+	tdef_free(&d);
 	return 0;
 }

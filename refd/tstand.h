@@ -76,10 +76,16 @@ void	tstand_sprt_begin(const struct tdef *, struct st_sprt *);
 int	tstand_sprt_more(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *, struct st_sprt *, int);
 const char *tstand_sprt_state(const struct st_sprt *);
+void	tstand_sprt_reason(const struct tdef *, const struct st_sprt *,
+	    char *, size_t);
 int	*tstand_units(const struct tdef *, const struct tslot *, int,
 	    const struct tstand *);
 void	tstand_json_str(FILE *, const char *);
 int	tstand_fmt_parse(const char *, enum tstand_fmt *);
 int	tstand_seed_secret(struct sqlite3 *, int64_t);
+int	tstand_def(struct sqlite3 *, int64_t, struct tdef *, char *, size_t);
+int	tstand_log_report(FILE *, struct sqlite3 *, int64_t, enum tstand_fmt,
+	    char *, size_t);
+int	tstand_sprt_path(FILE *, struct sqlite3 *, int64_t, char *, size_t);
 
 #endif

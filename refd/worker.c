@@ -68,7 +68,8 @@ struct wslot {
 	char		 sig[129];
 };
 
-enum wquery { WQ_NONE, WQ_HELLO, WQ_WORK, WQ_LEASE, WQ_BEAT, WQ_REPORT };
+enum wquery { WQ_NONE, WQ_HELLO, WQ_WORK, WQ_LEASE, WQ_BEAT, WQ_REPORT,
+    WQ_RECORDS, WQ_DECIDE };
 
 static struct worker {
 	struct pgconn	*pg;
@@ -92,6 +93,13 @@ static struct worker {
 	struct wslot	*starting;	/* its match_start() under way */
 	int64_t		 leases[16];
 	int		 nleases;
+	/* a gauntlet's SPRT, carried over the results so far */
+	struct tslot	*sched;		/* the schedule's shape */
+	int		 nsched;
+	struct st_sprt	 sprt;
+	int		 sprt_pos;	/* slots it has read */
+	int		 sprt_dirty;	/* results since it read them */
+	char		 verdict[400];	/* decided: to tell the database */
 	double		 pace_ms;	/* a match's mean time */
 	int		 paced;
 	int		 reported, refusedn;	/* counts, for status */
@@ -161,6 +169,10 @@ worker_drop(const char *why)
 	w.nleases = 0;
 	if (w.tid != 0)
 		tdef_free(&w.def);
+	free(w.sched);
+	w.sched = NULL;
+	w.nsched = w.sprt_pos = w.sprt_dirty = 0;
+	w.verdict[0] = '\0';
 	w.tid = 0;
 }
 
@@ -328,12 +340,33 @@ worker_val(const PGresult *res, int r, int c)
 	return PQgetisnull(res, r, c) ? "" : PQgetvalue(res, r, c);
 }
 
+/*
+ * Is res the answer to the query asked, by its first column's name?  A
+ * wire that duplicated a request can hand one query another's answer:
+ * the connection is then dropped (it comes back), and the query is
+ * asked again, as after a lost answer.
+ */
+static int
+worker_shape(const PGresult *res, const char *col)
+{
+	if (res == NULL)
+		return 1;
+	if (PQnfields(res) >= 1 && strcmp(PQfname(res, 0), col) == 0)
+		return 1;
+	log_warnx("cluster: an answer out of place (%s for %s): connecting "
+	    "again", PQnfields(res) >= 1 ? PQfname(res, 0) : "-", col);
+	pgconn_drop(w.pg, "an answer out of place");
+	return 0;
+}
+
 static void
 worker_hello_cb(void *arg, const PGresult *res, const char *err)
 {
 	(void)arg;
 	w.q = WQ_NONE;
 	worker_soon();
+	if (!worker_shape(res, "hello"))
+		return;
 	if (res == NULL) {
 		log_warnx("cluster: hello: %s", err);
 		w.wait_us = util_now_us() + 1000 * WORKER_POLL_MS;
@@ -416,6 +449,18 @@ worker_take(int64_t tid, const char *text, int lease_ms, const char *want)
 		tdef_free(&d);
 		return -1;
 	}
+	if (d.sprt) {
+		/* its blocks, for the SPRT's sets; the seeds play no part */
+		if (tdef_schedule(&d, &w.sched, &w.nsched, err,
+		    sizeof(err)) == -1) {
+			log_warnx("cluster: %s: %s", name, err);
+			tdef_free(&d);
+			return -1;
+		}
+		tstand_sprt_begin(&d, &w.sprt);
+		w.sprt_pos = 0;
+		w.sprt_dirty = 1;
+	}
 	w.tid = tid;
 	w.def = d;
 	w.lease_ms = lease_ms;
@@ -436,6 +481,8 @@ worker_work_cb(void *arg, const PGresult *res, const char *err)
 	w.q = WQ_NONE;
 	w.poll_us = util_now_us();
 	worker_soon();
+	if (!worker_shape(res, "w_tid"))
+		return;
 	if (res == NULL) {
 		log_warnx("cluster: looking for work: %s", err);
 		return;
@@ -480,6 +527,8 @@ worker_lease_cb(void *arg, const PGresult *res, const char *err)
 	(void)arg;
 	w.q = WQ_NONE;
 	worker_soon();
+	if (!worker_shape(res, "l_lease"))
+		return;
 	if (res == NULL) {
 		log_warnx("cluster: lease: %s", err);
 		w.wait_us = util_now_us() + 1000 * WORKER_POLL_MS;
@@ -552,11 +601,14 @@ worker_beat_cb(void *arg, const PGresult *res, const char *err)
 	(void)arg;
 	w.q = WQ_NONE;
 	worker_soon();
+	if (!worker_shape(res, "h_lease"))
+		return;
 	if (res == NULL) {
 		log_warnx("cluster: heartbeat: %s", err);
 		return;
 	}
 	w.heard_us = w.beat_us = util_now_us();
+	w.sprt_dirty = 1;	/* others have reported meanwhile */
 	for (i = 0; i < PQntuples(res); i++) {
 		l = util_num(worker_val(res, i, 0), 1, INT64_MAX, &errstr);
 		st = worker_val(res, i, 1);
@@ -580,8 +632,17 @@ worker_report_cb(void *arg, const PGresult *res, const char *err)
 		if (w.slots[i].lease == w.qlease && w.slots[i].slot == w.qslot &&
 		    w.slots[i].state == WS_PLAYED)
 			s = &w.slots[i];
-	if (s == NULL)
+	if (s == NULL || !worker_shape(res, "report"))
 		return;
+	/* the answer names its lease and slot: not another report's */
+	if (res != NULL && (PQntuples(res) != 1 || PQnfields(res) != 3 ||
+	    strtoll(worker_val(res, 0, 1), NULL, 10) != s->lease ||
+	    atoi(worker_val(res, 0, 2)) != s->slot)) {
+		log_warnx("cluster: an answer out of place for slot %d: "
+		    "connecting again", s->slot);
+		pgconn_drop(w.pg, "an answer out of place");
+		return;
+	}
 	if (res == NULL) {
 		log_warnx("cluster: report of slot %d: %s", s->slot, err);
 		/* the answer lost: sent again, taken once; else given up */
@@ -591,9 +652,16 @@ worker_report_cb(void *arg, const PGresult *res, const char *err)
 	}
 	w.heard_us = util_now_us();
 	a = worker_val(res, 0, 0);
+	if (strcmp(a, "ok") != 0 && strncmp(a, "refused: ", 9) != 0) {
+		log_warnx("cluster: slot %d: an answer out of place: %s",
+		    s->slot, a);
+		pgconn_drop(w.pg, "an answer out of place");
+		return;
+	}
 	if (strcmp(a, "ok") == 0) {
 		w.reported++;
-		log_debug("cluster: slot %d reported (match %lld)", s->slot,
+		w.sprt_dirty = 1;
+		log_info("cluster: slot %d reported (match %lld)", s->slot,
 		    (long long)s->match);
 	} else {
 		w.refusedn++;
@@ -602,6 +670,62 @@ worker_report_cb(void *arg, const PGresult *res, const char *err)
 	}
 	s->state = WS_DONE;
 	worker_compact();
+}
+
+/* The results since the SPRT last read: carry it on, in slot order. */
+static void
+worker_records_cb(void *arg, const PGresult *res, const char *err)
+{
+	struct tstand	 ts;
+	char		 why[256];
+	int		 i;
+
+	(void)arg;
+	w.q = WQ_NONE;
+	worker_soon();
+	if (!worker_shape(res, "r_slot"))
+		return;
+	if (res == NULL) {
+		log_warnx("cluster: results: %s", err);
+		w.sprt_dirty = 1;
+		return;
+	}
+	if (w.tid == 0 || !w.def.sprt || w.sprt.decided != 0)
+		return;
+	memset(&ts, 0, sizeof(ts));
+	for (i = 0; i < PQntuples(res); i++)
+		if (tstand_add_record(&ts, &w.def, atoi(worker_val(res, i, 0)),
+		    0, worker_val(res, i, 1), why, sizeof(why)) == -1) {
+			log_warnx("cluster: results: %s", why);
+			break;
+		}
+	w.sprt_pos = tstand_sprt_more(&w.def, w.sched, w.nsched, &ts,
+	    &w.sprt, w.sprt_pos);
+	tstand_free(&ts);
+	if (w.sprt.decided != 0) {
+		tstand_sprt_reason(&w.def, &w.sprt, w.verdict,
+		    sizeof(w.verdict));
+		log_info("cluster: tournament %" PRId64 ": %s", w.tid,
+		    w.verdict);
+	}
+}
+
+static void
+worker_decide_cb(void *arg, const PGresult *res, const char *err)
+{
+	(void)arg;
+	w.q = WQ_NONE;
+	worker_soon();
+	if (!worker_shape(res, "decide"))
+		return;
+	if (res == NULL) {
+		log_warnx("cluster: decision: %s", err);
+		return;
+	}
+	log_info("cluster: tournament %" PRId64 " decided: %s", w.tid,
+	    worker_val(res, 0, 0));
+	w.verdict[0] = '\0';
+	worker_drop("the SPRT has decided");
 }
 
 /* Ask the most urgent thing the database is to hear. */
@@ -620,8 +744,8 @@ worker_ask(void)
 			return;
 		v[0] = w.name;
 		v[1] = w.key;
-		if (pgconn_query(w.pg, "SELECT refd.hello($1, $2)", 2, v,
-		    worker_timeout(), worker_hello_cb, NULL) == 0)
+		if (pgconn_query(w.pg, "SELECT refd.hello($1, $2) AS hello",
+		    2, v, worker_timeout(), worker_hello_cb, NULL) == 0)
 			w.q = WQ_HELLO;
 		return;
 	}
@@ -643,8 +767,8 @@ worker_ask(void)
 		w.qlease = w.slots[i].lease;
 		w.qslot = w.slots[i].slot;
 		if (pgconn_query(w.pg, "SELECT refd.report($1, $2, $3, $4, $5, "
-		    "$6, $7)", 7, v, worker_timeout(), worker_report_cb,
-		    NULL) == 0)
+		    "$6, $7) AS report, $1::bigint, $2::integer", 7, v,
+		    worker_timeout(), worker_report_cb, NULL) == 0)
 			w.q = WQ_REPORT;
 		return;
 	}
@@ -662,6 +786,27 @@ worker_ask(void)
 		if (pgconn_query(w.pg, "SELECT * FROM refd.heartbeat($1)", 1,
 		    v, worker_timeout(), worker_beat_cb, NULL) == 0)
 			w.q = WQ_BEAT;
+		return;
+	}
+	if (w.tid != 0 && w.verdict[0] != '\0') {
+		snprintf(a[0], sizeof(a[0]), "%" PRId64, w.tid);
+		v[0] = a[0];
+		v[1] = w.verdict;
+		if (pgconn_query(w.pg, "SELECT refd.decide($1, $2) AS decide",
+		    2, v, worker_timeout(), worker_decide_cb, NULL) == 0)
+			w.q = WQ_DECIDE;
+		return;
+	}
+	if (w.tid != 0 && w.def.sprt && w.sprt_dirty &&
+	    w.sprt.decided == 0) {
+		w.sprt_dirty = 0;
+		snprintf(a[0], sizeof(a[0]), "%" PRId64, w.tid);
+		snprintf(a[1], sizeof(a[1]), "%d", w.sprt_pos);
+		v[0] = a[0];
+		v[1] = a[1];
+		if (pgconn_query(w.pg, "SELECT * FROM refd.records($1, $2)", 2,
+		    v, worker_timeout(), worker_records_cb, NULL) == 0)
+			w.q = WQ_RECORDS;
 		return;
 	}
 	if (refd_stopping() || now < w.wait_us)
@@ -762,16 +907,22 @@ worker_start(const char *conninfo, const char *name, char *err,
 void
 worker_status(char *buf, size_t len)
 {
-	size_t	 n = strlen(buf);
+	size_t		 n = strlen(buf);
+	int64_t		 wall, cpu, p99;
+	long long	 nq;
 
 	if (w.pg == NULL || n >= len)
 		return;
+	wall = pgconn_delay_max(w.pg, &cpu);
+	nq = pgconn_queries(w.pg, &p99);
 	snprintf(buf + n, len - n, "\ncluster_worker %s\ncluster_connected %d"
 	    "\ncluster_tournament %" PRId64 "\ncluster_leases %d\n"
 	    "cluster_slots %d\ncluster_running %d\ncluster_reported %d\n"
-	    "cluster_refused %d\ncluster_libpq_max_us %lld", w.name,
-	    pgconn_up(w.pg), w.tid, w.nleases, w.nslots, w.nrunning,
-	    w.reported, w.refusedn, (long long)pgconn_delay_max(w.pg));
+	    "cluster_refused %d\ncluster_libpq_max_us %lld\n"
+	    "cluster_libpq_cpu_max_us %lld\ncluster_queries %lld\n"
+	    "cluster_query_p99_us %lld", w.name, pgconn_up(w.pg), w.tid,
+	    w.nleases, w.nslots, w.nrunning, w.reported, w.refusedn,
+	    (long long)wall, (long long)cpu, nq, (long long)p99);
 }
 
 /* At exit. */

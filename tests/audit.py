@@ -253,6 +253,12 @@ def texts(con, mid):
         out.append((no, "seats", ("seat", seat), (
             "seat %d bot=%s kind=%s identity=" % (seat, bot, kind)).encode()
             + lp(ident) + b" name=" + lp(name) + b" version=" + lp(ver)))
+    for no, d, seat, line, kind, ms, at, ans in con.execute(
+            "SELECT chain_no, deal_no, seat, line, kind, ms, at, "
+            "CAST(answer AS BLOB) FROM answers WHERE match_id = ?", (mid,)):
+        out.append((no, "answers", ("chain_no", no), (
+            "answer %d seat=%d line=%d kind=%s ms=%d at=%s answer=" % (
+                d, seat, line, kind, ms, at)).encode() + lp(ans)))
     for no, res, mp, ended, reason in con.execute(
             "SELECT end_no, result, mpoints, ended, reason FROM matches "
             "WHERE id = ? AND end_no IS NOT NULL", (mid,)):
@@ -1362,7 +1368,7 @@ def test_migrate_v2(log):
         "SELECT id, chain0, final_chain FROM matches ORDER BY id").fetchall()
     assert len(before) == 4
     rc, _, err = refctl("audit", "--db", db)
-    assert rc == 2 and "older than 6" in err, err
+    assert rc == 2 and "is older than" in err, err
     r = harness.Refd(tmp)
     try:
         r.add("rand", [os.path.join(BUILD, "bots", "randbot"), "-s", "1"])
@@ -1372,7 +1378,8 @@ def test_migrate_v2(log):
     finally:
         assert r.stop() == 0
     con = sqlite3.connect(db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 6
+    assert con.execute("PRAGMA user_version").fetchone()[0] == \
+        harness.SCHEMA
     after = con.execute("SELECT id, chain0, final_chain FROM matches WHERE "
                         "id <= 4 ORDER BY id").fetchall()
     assert after == before, "the old chains changed"
@@ -1569,10 +1576,20 @@ def test_receipts(log):
     ]
     for name, edit, status, pattern in cases:
         path = forged(name.replace(" ", "-"), edit)
-        if edit in (rewrite_play, rewrite_whole):
-            # the audit alone cannot see this one: the key signed it
+        if edit == rewrite_play:
+            # the audit alone cannot see this one: the key signed it,
+            # and no seat was sent other lines
             rc, out, _ = refctl("audit", "--db", path, "--key", log.key)
             assert rc == 0, out[-2000:]
+        if edit == rewrite_whole:
+            # other deals: the seats' signed transcript hashes, kept,
+            # no longer rebuild from the log
+            rc, out, _ = refctl("audit", "--db", path, "--key", log.key,
+                                "--transcripts")
+            assert rc == 1 and re.search(
+                r"^match %d FAILED: the lines the log says seat \d was sent "
+                r"do not hash to the receipt's transcript" % mid, out,
+                re.M), out[-2000:]
         rc, out, err = verify(path, 0)
         assert rc == status and re.search(pattern, out, re.M), \
             (name, rc, out + err)

@@ -857,7 +857,7 @@ def test_idle_lines(r):
 
 
 def test_commit_window(r):
-    """Plays wait at most commit_ms (5) for their commit, deal or not:
+    """Plays wait at most commit_ms (25) for their commit, deal or not:
     a reader of the file sees a slow deal's plays while it runs, and
     after the match every play is there."""
     r.must("bot_add", "cw0", "spawn", *EVIL, "slow", "40")

@@ -47,6 +47,7 @@ misbehaves it answers like a random bot.  Modes:
               last rank named again, or "0")
   badcall     bids as a random bot, but answers gencall with "X", no suit
   latebid MS  answers its first genbid MS milliseconds late
+  passer      passes at every genbid: five of them make void deals
 
 Every mode answers known_command (true, but for oldbot), and chiamata5's
 genbid (pass, or a rank weaker than the last) and gencall (a suit).
@@ -219,6 +220,9 @@ def main():
                 time.sleep(int(ARG) / 1000.0)
             if MODE == "badbid":
                 answer(ident, last if last != "-" else "0")
+                continue
+            if MODE == "passer":
+                answer(ident, "pass")
                 continue
             weaker = RANKS[RANKS.index(last) + 1:] if last in RANKS \
                 else RANKS

@@ -8,6 +8,7 @@ Environment: top_builddir, top_srcdir (default: the current directory).
 """
 import os
 import random
+import re
 import shutil
 import socket
 import sqlite3
@@ -27,6 +28,9 @@ PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else \
 EVIL = [PY, os.path.join(SRC, "tests", "evilbot.py")]
 SEATS = {"joker3": 3, "classic2": 2, "classic3": 3, "classic4": 4}
 CARDS = set(str(r) + s for r in range(1, 11) for s in "CDBS")
+# the log's newest schema version: schema/N.sql is migration N
+SCHEMA = len([f for f in os.listdir(os.path.join(SRC, "schema"))
+              if re.match(r"\d+\.sql$", f)])
 
 
 def example_bots():

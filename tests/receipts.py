@@ -102,6 +102,7 @@ class Log:
         self.tmp = tmp
         self.db = os.path.join(tmp, "log.db")
         self.cases = []         # (label, match id, {seat: transcript})
+        self.mid = {}           # name -> id, of matches without receipts
         self.n = 0
         r = harness.Refd(tmp)
         try:
@@ -158,6 +159,19 @@ class Log:
         mids.append(self.lone(
             r, "forfeit", "classic3", ["heur", "py", "c"], "move_ms=300",
             lags={1: (600, "2", None)}))
+        # cut short in chiamata5's auction: a time-out of its first call
+        mids.append(self.lone(
+            r, "forfeit in the auction", "chiamata5",
+            ["py", "c", "sh", "heur", "c"], "move_ms=300",
+            lags={i: (600, "1", None) for i in range(5)}))
+        # every call a pass: void deals
+        r.add("passer", harness.EVIL + ["passer"])
+        self.mid["void"] = r.start("chiamata5", ["passer"] * 5, "deals=2")
+        mids.append(self.mid["void"])
+        # refused before any deal: a bot that does not know the auction
+        r.add("oldbot", harness.EVIL + ["oldbot"])
+        self.mid["refused"] = r.start("chiamata5", ["oldbot"] + ["passer"] * 4)
+        mids.append(self.mid["refused"])
         for mid in mids:
             r.wait(mid)
         # stopped by the operator while a bot thinks
@@ -430,7 +444,207 @@ def test_forged(log):
         print("#   %-26s %d %s" % (name, rc, out.strip()[:90]))
 
 
-TESTS = [test_honest, test_forged, test_valgrind]
+def audit_of(db, *args):
+    """refctl audit of db; returns (returncode, stdout)."""
+    rc, out, err = refctl("audit", "--db", db, *args)
+    return rc, out + err
+
+
+def test_bound_columns(log):
+    """Every bound column of refd-log(5), in every state its row can be
+    in, fails the audit when it says other than what it is bound to,
+    even in a log the key holder chained and signed again; the honest
+    log audits clean."""
+    rc, out = audit_of(log.db, "--all", "--key", log.key, "--transcripts")
+    assert rc == 0, out[-3000:]
+    keyfile = log.db + ".key"
+
+    def mid_of(label):
+        return next(c[1] for c in log.cases if c[0] == label)
+
+    lone2 = mid_of("lone classic2")
+    lone5 = mid_of("lone chiamata5")
+    cut = mid_of("forfeit in the auction")
+    void = log.mid["void"]
+    refused = log.mid["refused"]
+    con = sqlite3.connect("file:%s?mode=ro" % log.db, uri=True)
+    called5 = con.execute("SELECT deal_no FROM deals WHERE match_id = ? AND "
+                          "called IS NOT NULL", (lone5,)).fetchone()
+    assert called5, "the chiamata5 match has no called card"
+    voids = con.execute("SELECT count(*) FROM deal_results WHERE match_id = "
+                        "? AND result = 'void'", (void,)).fetchone()[0]
+    assert voids >= 1, "no void deal"
+    cutdeal, = con.execute("SELECT max(deal_no) FROM deals WHERE match_id = "
+                           "?", (cut,)).fetchone()
+    assert con.execute("SELECT count(*) FROM calls WHERE match_id = ? AND "
+                       "kind = 'call' AND deal_no = ?",
+                       (cut, cutdeal)).fetchone()[0] == 0
+    state, mp = con.execute("SELECT state, mpoints FROM matches WHERE id = "
+                            "?", (refused,)).fetchone()
+    assert state == "aborted" and mp == "0,0,0,0,0", (state, mp)
+    con.close()
+
+    def called(mid, deal, card="1C", caller=0, partner=1):
+        return lambda c: c.execute(
+            "UPDATE deals SET called = ?, caller = ?, partner = ? WHERE "
+            "match_id = ? AND deal_no = ?", (card, caller, partner, mid,
+                                             deal))
+
+    def one(mid, deal, col, value):
+        return lambda c: c.execute(
+            "UPDATE deals SET %s = ? WHERE match_id = ? AND deal_no = ?" % col,
+            (value, mid, deal))
+
+    def rechain(mid, edit):
+        """An edit of a chained column, chained and signed again."""
+        def f(c):
+            edit(c)
+            audit.relink(c, mid)
+            audit.relog(c)
+            audit.resign(c, keyfile)
+        return f
+
+    rules = [
+        # deals.called, caller, partner: NULL where no call is chained
+        ("called set, classic2 deal", lone2, called(lone2, 1),
+         r"match %d FAILED: deal 1: no called card is chained in this deal "
+         r"\(no auction in this variant\), yet its called, caller and "
+         r"partner columns say 1C, 0, 1" % lone2),
+        ("caller alone set, classic2", lone2, one(lone2, 1, "caller", 1),
+         r"no auction in this variant\), yet .* say NULL, 1, NULL"),
+        ("called set, void deal", void, called(void, 1),
+         r"match %d FAILED: deal 1: no called card is chained in this deal "
+         r"\(a void deal\)" % void),
+        ("partner set, void deal", void, one(void, 1, "partner", 2),
+         r"\(a void deal\), yet .* say NULL, NULL, 2"),
+        ("called set, cut short", cut, called(cut, cutdeal),
+         r"match %d FAILED: deal %d: no called card is chained in this "
+         r"deal \(cut short in its auction\)" % (cut, cutdeal)),
+        # ... and copies of the chained call where there is one
+        ("called card changed", lone5, one(lone5, called5[0], "called",
+                                           "2B"),
+         r"match %d FAILED: .*the deal's called, caller and partner columns "
+         r"disagree with the chained called card" % lone5),
+        ("caller changed", lone5, lambda c: c.execute(
+            "UPDATE deals SET caller = (caller + 1) % 5 WHERE match_id = ? "
+            "AND deal_no = ?", (lone5, called5[0])),
+         r"columns disagree with the chained called card"),
+        ("partner made NULL", lone5, one(lone5, called5[0], "partner",
+                                         None),
+         r"columns disagree with the chained called card"),
+        # matches.mpoints: zeros when no deal was scored
+        ("mpoints empty, re-signed", refused, rechain(
+            refused, lambda c: c.execute(
+                "UPDATE matches SET mpoints = '' WHERE id = ?", (refused,))),
+         r"match %d FAILED: .*logged final match points , the rules give "
+         r"0,0,0,0,0" % refused),
+        # matches.seed: bound to its chained commitment
+        ("seed changed", lone2, lambda c: c.execute(
+            "UPDATE matches SET seed = ? WHERE id = ?", ("ab" * 32, lone2)),
+         r"match %d FAILED: the seed does not match its commitment" % lone2),
+        # matches.state: bound to the chained result
+        ("state done to aborted", lone2, lambda c: c.execute(
+            "UPDATE matches SET state = 'aborted' WHERE id = ?", (lone2,)),
+         r"match %d FAILED: .*the match ended with a result, but its state "
+         r"is aborted" % lone2),
+        ("state aborted to done", refused, lambda c: c.execute(
+            "UPDATE matches SET state = 'done' WHERE id = ?", (refused,)),
+         r"match %d FAILED: .*the match ended aborted, but its state is "
+         r"done" % refused),
+        # tournaments.seed: bound to the commitment in its tbegin event
+        ("tournament seed changed", None, lambda c: c.execute(
+            "UPDATE tournaments SET seed = ? WHERE id = 1", ("ef" * 32,)),
+         r"tournament 1 FAILED: .*seed"),
+    ]
+    for name, mid, edit, pattern in rules:
+        db = log.copy("bound-" + re.sub(r"\W+", "-", name))
+        c = sqlite3.connect(db, isolation_level=None)
+        edit(c)
+        c.close()
+        rc, out = audit_of(db, "--all", "--key", log.key)
+        assert rc == 1 and re.search(pattern, out), (name, rc, out[-2000:])
+        print("#   %-28s %s" % (name, next(
+            l for l in out.splitlines() if re.search(pattern, l))[:100]))
+
+
+def test_late_answers(log):
+    """An answer held past its time-out is logged, chained, with its
+    arrival time (refd-log(5), answers), shown, exported, and the audit
+    rebuilds every seat's answers' hash from the log alone: an answer
+    the key holder rewrites, or drops, and chains and signs again, fails
+    the audit even with no receipt at hand."""
+    keyfile = log.db + ".key"
+    con = sqlite3.connect("file:%s?mode=ro" % log.db, uri=True)
+    late = {}
+    for label in ("bank chiamata5", "bank classic2"):
+        mid = next(c[1] for c in log.cases if c[0] == label)
+        late[label] = con.execute(
+            "SELECT seat, line, answer, chain_no, ms FROM answers WHERE "
+            "match_id = ? AND kind = 'late' ORDER BY chain_no",
+            (mid,)).fetchall()
+        timeouts = con.execute(
+            "SELECT count(*) FROM faults WHERE match_id = ? AND kind = "
+            "'timeout'", (mid,)).fetchone()[0]
+        assert late[label] and len(late[label]) <= timeouts, \
+            (label, late[label], timeouts)
+        # its time: the bot's own, refd's stalls not charged, so an
+        # answer read late may count under the limit it missed
+        assert all(ms >= 0 for _, _, _, _, ms in late[label]), late[label]
+    con.close()
+    mid = next(c[1] for c in log.cases if c[0] == "bank classic2")
+    seat, line, answer, no, _ = late["bank classic2"][0]
+    rc, out, err = refctl("show", "--db", log.db, mid)
+    assert rc == 0 and re.search(r"seat %d answered its line %d \(late\) "
+                                 r"after \d+ ms at \S+: %s" % (
+                                     seat, line, re.escape(answer)), out), \
+        out[-2000:] + err
+    rc, out, err = refctl("export", "--db", log.db, mid)
+    assert rc == 0 and '"answers":[{' in out and '"kind":"late"' in out, \
+        out[:500] + err
+
+    def rechain(edit):
+        def f(c):
+            edit(c)
+            audit.relink(c, mid)
+            audit.relog(c)
+            audit.resign(c, keyfile)
+        return f
+
+    other = "=1C" if answer != "=1C" else "=2C"
+    edits = [
+        ("late answer rewritten", rechain(lambda c: c.execute(
+            "UPDATE answers SET answer = ? WHERE match_id = ? AND "
+            "chain_no = ?", (other, mid, no))),
+         r"match %d FAILED: the answers the log holds for seat %d do not "
+         r"hash to the receipt's" % (mid, seat)),
+        ("late answer dropped", rechain(lambda c: c.execute(
+            "DELETE FROM answers WHERE match_id = ? AND chain_no = ?",
+            (mid, no))),
+         r"match %d FAILED: .*(rows were removed|answers the log holds "
+         r"for seat %d do not hash)" % (mid, seat)),
+        ("late answer edited", lambda c: c.execute(
+            "UPDATE answers SET answer = ? WHERE match_id = ? AND "
+            "chain_no = ?", (other, mid, no)),
+         r"match %d FAILED: .*the chain breaks at link %d" % (mid, no)),
+        ("late answer of a seat that never timed out", rechain(
+            lambda c: c.execute(
+                "UPDATE answers SET seat = 1 - seat WHERE match_id = ? AND "
+                "chain_no = ?", (mid, no))),
+         r"match %d FAILED: seat %d: 1 late answers of the seat are chained,"
+         r" but only 0 of its moves timed out" % (mid, 1 - seat)),
+    ]
+    for name, edit, pattern in edits:
+        db = log.copy(re.sub(r"\W+", "-", name))
+        c = sqlite3.connect(db, isolation_level=None)
+        edit(c)
+        c.close()
+        rc, out = audit_of(db, str(mid), "--key", log.key, "--transcripts")
+        assert rc == 1 and re.search(pattern, out), (name, rc, out[-2000:])
+        print("#   %-28s %s" % (name, out.strip().splitlines()[-2][:100]))
+
+
+TESTS = [test_honest, test_forged, test_bound_columns, test_late_answers,
+         test_valgrind]
 
 
 def main():

@@ -1527,7 +1527,8 @@ check_view(const struct bri_deal *d, int seat)
 	int			 i, s, p, reveal, nslot = 0;
 
 	assert_int_equal(bri_view_of_deal(d, seat, &v), BRI_OK);
-	p = d->variant == BRI_CLASSIC4 ? (seat + 2) % 4 : BRI_NOSEAT;
+	p = d->variant == BRI_CLASSIC4 && seat != BRI_NOSEAT ? (seat + 2) % 4 :
+	    BRI_NOSEAT;
 	reveal = p != BRI_NOSEAT && d->nstock == 0;
 	/* chiamata5: the partner only once revealed, or to its holder */
 	if (d->variant == BRI_CHIAMATA5)
@@ -1535,14 +1536,15 @@ check_view(const struct bri_deal *d, int seat)
 		    (d->revealed || d->partner == seat) ? d->partner :
 		    BRI_NOSEAT;
 
-	/* what the seat may see, exactly */
-	assert_int_equal(v.seat, seat);
+	/* what the seat may see, exactly; the public (BRI_NOSEAT) no hand */
+	assert_int_equal(v.seat, (uint8_t)seat);
 	assert_int_equal(v.trump, d->trump);
-	assert_int_equal(v.nhand, d->nhand[seat]);
+	assert_int_equal(v.nhand, seat == BRI_NOSEAT ? 0 : d->nhand[seat]);
 	for (i = 0; i < BRI_MAXHAND; i++)
-		assert_int_equal(v.hand[i],
+		assert_int_equal(v.hand[i], seat != BRI_NOSEAT &&
 		    i < d->nhand[seat] ? d->hand[seat][i] : BRI_NOCARD);
-	assert_int_equal(v.drawn, d->drawn[seat]);
+	assert_int_equal(v.drawn, seat == BRI_NOSEAT ? BRI_NOCARD :
+	    d->drawn[seat]);
 	assert_int_equal(v.nplays, d->nplays);
 	for (i = 0; i < BRI_NCARDS; i++)
 		assert_int_equal(v.plays[i],
@@ -1631,7 +1633,8 @@ test_view_secrecy(void **state)
 			    k % bri_variant_seats(vr)), BRI_OK);
 			assert_int_equal(d.removed, removed);
 			for (;;) {
-				for (seat = 0; seat < d.nseats; seat++)
+				for (seat = BRI_NOSEAT; seat < d.nseats;
+				    seat++)
 					check_view(&d, seat);
 				if (d.over)
 					break;
@@ -1648,7 +1651,7 @@ test_view_secrecy(void **state)
 					    d.turn, pick(&d, &x), NULL),
 					    BRI_OK);
 			}
-			assert_int_equal(bri_view_of_deal(&d, -1, &v),
+			assert_int_equal(bri_view_of_deal(&d, -2, &v),
 			    BRI_EINVAL);
 			assert_int_equal(bri_view_of_deal(&d, d.nseats, &v),
 			    BRI_EINVAL);

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""browser.py: refd's web site in a real headless Chromium, driven by
+puppeteer-core (tests/browser/drive.js) against a real refd, with every
+request outside loopback blocked and counted.  Screenshots of each page
+at 360x800 and 1280x800, light and dark, are left in
+tests/screenshots/ of the build tree.
+
+Skipped (exit 77) only when chromium or node is absent; scripts/setup
+installs both, and puppeteer-core from tests/browser/package-lock.json.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import web  # noqa: E402
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+DRIVER = os.path.join(harness.BUILD, "tests", "browser")
+SHOTS = os.path.join(harness.BUILD, "tests", "screenshots")
+
+
+def setup():
+    """puppeteer-core in the build tree, from the lock file; None if
+    chromium or node is missing."""
+    if not os.path.exists(CHROMIUM) or shutil.which("node") is None:
+        return None
+    os.makedirs(DRIVER, exist_ok=True)
+    for f in ("package.json", "package-lock.json", "drive.js"):
+        src = os.path.join(harness.SRC, "tests", "browser", f)
+        if os.path.abspath(src) != os.path.join(DRIVER, f):
+            shutil.copyfile(src, os.path.join(DRIVER, f))
+    if not os.path.isdir(os.path.join(DRIVER, "node_modules",
+                                      "puppeteer-core")):
+        subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit",
+                        "--no-fund"], cwd=DRIVER, check=True,
+                       stdout=subprocess.DEVNULL, timeout=600)
+    os.makedirs(SHOTS, exist_ok=True)
+    return DRIVER
+
+
+def drive(scenario, url, arg=None, shots=True):
+    """Run one scenario of drive.js; its JSON, checked for no outside
+    request and no page error."""
+    cmd = ["node", os.path.join(DRIVER, "drive.js"), scenario, url,
+           SHOTS if shots else ""]
+    if arg is not None:
+        cmd.append(arg)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, CHROMIUM=CHROMIUM))
+    try:
+        out = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise AssertionError("drive.js: %s %s" % (p.stdout, p.stderr))
+    assert "error" not in out, out["error"]
+    assert out["outside"] == [], "requests outside: %s" % out["outside"]
+    return out
+
+
+def base(port):
+    return "http://127.0.0.1:%d" % port
+
+
+def test_live(r, port):
+    """The live page of a match grows its event log as plays happen, in
+    the log's order, and the keyboard reaches its links."""
+    bots = web.slow_bots(r, 2, 150)
+    mid = r.start("classic2", bots, "deals_to_win=3")
+    out = drive("live", base(port) + "/match/%d" % mid)
+    assert out["later"] > out["first"], out
+    assert out["changed"], "the table did not change"
+    r.wait(mid)
+    log = r.query("SELECT seat, card FROM plays WHERE match_id = ? ORDER "
+                  "BY deal_no, seq", mid)
+    shown = [p.split(" plays ") for p in out["plays"]]
+    shown = [(int(s.split()[1]), c) for s, c in shown]
+    assert shown == [tuple(x) for x in log[:len(shown)]], shown[:5]
+    assert out["focus"], "Tab reached nothing"
+
+
+def test_replay(r, port):
+    """A finished match's replay reaches a deep link (deal 2, trick 3,
+    its second play) and shows that play of the log; the keyboard steps;
+    the seat toggle shows exactly what refctl show --seat prints; the
+    audit's verdict is shown."""
+    bots = web.slow_bots(r, 2, 1)
+    mid = r.start("classic2", bots)
+    r.wait(mid)
+    seat, card = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
+                         "AND deal_no = 2 AND trick = 2 ORDER BY seq "
+                         "LIMIT 1 OFFSET 1", mid)[0]
+    out = drive("replay", base(port) + "/match/%d#d2t3p2" % mid, "1")
+    assert out["link"] == "d2t3p2" and out["hash"] == "#d2t3p2", out
+    assert "seat %d " % seat in out["text"] and \
+        " plays %s" % card in out["text"], (out["text"], seat, card)
+    assert out["next"] != "d2t3p2" and out["back"] == "d2t3p2", out
+    assert out["end"].startswith("Match over"), out["end"]
+    assert out["verdict"].startswith("Audit: verified"), out["verdict"]
+    shown = harness.subprocess.run(
+        [harness.REFCTL, "show", "--db", r.db, str(mid), "--seat", "1"],
+        capture_output=True, text=True).stdout
+    assert out["lines"] == shown, "the seat toggle is not refctl show"
+
+
+def test_tournament(r, port):
+    """The tournament page shows the standings refctl tournament
+    standings gives, and the SPRT's LLR drawn against its bounds."""
+    path = os.path.join(r.tmp, "g.tour")
+    with open(path, "w") as f:
+        f.write("name webg\nvariant classic2\nformat gauntlet\n"
+                "candidate h\nbots q\nmatches 12\nsprt 0 200 0.05 0.05\n"
+                "bot h spawn %s\nbot q spawn %s -s 3\n" % (
+                    os.path.join(harness.BUILD, "bots", "heurbot"),
+                    os.path.join(harness.BUILD, "bots", "randbot")))
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    r.must("tournament_wait", tid, timeout=600)
+    out = drive("tournament", base(port) + "/tournament/%s" % tid)
+    st = json.loads(harness.subprocess.run(
+        [harness.REFCTL, "tournament", "standings", "--db", r.db, tid,
+         "--format", "json"], capture_output=True, text=True).stdout)
+    want = [[str(x["rank"]), x["bot"], str(x["elo"]), "[%s, %s]" % (
+        x["elo_lo"], x["elo_hi"]), "%.3f" % x["score"], str(x["played"]),
+        str(x["won"]), str(x["drawn"]), str(x["lost"])]
+        for x in st["standings"]]
+    # JavaScript writes 170.0 as 170: compare the numbers as numbers
+    def norm(rows):
+        return [[c.replace(".0]", "]").replace(".0,", ",") if c else c
+                 for c in row] for row in rows]
+    got = [[c[:-2] if c.endswith(".0") else c for c in row]
+           for row in norm(out["rows"])]
+    want = [[c[:-2] if c.endswith(".0") else c for c in row]
+            for row in norm(want)]
+    assert got == want, (got, want)
+    assert out["llr"] == 1, "no LLR drawn"
+    assert "H1" in out["text"] or "H0" in out["text"], out["text"][:300]
+
+
+def test_index(r, port):
+    """The front page lists the matches with links, and refd's status."""
+    bots = web.slow_bots(r, 2, 1)
+    mid = r.start("classic2", bots)
+    r.wait(mid)
+    out = drive("index", base(port) + "/")
+    assert "/match/%d" % mid in out["links"], out["links"]
+    assert "matches_running" in out["text"], out["text"][:300]
+
+
+def main():
+    if setup() is None:
+        print("# SKIP: chromium (%s) or node is not installed; "
+              "scripts/setup installs them" % CHROMIUM)
+        sys.exit(77)
+    tmp = tempfile.mkdtemp(prefix="refd-browser.")
+    r = harness.Refd(tmp, extra=("-w", "127.0.0.1:0"))
+    port = web.site_port(r)
+    passed, failed = harness.run_against(r, [test_live, test_replay,
+                                             test_tournament, test_index],
+                                         (r, port))
+    harness.finish(passed, failed, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,863 @@
+#!/usr/bin/env python3
+"""web.py: the web site of refd (refd-http(7)) from Python: the API, the
+events and their resumption, the token, bad requests, the caps, and the
+secrecy recorder, each against a real refd on loopback.
+"""
+import http.client
+import json
+import os
+import re
+import socket
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+CARD = re.compile(r"^(10|[1-9])[CDBS]$")
+
+
+def site_port(r):
+    """The site's port, as refctl status shows it."""
+    for line in r.must("status").splitlines():
+        if line.startswith("http "):
+            return int(line.rsplit(":", 1)[1])
+    raise AssertionError("no http line in status")
+
+
+def get(port, path, headers=None, timeout=10):
+    """GET path; returns (status, headers, body bytes)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        c.request("GET", path, headers=headers or {})
+        resp = c.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read()
+    finally:
+        c.close()
+
+
+def raw(port, data, timeout=10):
+    """Send raw bytes, return all that comes back until the close."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        s.sendall(data)
+        out = b""
+        while True:
+            try:
+                b = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not b:
+                break
+            out += b
+        return out
+    finally:
+        s.close()
+
+
+class SSE:
+    """A client of one event stream; .raw keeps every byte it read."""
+
+    def __init__(self, port, path, last=None, headers=None, timeout=60):
+        self.c = http.client.HTTPConnection("127.0.0.1", port,
+                                            timeout=timeout)
+        h = {"Accept": "text/event-stream"}
+        h.update(headers or {})
+        if last is not None:
+            h["Last-Event-ID"] = last
+        self.c.request("GET", path, headers=h)
+        self.r = self.c.getresponse()
+        self.status = self.r.status
+        self.raw = b""
+
+    def events(self):
+        """Yield (id, data) until the stream ends."""
+        ev = {}
+        while True:
+            line = self.r.readline()
+            if not line:
+                return
+            self.raw += line
+            line = line.decode().rstrip("\n")
+            if line == "":
+                if "data" in ev:
+                    yield ev.get("id"), ev["data"]
+                ev = {}
+            elif not line.startswith(":"):
+                k, _, v = line.partition(":")
+                ev[k] = v[1:] if v.startswith(" ") else v
+
+    def close(self):
+        self.c.close()
+
+
+def idkey(i):
+    """An event id "L" or "L.k" as a pair that orders them."""
+    link, _, sub = i.partition(".")
+    return int(link), int(sub or 0)
+
+
+def slow_bots(r, n, ms=15):
+    """n bots that answer each genplay ms late, registered once."""
+    names = []
+    for i in range(n):
+        name = "slow%d_%d" % (ms, i)
+        if not r.ctl("bot_list")[1].count(name + " "):
+            r.ctl("bot_add", name, "spawn", *harness.EVIL, "slow", str(ms))
+        names.append(name)
+    return names
+
+
+def test_api(r, port):
+    """The front page, the files, status and the list answer."""
+    st, h, body = get(port, "/")
+    assert st == 200 and b"/static/site.js" in body, (st, body[:200])
+    assert "default-src 'self'" in h["Content-Security-Policy"], h
+    for f in ("site.js", "site.css"):
+        st, h, body = get(port, "/static/" + f)
+        assert st == 200 and len(body) > 100, (f, st)
+    st, h, body = get(port, "/api/v1/status")
+    assert st == 200 and h["Content-Type"] == "application/json", (st, h)
+    s = json.loads(body)
+    assert s["api"] == 1 and "matches_running" in s and \
+        s["http"].endswith(":%d" % port), s
+    st, h, body = get(port, "/api/v1/matches")
+    assert st == 200 and isinstance(json.loads(body)["matches"], list)
+
+
+def test_stream_and_resume(r, port):
+    """A client cut after some events and back with Last-Event-ID gets
+    exactly what it missed: with the first part it is the whole stream,
+    which is the log's plays in order."""
+    bots = slow_bots(r, 2)
+    mid = r.start("classic2", bots)
+    a = SSE(port, "/api/v1/matches/%d/events" % mid)
+    assert a.status == 200
+    first = []
+    for i, d in a.events():
+        first.append((i, d))
+        if len(first) == 15:
+            break
+    a.close()
+    b = SSE(port, "/api/v1/matches/%d/events" % mid, last=first[-1][0])
+    second = list(b.events())
+    b.close()
+    r.wait(mid)
+    c = SSE(port, "/api/v1/matches/%d/events" % mid)
+    whole = list(c.events())
+    c.close()
+    assert first + second == whole, (len(first), len(second), len(whole))
+    keys = [idkey(i) for i, _ in whole]
+    assert keys == sorted(set(keys)), "ids not strictly increasing"
+    evs = [json.loads(d) for _, d in whole]
+    assert evs[0]["type"] == "deal" and evs[-1]["type"] == "end", evs[-1]
+    plays = [(e["seat"], e["card"]) for e in evs if e["type"] == "play"]
+    log = r.query("SELECT seat, card FROM plays WHERE match_id = ? ORDER "
+                  "BY deal_no, seq", mid)
+    assert plays == [tuple(x) for x in log], "the events are not the log"
+    # a resume past the end is an empty, ended stream
+    d = SSE(port, "/api/v1/matches/%d/events" % mid, last=whole[-1][0])
+    assert list(d.events()) == []
+    d.close()
+
+
+def test_long_history(r, port):
+    """A match whose kept events are longer than a stream's queue cap
+    (256 KiB) is sent whole to a client that connects: only a client
+    that falls behind is dropped, never one that has just come."""
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    for n, sd in (("lh_a", "5"), ("lh_b", "6")):
+        if not r.ctl("bot_list")[1].count(n + " "):
+            r.ctl("bot_add", n, "spawn", rand, "-s", sd)
+    mid = r.start("classic2", ["lh_a", "lh_b"], "deals_to_win=12")
+    r.wait(mid)
+    s = SSE(port, "/api/v1/matches/%d/events" % mid)
+    evs = list(s.events())
+    s.close()
+    assert len(s.raw) > 256 * 1024, "history of only %d bytes" % len(s.raw)
+    assert json.loads(evs[-1][1])["type"] == "end", evs[-1]
+
+
+def test_bad_requests(r, port):
+    """Unknown ids, malformed paths, traversal, big headers, other
+    methods: a clean 4xx with a short message, and refd plays on."""
+    for path, code in (("/match/999999", 404), ("/api/v1/matches/999999",
+                       404), ("/api/v1/matches/999999/events", 404),
+                       ("/nowhere", 404), ("/static/nothing.js", 404),
+                       ("/static/../../etc/passwd", 400),
+                       ("/static/%2e%2e/x", 400), ("/match/1x", 404),
+                       ("/match/99999999999999999999999", 404),
+                       ("/a//b", 400), ("/" + "a" * 300, 414),
+                       ("/api/v1/matches/999999/events?x=<script>", 404)):
+        st, h, body = get(port, path)
+        assert st == code, (path, st, body[:200])
+        assert len(body) < 200 and json.loads(body)["error"] == code, body
+    out = raw(port, b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert out.startswith(b"HTTP/1.1 400"), out[:80]
+    out = raw(port, b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " +
+              b"a" * 20000 + b"\r\n\r\n")
+    assert out[:12] in (b"HTTP/1.1 413", b"HTTP/1.1 400"), out[:80]
+    out = raw(port, b"POST /api/v1/status HTTP/1.1\r\nHost: x\r\n"
+              b"Content-Length: 0\r\n\r\n")
+    assert out.startswith(b"HTTP/1.1 405"), out[:80]
+    out = raw(port, b"\x00\xff garbage\r\n\r\n")
+    assert out == b"" or out.startswith(b"HTTP/1.1 400"), out[:80]
+    st, h, body = get(port, "/api/v1/matches/1/events",
+                      {"Last-Event-ID": "12x"})
+    assert st in (400, 404), st
+    bots = slow_bots(r, 2, 1)
+    mid = r.start("classic2", bots)
+    st, h, body = get(port, "/api/v1/matches/%d/events" % mid,
+                      {"Last-Event-ID": "12x"})
+    assert st == 400, st
+    assert r.wait(mid)[1] == "played out", "a match beside them"
+
+
+# The fields the public may be shown, by the kind of JSON they are in: a
+# field not named here is a leak the recorder reports.
+EVENT_KEYS = {"type", "deal", "dealer", "trump", "seat", "card", "winner",
+              "points", "result", "rank", "kind", "action", "reason",
+              "mpoints", "state"}
+STATE_KEYS = {"state", "deal", "phase", "dealer", "trump", "trumpsuit",
+              "stock", "turn", "leader", "tricks", "table", "last",
+              "last_winner", "points", "mpoints", "deals_won", "joker",
+              "partner", "caller", "called", "calls", "limit_ms", "bank_ms"}
+MATCH_KEYS = {"id", "variant", "state", "tournament", "bots", "result",
+              "options", "commitment", "move_ms", "bank_ms", "seats",
+              "names", "reason", "table", "events"}
+
+
+def cards_in(x):
+    """Every card-like string anywhere in a JSON value."""
+    if isinstance(x, str):
+        return [x] if CARD.match(x) else []
+    if isinstance(x, list):
+        return [c for v in x for c in cards_in(v)]
+    if isinstance(x, dict):
+        return [c for v in x.values() for c in cards_in(v)]
+    return []
+
+
+class Recorder:
+    """Everything a spectator receives while matches play: every event
+    stream (opened as soon as a match is listed) and every page and API
+    answer, polled."""
+
+    def __init__(self, port):
+        self.port = port
+        self.streams = {}       # match id -> [(event id, data)]
+        self.docs = []          # (path, body)
+        self.threads = []
+        self.stop = False
+        self.error = None
+        self.poller = harness.threading.Thread(target=self.poll)
+        self.poller.start()
+
+    def follow(self, mid):
+        evs = self.streams[mid] = []
+        sse = SSE(self.port, "/api/v1/matches/%d/events" % mid)
+        for e in sse.events():
+            evs.append(e)
+        sse.close()
+
+    def poll(self):
+        try:
+            self.poll_until_stopped()
+        except (OSError, AssertionError) as e:
+            self.error = e
+
+    def poll_until_stopped(self):
+        n = 0
+        while not self.stop:
+            st, h, body = get(self.port, "/api/v1/matches")
+            assert st == 200, (st, h, body)
+            self.docs.append(("/api/v1/matches", body))
+            for m in json.loads(body)["matches"]:
+                if m["id"] not in self.streams:
+                    self.streams[m["id"]] = []
+                    t = harness.threading.Thread(target=self.follow,
+                                                 args=(m["id"],))
+                    t.start()
+                    self.threads.append(t)
+                if m["state"] in ("waiting", "playing"):
+                    p = "/api/v1/matches/%d" % m["id"]
+                    self.docs.append((p, get(self.port, p)[2]))
+            if n % 10 == 0:
+                for p in ("/", "/api/v1/status", "/static/site.js"):
+                    self.docs.append((p, get(self.port, p)[2]))
+            n += 1
+            time.sleep(0.02)
+
+    def finish(self):
+        self.stop = True
+        self.poller.join()
+        for t in self.threads:
+            t.join(120)
+        assert self.error is None, "the recorder failed: %s" % self.error
+
+
+def log_deals(r, mid):
+    """deal_no -> (trump, [cards played in order], [called card])."""
+    out = {}
+    for deal, trump in r.query("SELECT deal_no, trump FROM deals WHERE "
+                               "match_id = ?", mid):
+        plays = [c for (c,) in r.query(
+            "SELECT card FROM plays WHERE match_id = ? AND deal_no = ? "
+            "ORDER BY seq", mid, deal)]
+        called = r.query("SELECT call FROM calls WHERE match_id = ? AND "
+                         "deal_no = ? AND kind = 'call'", mid, deal)
+        out[deal] = (trump, plays, called)
+    return out
+
+
+def deals_called(deals, deal):
+    return deals[deal][2]
+
+
+def check_state(st, deal_public, where):
+    """A table's state shows no card but those deal_public allows."""
+    extra = set(st) - STATE_KEYS
+    assert not extra, "%s: fields %s" % (where, extra)
+    if "deal" not in st:
+        assert cards_in(st) == [], where
+        return
+    ok = deal_public(st["deal"])
+    for c in cards_in(st):
+        assert c in ok, "%s: card %s not public (deal %d)" % (
+            where, c, st["deal"])
+    if st.get("partner", -1) >= 0:
+        assert st.get("called") in ok, "%s: partner before the called " \
+            "card is played" % where
+
+
+def check_stream(mid, evs, variant):
+    """Event by event: a card appears only once the public has seen it
+    (a deal's trump, a card played, the called card named), the partner
+    only once the called card is played."""
+    public = {}             # deal -> set of cards public in it
+    played = {}             # deal -> set of cards played in it
+    called = {}
+    deal = 0
+    for i, data in evs:
+        e = json.loads(data)
+        where = "match %d event %s %s" % (mid, i, e.get("type"))
+        extra = set(e) - EVENT_KEYS
+        assert not extra, "%s: fields %s" % (where, extra)
+        intro = set()
+        if e["type"] == "deal":
+            deal = e["deal"]
+            public.setdefault(deal, set())
+            played.setdefault(deal, set())
+            if e.get("trump") not in (None, "-"):
+                intro.add(e["trump"])
+        elif e["type"] == "play":
+            intro.add(e["card"])
+            played[deal].add(e["card"])
+        elif e["type"] == "called":
+            intro.add(e["card"])
+            called[deal] = e["card"]
+        own = {k: v for k, v in e.items() if k != "state"}
+        for c in cards_in(own):
+            assert c in public.get(deal, set()) | intro, \
+                "%s: card %s not public" % (where, c)
+        public.setdefault(deal, set()).update(intro)
+        st = e["state"]
+        # a state may run ahead to the next deal, dealt in the same
+        # pass: its turned trump is public from its start
+        def deal_public(d, e=e):
+            s = set(public.get(d, set()))
+            if d > deal:
+                s |= {t for t in [st.get("trump")] if t}
+            return s
+        if st.get("partner", -1) >= 0:
+            assert called.get(st["deal"]) in played.get(st["deal"], ()), \
+                "%s: the partner before the called card" % where
+        check_state(st, deal_public, where)
+    return deal
+
+
+def check_snapshot(doc, deals, nseats, where):
+    """A match's JSON while it played: its table is the log's plays of
+    that deal at exactly that point, and nothing else."""
+    d = json.loads(doc)
+    if "error" in d:        # over and gone from refd's memory
+        assert set(d) == {"error", "message"} and not cards_in(d), d
+        return
+    m = d["match"]
+    extra = set(m) - MATCH_KEYS
+    assert not extra, "%s: fields %s" % (where, extra)
+    st = m["table"]
+    if "deal" not in st:
+        assert cards_in(st) == [], where
+        return
+    trump, plays, _ = deals[st["deal"]]
+    n = st["tricks"] * nseats
+    table = [c for _, c in st["table"]]
+    last = [c for _, c in st["last"]]
+    assert table == plays[n:n + len(table)], "%s: table %s" % (where, table)
+    if last:
+        assert last == plays[n - nseats:n], "%s: last %s" % (where, last)
+    seen = set(plays[:n + len(table)])
+    # the called card is named to all (the log's calls row has it too)
+    called = {c for (c,) in deals_called(deals, st["deal"])}
+    check_state(st, lambda d: seen | {trump} | called, where)
+    if st.get("partner", -1) >= 0:
+        assert called & seen, "%s: the partner before the called card" % \
+            where
+
+
+def run_secrecy(r, port, tmp):
+    """Matches of every variant and a chiamata5 duplicate tournament,
+    recorded; returns the recorder, the match ids and their variants."""
+    bots = harness.example_bots()
+    for n in ("crand", "heur"):
+        if not r.ctl("bot_list")[1].count(n + " "):
+            r.ctl("bot_add", n, "spawn", *bots[n])
+    rec = Recorder(port)
+    mids = []
+    for v, k in (("joker3", 3), ("classic2", 2), ("classic3", 3),
+                 ("classic4", 4), ("classic5", 5), ("classic6", 6),
+                 ("briscolone", 2), ("chiamata5", 5)):
+        mids.append(r.start(v, [("heur", "crand")[i % 2] for i in range(k)]))
+    path = os.path.join(tmp, "dup.tour")
+    with open(path, "w") as f:
+        f.write("name webdup\nvariant chiamata5\nduplicate yes\n"
+                "bots a b c d e\nseed %s\nconcurrency 4\n" % ("ab" * 32))
+        for i, n in enumerate("abcde"):
+            f.write("bot %s spawn %s\n" % (n, " ".join(
+                bots["crand"][:-1] + [str(40 + i)] if i else bots["heur"])))
+    ok, tid = r.ctl("tournament_start", path)
+    if not ok:
+        rec.finish()
+    assert ok, tid
+    for mid in mids:
+        r.wait(mid)
+    state = r.must("tournament_wait", tid, timeout=600)
+    assert state.startswith("done"), state
+    time.sleep(0.3)
+    rec.finish()
+    return rec, tid
+
+
+def check_recorded(r, rec):
+    """Every byte the recorder got, against the log."""
+    variants = dict(r.query("SELECT id, variant FROM matches"))
+    nseats = {mid: n for mid, n in r.query(
+        "SELECT match_id, count(*) FROM seats GROUP BY match_id")}
+    checked = 0
+    for mid, evs in rec.streams.items():
+        assert evs, "match %d: no event recorded" % mid
+        check_stream(mid, evs, variants[mid])
+        checked += len(evs)
+    for path, body in rec.docs:
+        if path.startswith("/api/v1/matches/"):
+            mid = int(path.rsplit("/", 1)[1])
+            check_snapshot(body, log_deals(r, mid), nseats[mid], path)
+        elif path.startswith("/api/"):
+            doc = json.loads(body)
+            assert cards_in(doc) == [], "%s: cards %s" % (path, body[:200])
+            for m in doc.get("matches", []):
+                assert set(m) <= MATCH_KEYS, m
+    return checked
+
+
+def test_secrecy(r, port):
+    """The secrecy recorder: everything a spectator receives while
+    matches of every variant and a chiamata5 duplicate tournament play
+    names no card before the public may see it, and no partner before
+    the called card is played; a leak planted into what was recorded
+    is caught."""
+    rec, tid = run_secrecy(r, port, r.tmp)
+    n = check_recorded(r, rec)
+    variants = {v for (v,) in r.query("SELECT DISTINCT variant FROM "
+                                      "matches m WHERE id IN (%s)" % ",".join(
+                                          str(x) for x in rec.streams))}
+    assert len(variants) == 8, variants
+    dup = [m for m in rec.streams if r.query(
+        "SELECT tournament FROM matches WHERE id = ?", m)[0][0] == int(tid)]
+    assert dup, "no match of the duplicate tournament recorded"
+    print("# %d events of %d matches and %d answers checked" % (
+        n, len(rec.streams), len(rec.docs)))
+    # every variant replayed from the log, verified, its plays the log's
+    for mid in rec.streams:
+        st, _, body = get(port, "/api/v1/matches/%d/replay" % mid)
+        assert st == 200, (mid, st, body[:200])
+        rp = json.loads(body)
+        assert rp["verdict"]["ok"], (mid, rp["verdict"])
+        plays = [(x["seat"], x["card"]) for x in rp["rows"]
+                 if x["k"] == "play"]
+        log = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
+                      "ORDER BY deal_no, seq", mid)
+        assert plays == [tuple(x) for x in log], mid
+    # plant a leak: an unplayed card of the deal in a recorded table
+    mid = dup[0]
+    evs = list(rec.streams[mid])
+    deals = log_deals(r, mid)
+    for k, (i, data) in enumerate(evs):
+        e = json.loads(data)
+        if e["type"] == "play" and e["state"].get("deal"):
+            trump, plays, _ = deals[e["state"]["deal"]]
+            hidden = plays[-1]
+            e["state"]["table"].append([0, hidden])
+            evs[k] = (i, json.dumps(e))
+            break
+    try:
+        check_stream(mid, evs, "chiamata5")
+    except AssertionError as x:
+        assert "not public" in str(x), x
+    else:
+        raise AssertionError("a planted card went unseen")
+    # and a hand, as numbers, under a field of its own
+    e = json.loads(rec.streams[mid][0][1])
+    e["state"]["hand"] = [1, 2, 3]
+    try:
+        check_stream(mid, [("1", json.dumps(e))], "chiamata5")
+    except AssertionError as x:
+        assert "fields" in str(x), x
+    else:
+        raise AssertionError("a planted field went unseen")
+
+
+# A spectator process: N event streams of the given paths, each read and
+# thrown away as it comes; "ready" once every one has its headers.
+SPECTATOR = r"""
+import selectors, socket, sys
+port, n, paths = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+sel = selectors.DefaultSelector()
+socks = []
+for i in range(n):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" %
+               paths[i % len(paths)]).encode())
+    socks.append(s)
+got = 0
+for s in socks:
+    s.settimeout(30)
+    if s.recv(65536).startswith(b"HTTP/1.1 200"):
+        got += 1
+    s.setblocking(False)
+    sel.register(s, selectors.EVENT_READ)
+print("ready %d" % got, flush=True)
+while True:
+    for key, _ in sel.select(1):
+        try:
+            if not key.fileobj.recv(65536):
+                sel.unregister(key.fileobj)
+        except OSError:
+            sel.unregister(key.fileobj)
+"""
+
+
+def proc_usage(pid):
+    """refd's descriptors and resident memory (KiB)."""
+    fds = len(os.listdir("/proc/%d/fd" % pid))
+    with open("/proc/%d/status" % pid) as f:
+        rss = [int(l.split()[1]) for l in f if l.startswith("VmRSS:")][0]
+    return fds, rss
+
+
+def status(port):
+    return json.loads(get(port, "/api/v1/status")[2])
+
+
+def wait_for(what, cond, secs):
+    deadline = time.time() + secs
+    while time.time() < deadline:
+        if cond():
+            return time.time()
+        time.sleep(0.2)
+    raise AssertionError("%s: not within %d s" % (what, secs))
+
+
+def spectators(port, n, paths):
+    p = harness.subprocess.Popen([sys.executable, "-c", SPECTATOR,
+                                  str(port), str(n)] + paths,
+                                 stdout=harness.subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert line.startswith("ready"), line
+    return p, int(line.split()[1])
+
+
+def flood(port, total, conc):
+    """total requests of the status API, conc at a time, each its own
+    connection: (seconds, answered 200, answered 503)."""
+    import asyncio
+
+    async def one(stats):
+        try:
+            rd, wr = await asyncio.open_connection("127.0.0.1", port)
+            wr.write(b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\n\r\n")
+            data = await rd.read()
+            wr.close()
+            stats[data[9:12]] = stats.get(data[9:12], 0) + 1
+        except OSError:
+            stats["err"] = stats.get("err", 0) + 1
+
+    async def run():
+        stats = {}
+        sem = asyncio.Semaphore(conc)
+
+        async def guarded():
+            async with sem:
+                await one(stats)
+        await asyncio.gather(*(guarded() for _ in range(total)))
+        return stats
+    t0 = time.time()
+    stats = asyncio.run(run())
+    return time.time() - t0, stats.get(b"200", 0), stats.get(b"503", 0)
+
+
+def test_caps(tmp):
+    """Spectators never endanger matches: slowloris clients and clients
+    that never read are closed, 10,000 requests come and go, and 500
+    event streams on live matches, 100 of them killed at once, leave
+    refd's descriptors and memory at their baseline within 30 s, while
+    healthy matches beside them finish untouched.  Prints the loop's
+    worst delay."""
+    d = tempfile.mkdtemp(dir=tmp)
+    conf = os.path.join(d, "refd.conf")
+    with open(conf, "w") as f:
+        f.write("http 127.0.0.1:0\nhttp_max_connections 2000\n"
+                "http_max_per_address 1000\n")
+    r = harness.Refd(d, extra=("-f", conf))
+    try:
+        port = site_port(r)
+        pid = r.proc.pid
+        bots = slow_bots(r, 2, 20)
+        long_bots = slow_bots(r, 2, 30)
+        fast = slow_bots(r, 2, 1)
+
+        def playing(mids):
+            ms = json.loads(get(port, "/api/v1/matches")[2])["matches"]
+            return all(m["state"] == "playing" for m in ms
+                       if m["id"] in mids)
+
+        def live_round(n_kill):
+            mids = [r.start("classic2", long_bots, "deals_to_win=6")
+                    for _ in range(4)]
+            paths = ["/api/v1/matches/%d/events" % m for m in mids]
+            procs = []
+            for _ in range(5):
+                p, got = spectators(port, 100, paths)
+                assert got == 100, got
+                procs.append(p)
+            wait_for("500 streams", lambda: status(port)["http_streams"]
+                     >= 500, 30)
+            procs[0].kill()
+            procs[0].wait()
+            t0 = time.time()
+            t = wait_for("100 killed streams closed", lambda: status(port)[
+                "http_streams"] <= 400, 30)
+            gone = t - t0
+            # not closed by the matches' end: they still play
+            assert playing(mids), "the matches ended under the test"
+            for p in procs[1:]:
+                p.kill()
+                p.wait()
+            for m in mids:
+                assert r.wait(m)[1] == "played out", m
+            return gone, mids
+
+        # a first round warms refd's allocator; the baseline is after it
+        live_round(100)
+        wait_for("streams closed", lambda: status(port)["http_streams"] == 0,
+                 30)
+        time.sleep(1.5)
+        base_fds, base_rss = proc_usage(pid)
+        lag0 = status(port)["loop_lag_max_us"]
+
+        # healthy matches beside the attacks
+        healthy = [r.start("classic2", fast) for _ in range(2)]
+
+        # slowloris: a header byte every half second, never whole
+        slow = []
+        for _ in range(40):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"GET / HTTP/1.1\r\n")
+            slow.append(s)
+        # never reading: a tiny receive buffer, an event stream
+        deaf = []
+        mid = r.start("classic2", bots)
+        for _ in range(20):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"GET /api/v1/matches/%d/events HTTP/1.1\r\n"
+                      b"Host: x\r\n\r\n" % mid)
+            deaf.append(s)
+        t0 = time.time()
+        closed = set()
+        while len(closed) < len(slow) and time.time() < t0 + 25:
+            for i, s in enumerate(slow):
+                if i in closed:
+                    continue
+                try:
+                    s.sendall(b"X")
+                    s.setblocking(False)
+                    if s.recv(1) == b"":
+                        closed.add(i)
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    closed.add(i)
+                finally:
+                    s.setblocking(True)
+            time.sleep(0.5)
+        slowloris_s = time.time() - t0
+        assert len(closed) == len(slow), "slowloris kept %d" % (
+            len(slow) - len(closed))
+
+        # 10,000 requests, 50 at a time
+        secs, ok, busy = flood(port, 10000, 50)
+        print("# 10,000 requests in %.2f s: %d answered, %d refused (503)"
+              % (secs, ok, busy))
+        assert ok + busy == 10000 and ok > 0, (ok, busy)
+
+        # 500 spectators on live matches, 100 killed at once
+        gone, mids = live_round(100)
+        assert r.wait(mid)[1] == "played out"
+        for s in slow + deaf:
+            s.close()
+        t0 = time.time()
+        wait_for("descriptors back to %d" % base_fds,
+                 lambda: proc_usage(pid)[0] <= base_fds, 30)
+        fds_s = time.time() - t0
+        for m in healthy + mids + [mid]:
+            assert r.wait(m)[1] == "played out", m
+            assert r.query("SELECT count(*) FROM faults WHERE match_id = ?",
+                           m)[0][0] == 0, "a fault in match %d" % m
+        # what refd keeps by design: the events of the matches since
+        # the baseline, for a resume (refd-http(7))
+        kept = sum(len(get(port, "/api/v1/matches/%d/events" % m)[2])
+                   for m in healthy + mids + [mid])
+        t0 = time.time()
+        try:
+            wait_for("memory back to its baseline", lambda: proc_usage(
+                pid)[1] <= base_rss + kept // 1024 + 2048,
+                     30 if "ASAN_OPTIONS" not in os.environ else 1)
+        except AssertionError:
+            pass
+        mem_s = time.time() - t0
+        fds, rss = proc_usage(pid)
+        lag = status(port)["loop_lag_max_us"]
+        print("# slowloris closed within %.1f s; 100 killed streams "
+              "closed in %.1f s; descriptors %d -> %d in %.1f s; RSS %d "
+              "-> %d KiB in %.1f s (%d KiB of events kept); loop's worst "
+              "delay %d us before, %d us after" % (
+                  slowloris_s, gone, base_fds, fds, fds_s, base_rss, rss,
+                  mem_s, kept // 1024, lag0, lag))
+        # AddressSanitizer (scripts/sanitize) keeps freed memory in its
+        # quarantine: refd's memory is judged only in a plain build
+        if "ASAN_OPTIONS" not in os.environ:
+            assert rss <= base_rss + kept // 1024 + 2048, (base_rss, rss,
+                                                           kept)
+    finally:
+        assert r.stop() == 0
+
+
+def test_replay_secret(r, port):
+    """A finished match of a tournament still running is replayed
+    without hands, seed or any seat's lines; once the tournament is over
+    they show.  A lone match shows them at once."""
+    bots = slow_bots(r, 2, 1)
+    lone = r.start("classic2", bots)
+    r.wait(lone)
+    rp = json.loads(get(port, "/api/v1/matches/%d/replay" % lone)[2])
+    assert rp["match"]["revealed"] and rp["match"]["seed"], rp["match"]
+    assert any("h" in x for x in rp["rows"]), "a lone match's hands"
+    assert get(port, "/api/v1/matches/%d/seat/0" % lone)[0] == 200
+    path = os.path.join(r.tmp, "secret.tour")
+    slow = slow_bots(r, 2, 40)
+    with open(path, "w") as f:
+        f.write("name websecret\nvariant classic2\nbots %s %s\n"
+                "matches 4\nconcurrency 1\n" % tuple(slow))
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    done = []
+    deadline = time.time() + 300
+    while not done and time.time() < deadline:
+        done = [m for (m,) in r.query(
+            "SELECT id FROM matches WHERE tournament = ? AND state = "
+            "'done'", int(tid))]
+        time.sleep(0.2)
+    assert done, "no match of the tournament finished"
+    state = r.query("SELECT state FROM tournaments WHERE id = ?",
+                    int(tid))[0][0]
+    assert state == "running", state
+    st, _, body = get(port, "/api/v1/matches/%d/replay" % done[0])
+    rp = json.loads(body)
+    assert st == 200 and not rp["match"]["revealed"], rp["match"]
+    assert rp["match"]["seed"] is None, rp["match"]
+    assert not any("h" in x for x in rp["rows"]), "hands before the end"
+    seed = r.query("SELECT seed FROM matches WHERE id = ?", done[0])[0][0]
+    assert seed.encode() not in body, "the seed in the replay"
+    st, _, body = get(port, "/api/v1/matches/%d/seat/0" % done[0])
+    assert st == 403, (st, body)
+    st, _, body = get(port, "/api/v1/tournaments/%s" % tid)
+    assert st == 200 and seed.encode() not in body, "a seed in standings"
+    r.must("tournament_wait", tid, timeout=600)
+    rp = json.loads(get(port, "/api/v1/matches/%d/replay" % done[0])[2])
+    assert rp["match"]["revealed"] and rp["match"]["seed"] == seed
+    assert get(port, "/api/v1/matches/%d/seat/0" % done[0])[0] == 200
+
+
+def test_off_by_default(tmp):
+    """Without -w or an http line, refd listens for no web client."""
+    d = tempfile.mkdtemp(dir=tmp)
+    r = harness.Refd(d)
+    try:
+        assert "http" not in r.must("status"), "a site nobody asked for"
+    finally:
+        assert r.stop() == 0
+
+
+def test_token(tmp):
+    """http_token: no page or API without it, as a bearer or ?token=;
+    the compiled-in files are free."""
+    d = tempfile.mkdtemp(dir=tmp)
+    tok = "s3cret-token-0123456789"
+    conf = os.path.join(d, "refd.conf")
+    with open(conf, "w") as f:
+        f.write("http 127.0.0.1:0\nhttp_token %s\n" % tok)
+    r = harness.Refd(d, extra=("-f", conf))
+    try:
+        port = site_port(r)
+        for p in ("/", "/api/v1/status", "/api/v1/matches"):
+            st, h, body = get(port, p)
+            assert st == 401 and h.get("WWW-Authenticate") == "Bearer", st
+            st, _, _ = get(port, p + "?token=wrong-token-0123456789")
+            assert st == 401, st
+            st, _, _ = get(port, p, {"Authorization": "Bearer " + tok})
+            assert st == 200, (p, st)
+            st, _, _ = get(port, p + "?token=" + tok)
+            assert st == 200, (p, st)
+        st, _, _ = get(port, "/static/site.js")
+        assert st == 200, st
+    finally:
+        assert r.stop() == 0
+    # a short token is refused at start
+    with open(conf, "w") as f:
+        f.write("http 127.0.0.1:0\nhttp_token short\n")
+    p = harness.subprocess.run([harness.REFD, "-D", os.path.join(d, "x.db"),
+                                "-c", os.path.join(d, "x.sock"), "-f", conf],
+                               capture_output=True, text=True, timeout=30)
+    assert p.returncode != 0 and "http_token" in p.stderr, p.stderr
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="refd-web.")
+    r = harness.Refd(tmp, extra=("-w", "127.0.0.1:0"))
+    port = site_port(r)
+    passed, failed = harness.run_against(
+        r, [test_api, test_stream_and_resume, test_long_history,
+            test_bad_requests,
+            test_secrecy, test_replay_secret],
+        (r, port))
+    p, f = harness.run_tests([test_off_by_default, test_token, test_caps],
+                             (tmp,))
+    harness.finish(passed + p, failed + f, tmp)
+
+
+if __name__ == "__main__":
+    main()
