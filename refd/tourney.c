@@ -388,8 +388,10 @@ tourney_uses_bot(const char *name)
  * Duplicate deals: every arrangement of a table plays one seed, so a bot
  * that remembers one arrangement knows the next one's cards.  A spawned
  * bot forgets (a fresh sandbox each match) unless it has a directory of
- * its own (--dir) or the host's network (--net: two copies can talk,
- * or one can keep what it saw on another machine); a remote bot is out
+ * its own (--dir), the host's network (--net: two copies can talk,
+ * or one can keep what it saw on another machine) or real file locks
+ * (--locks: two copies at once signal through a lock on a file both
+ * see); a remote bot is out
  * of refd's reach.  Each is refused unless the definition trusts them,
  * when a tournament starts and again whenever it is resumed, since the
  * bots of those names may have been defined again meanwhile.
@@ -428,6 +430,13 @@ tourney_trust(const struct tdef *d, char *err, size_t errlen)
 			    "bot %s, which has the network (--net) to pass on "
 			    "what it saw: say \"trust_remote yes\" if it is "
 			    "trusted", d->botline[i], b->name);
+			return -1;
+		}
+		if (o.locks) {
+			snprintf(err, errlen, "line %d: duplicate deals with "
+			    "bot %s, which takes real file locks (--locks) that "
+			    "another copy can see: say \"trust_remote yes\" if "
+			    "it is trusted", d->botline[i], b->name);
 			return -1;
 		}
 	}

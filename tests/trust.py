@@ -113,18 +113,20 @@ DUP = ("name dup\nvariant classic2\nformat roundrobin\nduplicate yes\n"
 
 
 def test_duplicate_refuses_net():
-    """A --net spawned bot, a remote bot and a bot with a --dir: each
-    refused in a duplicate tournament without trust_remote, by name and
+    """A --net spawned bot, a remote bot, a bot with a --dir and one with
+    real file locks (--locks): each refused in a duplicate tournament without trust_remote, by name and
     with the fix; trusted, the same definition starts."""
     keep = tempfile.mkdtemp(prefix="refd-trust-keep.")
     c = Case("bot plain spawn %s\nbot netbot spawn --net %s\n"
              "bot far remote far-token-0123\n"
-             "bot keeper spawn --dir=%s %s\n" %
-             (" ".join(GOOD), " ".join(GOOD), keep, " ".join(GOOD)))
+             "bot keeper spawn --dir=%s %s\n"
+             "bot locker spawn --locks %s\n" %
+             (" ".join(GOOD), " ".join(GOOD), keep, " ".join(GOOD),
+              " ".join(GOOD)))
     try:
         r = c.r
         h = healthy_start(r)
-        for bot in ("netbot", "far", "keeper"):
+        for bot in ("netbot", "far", "keeper", "locker"):
             path = c.file("d.tour", DUP % ("plain " + bot))
             ok, text = r.ctl("tournament_start", path)
             assert not ok, "%s accepted: %s" % (bot, text)
