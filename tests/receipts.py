@@ -104,12 +104,12 @@ class Log:
         self.cases = []         # (label, match id, {seat: transcript})
         self.mid = {}           # name -> id, of matches without receipts
         self.n = 0
-        r = harness.Refd(tmp)
+        self.r = harness.Refd(tmp)
         try:
-            self.rec, self.opt = r.recorder()
-            self.play(r)
+            self.rec, self.opt = self.r.recorder()
+            self.play(self.r)
         finally:
-            rc = r.stop()
+            rc = self.r.stop()
         assert rc == 0, "refd exited with %s" % rc
         # the public key: the second half of libsodium's secret key
         self.key = open(self.db + ".key").read().strip()[64:]
@@ -221,6 +221,22 @@ class Log:
                                 "match_id = ?", mid)
                 self.cases.append(("%s %s" % (label, variant), mid,
                                    {s: path[b] for s, b in seats}))
+        # a crash: refd killed while a match plays (its bots never hear
+        # its end, so it has no receipt), started again on the log, and a
+        # match after it: every receipt before and after still verifies
+        mark = os.path.join(self.rec, "crash.mark")
+        names = [self.bot(r, "c")[0], self.bot(r, "py", (8000, "3", mark))[0]]
+        self.mid["crashed"] = r.start("classic2", names, "move_ms=9000")
+        wait_text(mark, "hold")
+        r.proc.kill()
+        r.proc.wait()
+        r.err.close()
+        r = self.r = harness.Refd(self.tmp)
+        assert r.query("SELECT state FROM matches WHERE id = ?",
+                       self.mid["crashed"]) == [("aborted",)]
+        self.lone(r, "after a crash", "joker3", ["heur", "py", "c"],
+                  "deal_cap=2")
+        r.wait(self.cases[-1][1])
         for label, mid, paths in self.cases:
             for p in paths.values():
                 wait_text(p, "match_start match=%d " % mid)
