@@ -567,6 +567,15 @@ def test_bound_columns(log):
             "UPDATE matches SET state = 'done' WHERE id = ?", (refused,)),
          r"match %d FAILED: .*the match ended aborted, but its state is "
          r"done" % refused),
+        # matches.state of a match aborted at a restart (no end row)
+        ("state aborted at restart to done", log.mid["crashed"],
+         lambda c: c.execute("UPDATE matches SET state = 'done' WHERE id "
+                             "= ?", (log.mid["crashed"],)),
+         r"match %d FAILED: " % log.mid["crashed"]),
+        ("state aborted at restart to running", log.mid["crashed"],
+         lambda c: c.execute("UPDATE matches SET state = 'running', ended "
+                             "= NULL WHERE id = ?", (log.mid["crashed"],)),
+         r"match %d FAILED: " % log.mid["crashed"]),
         # tournaments.seed: bound to the commitment in its tbegin event
         ("tournament seed changed", None, lambda c: c.execute(
             "UPDATE tournaments SET seed = ? WHERE id = 1", ("ef" * 32,)),
