@@ -116,10 +116,10 @@ sandbox_opts_parse(char * const *argv, struct sandbox_opts *o, char *err,
 		} else if (strcmp(w, "--ro") == 0 ||
 		    strncmp(w, "--ro=", 5) == 0) {
 			/* --ro PATH or --ro=PATH */
-			if (w[4] == '\0' && (w = argv[++i]) == NULL)
-				w = "";
-			else if (w[4] == '=')
+			if (w[4] == '=')
 				w += 5;
+			else if ((w = argv[++i]) == NULL)
+				w = "";		/* refused below */
 			if (w[0] != '/') {
 				snprintf(err, errlen, "--ro needs an "
 				    "absolute path");
