@@ -509,6 +509,30 @@ cl_tournament(PGconn *c, const char *name, int64_t *id, struct tdef *d,
 }
 
 /*
+ * Connect to conninfo and read tournament name (cl_tournament()): the
+ * opening of every subcommand that reads one.  The connection, or NULL
+ * with nothing left open and the exit status in *rc: 2 (no connection)
+ * or 1 (no such tournament), said why.
+ */
+static PGconn *
+cl_open(const char *conninfo, const char *name, int64_t *id,
+    struct tdef *d, PGresult **row, int *rc)
+{
+	PGconn	*c;
+
+	if ((c = cl_connect(conninfo)) == NULL) {
+		*rc = 2;
+		return NULL;
+	}
+	if (cl_tournament(c, name, id, d, row) == -1) {
+		PQfinish(c);
+		*rc = 1;
+		return NULL;
+	}
+	return c;
+}
+
+/*
  * The results of tournament id, in schedule order, into ts: each
  * record read back, its seats checked against the schedule's.
  */
@@ -572,12 +596,8 @@ cl_standings(int argc, char **argv)
 		}
 	} else if (argc != 4)
 		return REFCTL_USAGE;
-	if ((c = cl_connect(argv[2])) == NULL)
-		return 2;
-	if (cl_tournament(c, argv[3], &id, &d, &row) == -1) {
-		PQfinish(c);
-		return 1;
-	}
+	if ((c = cl_open(argv[2], argv[3], &id, &d, &row, &rc)) == NULL)
+		return rc;
 	PQclear(row);
 	if (cl_results(c, id, &d, &ts) == 0) {
 		rc = tstand_report(stdout, &d, &ts, fmt) == 0 ? 0 : 1;
@@ -605,12 +625,8 @@ cl_status(int argc, char **argv)
 
 	if (argc != 4)
 		return REFCTL_USAGE;
-	if ((c = cl_connect(argv[2])) == NULL)
-		return 2;
-	if (cl_tournament(c, argv[3], &id, &d, &row) == -1) {
-		PQfinish(c);
-		return 1;
-	}
+	if ((c = cl_open(argv[2], argv[3], &id, &d, &row, &rc)) == NULL)
+		return rc;
 	snprintf(tid, sizeof(tid), "%" PRId64, id);
 	if ((r = cl_exec(c, "SELECT (SELECT count(*) FROM refd.slots WHERE "
 	    "tid = $1 AND done), (SELECT count(*) FROM refd.slots WHERE "
@@ -821,12 +837,8 @@ cl_audit(int argc, char **argv)
 		return REFCTL_USAGE;
 	memset(&tdb, 0, sizeof(tdb));
 	memset(&tlog, 0, sizeof(tlog));
-	if ((c = cl_connect(argv[2])) == NULL)
-		return 2;
-	if (cl_tournament(c, argv[3], &id, &d, &row) == -1) {
-		PQfinish(c);
-		return 1;
-	}
+	if ((c = cl_open(argv[2], argv[3], &id, &d, &row, &rc)) == NULL)
+		return rc;
 	if (!d.have_seed) {
 		printf("tournament %s FAILED: not over, its master seed not "
 		    "revealed: nothing can be checked against its schedule\n",
@@ -1051,12 +1063,8 @@ cl_export(int argc, char **argv)
 
 	if (argc != 4)
 		return REFCTL_USAGE;
-	if ((c = cl_connect(argv[2])) == NULL)
-		return 2;
-	if (cl_tournament(c, argv[3], &id, &d, &row) == -1) {
-		PQfinish(c);
-		return 1;
-	}
+	if ((c = cl_open(argv[2], argv[3], &id, &d, &row, &rc)) == NULL)
+		return rc;
 	snprintf(tid, sizeof(tid), "%" PRId64, id);
 	if (cl_results(c, id, &d, &ts) == -1)
 		goto out;
