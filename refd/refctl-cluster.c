@@ -486,7 +486,8 @@ cl_tournament(PGconn *c, const char *name, int64_t *id, struct tdef *d,
 
 	if ((r = cl_exec(c, "SELECT id, definition, commitment, "
 	    "coalesce(seed, ''), nslots, state, coalesce(reason, ''), "
-	    "lease_ms FROM refd.tournaments WHERE name = $1", 1, v)) == NULL)
+	    "lease_ms, coalesce(decided_by, '') FROM refd.tournaments WHERE "
+	    "name = $1", 1, v)) == NULL)
 		return -1;
 	if (PQntuples(r) != 1) {
 		fprintf(stderr, "refctl: cluster: no tournament %s\n", name);
@@ -577,6 +578,23 @@ fail:
 	return -1;
 }
 
+/*
+ * Does reason, the end a worker's refd.decide() gave gauntlet d, follow
+ * from the results ts?  The SPRT run again over them (slots, the
+ * schedule): 1 if it decides with that very reason, else 0 with what
+ * it says in why (len bytes).
+ */
+static int
+cl_decision_ok(const struct tdef *d, const struct tslot *slots, int nslots,
+    const struct tstand *ts, const char *reason, char *why, size_t len)
+{
+	struct st_sprt	 sp;
+
+	tstand_sprt(d, slots, nslots, ts, &sp);
+	tstand_sprt_reason(d, &sp, why, len);
+	return sp.decided != 0 && strcmp(why, reason) == 0;
+}
+
 /* standings CONNINFO NAME [--format F]: from the database's rows. */
 static int
 cl_standings(int argc, char **argv)
@@ -640,6 +658,8 @@ cl_status(int argc, char **argv)
 	PQclear(r);
 	if (PQgetvalue(row, 0, 6)[0] != '\0')
 		printf("reason %s\n", PQgetvalue(row, 0, 6));
+	if (PQgetvalue(row, 0, 8)[0] != '\0')
+		printf("decided_by %s\n", PQgetvalue(row, 0, 8));
 	printf("commitment %s\n", PQgetvalue(row, 0, 2));
 	if (PQgetvalue(row, 0, 3)[0] != '\0')
 		printf("seed %s\n", PQgetvalue(row, 0, 3));
@@ -663,6 +683,13 @@ cl_status(int argc, char **argv)
 			    "games %d-%d-%d state %s\n", sp.llr, sp.lower,
 			    sp.upper, sp.units, sp.wins, sp.draws, sp.losses,
 			    tstand_sprt_state(&sp));
+			/* a worker's word ended it: is it the rows'? */
+			if (PQgetvalue(row, 0, 8)[0] != '\0' &&
+			    !cl_decision_ok(&d, slots, nslots, &ts,
+			    PQgetvalue(row, 0, 6), err, sizeof(err)))
+				printf("decision unsupported: worker %s ended "
+				    "it, the results say \"%s\"\n",
+				    PQgetvalue(row, 0, 8), err);
 			free(slots);
 		}
 		tstand_free(&ts);
@@ -819,7 +846,6 @@ cl_audit(int argc, char **argv)
 	struct tdef	 d;
 	struct tslot	*slots = NULL;
 	struct tstand	 tdb, tlog, one;
-	struct st_sprt	 sp;
 	struct cl_log	*logs = NULL;
 	PGconn		*c;
 	PGresult	*row = NULL, *rw = NULL, *rr = NULL;
@@ -999,14 +1025,13 @@ cl_audit(int argc, char **argv)
 		ok++;
 	}
 	/* a worker's word ended it: the verdict must be the rows' */
-	if (d.sprt && sprt_end) {
-		tstand_sprt(&d, slots, nslots, &tdb, &sp);
-		tstand_sprt_reason(&d, &sp, err, sizeof(err));
-		if (sp.decided == 0 || strcmp(err, reason) != 0) {
-			printf("tournament %s FAILED: it ended with \"%s\", the "
-			    "results say \"%s\"\n", argv[3], reason, err);
-			bad++;
-		}
+	if (d.sprt && sprt_end && !cl_decision_ok(&d, slots, nslots, &tdb,
+	    reason, err, sizeof(err))) {
+		printf("tournament %s FAILED: worker %s ended it with \"%s\", "
+		    "the results say \"%s\"\n", argv[3],
+		    PQgetvalue(row, 0, 8)[0] != '\0' ? PQgetvalue(row, 0, 8) :
+		    "-", reason, err);
+		bad++;
 	}
 	/* the standings recounted from the logs */
 	sa = cl_standings_text(&d, &tdb);

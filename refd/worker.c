@@ -722,9 +722,15 @@ worker_decide_cb(void *arg, const PGresult *res, const char *err)
 		log_warnx("cluster: decision: %s", err);
 		return;
 	}
+	w.verdict[0] = '\0';
+	if (strncmp(worker_val(res, 0, 0), "refused", 7) == 0) {
+		/* the results it read are not all the database's yet */
+		log_warnx("cluster: tournament %" PRId64 ": decision %s",
+		    w.tid, worker_val(res, 0, 0));
+		return;
+	}
 	log_info("cluster: tournament %" PRId64 " decided: %s", w.tid,
 	    worker_val(res, 0, 0));
-	w.verdict[0] = '\0';
 	worker_drop("the SPRT has decided");
 }
 
