@@ -826,8 +826,13 @@ worker_ask(void)
 			w.q = WQ_WORK;
 		return;
 	}
-	if (w.nslots > 0)
-		return;		/* the batch first */
+	/* the next batch once a seat would go idle: none left to start */
+	for (i = 0; i < w.nslots; i++)
+		if (w.slots[i].state == WS_TODO)
+			return;
+	if (w.nrunning >= w.def.concurrency || w.nleases >=
+	    (int)(sizeof(w.leases) / sizeof(w.leases[0])))
+		return;
 	nmax = w.def.concurrency;
 	if (w.paced && w.pace_ms > 0)
 		nmax = (int)(conf.cluster_batch_ms * (double)w.def.concurrency /

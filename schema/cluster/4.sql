@@ -1,5 +1,5 @@
 -- schema/cluster/4.sql: a decision held to the results it says it
--- read.
+-- read, and leases that do not wait on one another.
 --
 -- refd.decide() took a worker's word for the SPRT.  The reason names
 -- how many units (sets, else matches) the test read, in schedule order;
@@ -8,6 +8,15 @@
 -- SPRT's own arithmetic, which refctl does from the rows (cluster status
 -- and audit): the worker that decided is kept in decided_by, so that an
 -- audit that finds the verdict unsupported names it.
+--
+-- refd.lease() took one advisory lock per tournament and held it to its
+-- commit: every lease of a tournament waited for the one before it and
+-- its WAL flush.  It now takes a lock per unit (a duplicate set, else
+-- the slot), tried and never waited for: two workers leasing at once
+-- take different units, and each commits alone.  A unit leased and
+-- committed since the look began is found taken by the UPDATE, which
+-- re-reads the row, and skipped.  The free units are read in order from
+-- the index, without sorting them all at each call.
 
 ALTER TABLE refd.tournaments ADD COLUMN decided_by text;
 
@@ -63,5 +72,62 @@ BEGIN
 	INSERT INTO refd.refused (tid, worker, why) VALUES (p_tid, me,
 	    'decided by worker ' || me || ': ' || p_reason);
 	RETURN 'ok';
+END
+$$;
+
+CREATE OR REPLACE FUNCTION refd.lease(p_tid bigint, p_idents text,
+    p_max integer)
+RETURNS TABLE (l_lease bigint, l_slot integer, l_seed text, l_bots text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = refd, pg_temp AS $$
+DECLARE
+	me	text := refd.me();
+	t	refd.tournaments;
+	want	text;
+	lid	bigint;
+	u	integer;
+	last	integer;
+	k	integer;
+	n	integer := 0;
+BEGIN
+	SELECT * INTO t FROM refd.tournaments WHERE id = p_tid;
+	IF NOT FOUND OR t.state <> 'running' THEN
+		RETURN;
+	END IF;
+	SELECT string_agg(b.name || '=' || b.ident, ' ' ORDER BY b.idx)
+	    INTO want FROM refd.bots b WHERE b.tid = p_tid;
+	IF p_idents IS DISTINCT FROM want THEN
+		RAISE EXCEPTION 'tournament %: the bots differ from the '
+		    'submission''s', p_tid;
+	END IF;
+	IF EXISTS (SELECT 1 FROM refd.leases l JOIN refd.tournaments x ON
+	    x.id = l.tid WHERE l.worker = me AND l.state = 'active' AND
+	    l.expires > clock_timestamp() AND l.expires - clock_timestamp() <
+	    x.lease_ms / 2 * interval '1 millisecond') THEN
+		RAISE EXCEPTION 'worker % missed two heartbeats: heard again '
+		    'first', me;
+	END IF;
+	UPDATE refd.workers SET heard = now() WHERE name = me;
+	PERFORM refd.reclaim(p_tid);
+	INSERT INTO refd.leases (tid, worker, expires) VALUES (p_tid, me,
+	    clock_timestamp() + t.lease_ms * interval '1 millisecond')
+	    RETURNING id INTO lid;
+	FOR u IN SELECT s.unit FROM refd.slots s WHERE s.tid = p_tid AND
+	    NOT s.done AND s.lease IS NULL ORDER BY s.unit LOOP
+		EXIT WHEN n >= greatest(p_max, 1);
+		CONTINUE WHEN u IS NOT DISTINCT FROM last;
+		last := u;
+		CONTINUE WHEN NOT pg_try_advisory_xact_lock(
+		    (p_tid % 2147483647)::integer, u);
+		UPDATE refd.slots s SET lease = lid WHERE s.tid = p_tid AND
+		    s.unit = u AND NOT s.done AND s.lease IS NULL;
+		GET DIAGNOSTICS k = ROW_COUNT;
+		n := n + k;
+	END LOOP;
+	IF n = 0 THEN
+		DELETE FROM refd.leases WHERE id = lid;
+		RETURN;
+	END IF;
+	RETURN QUERY SELECT lid, s.slot, s.seed, s.bots FROM refd.slots s
+	    WHERE s.tid = p_tid AND s.lease = lid ORDER BY s.slot;
 END
 $$;
