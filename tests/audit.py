@@ -964,6 +964,15 @@ def test_missing_match(log):
     assert rc == 1 and re.search(r"^match %d FAILED: missing: refd "
                                  r"numbered matches up to %d" % (last, last),
                                  out, re.M), out
+    # a deal's row gone, its plays kept: refd's own connection checks
+    # a deal's rows against it in C (db_own_keys()), the audit in SQLite
+    path = log.copy("missing-deal")
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("DELETE FROM deals WHERE match_id = ? AND deal_no = 1", (j,))
+    con.close()
+    line = audit_says(path, r"^log FAILED: a row of plays names a row of "
+                      r"deals that is not in the log$")
+    print("#   " + line)
 
 
 def relog(con):
