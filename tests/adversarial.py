@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import sqlite3
 import subprocess
 import sys
@@ -176,10 +177,12 @@ def test_token_guesser(r, tmp):
         times[kind].append(took)
     for kind, ts in times.items():
         assert all(0.2 < t < 0.6 for t in ts), (kind, ts)
-    diff = abs(sum(times["near"]) / 4 - sum(times["far"]) / 4)
-    FIGURES["mean refusal time, near vs far token (ms)"] = "%.0f vs %.0f" % (
-        1000 * sum(times["near"]) / 4, 1000 * sum(times["far"]) / 4)
-    assert diff < 0.05, times
+    # medians: one attempt descheduled on a busy machine (0.51 s among
+    # 0.25s) moved the mean by 65 ms; a token-dependent delay moves all
+    near, far = (statistics.median(times[k]) for k in ("near", "far"))
+    FIGURES["median refusal time, near vs far token (ms)"] = \
+        "%.0f vs %.0f" % (1000 * near, 1000 * far)
+    assert abs(near - far) < 0.05, times
     # throttled now: even the right token is refused from this address
     ans, _ = auth_attempt(r.port, "vault", "correct-horse-battery")
     assert ans.startswith("?"), ans
