@@ -31,6 +31,7 @@
 
 #include "refd.h"
 #include "ctl.h"
+#include "db.h"
 #include "gtp.h"
 #include "http.h"
 #include "log.h"
@@ -869,7 +870,7 @@ static void
 site_send_read(struct evhttp_request *req, enum site_read what, int64_t id,
     int seat)
 {
-	char	*buf = NULL, err[256];
+	char	*buf = NULL, err[256], key[2 * DB_HASHLEN + 1];
 	size_t	 len = 0;
 	FILE	*f;
 	int	 code = 0;
@@ -886,7 +887,9 @@ site_send_read(struct evhttp_request *req, enum site_read what, int64_t id,
 	case SITE_OWN:
 		break;
 	case SITE_REPLAY:
-		code = replay_match(f, conf.db_path, id, err, sizeof(err));
+		/* the end signed with refd's own key, not one the log names */
+		code = replay_match(f, conf.db_path, id, db_public_key(logdb,
+		    key, sizeof(key)) == 0 ? key : NULL, err, sizeof(err));
 		break;
 	case SITE_SEAT:
 		code = replay_seat(f, conf.db_path, id, seat, err,
