@@ -149,19 +149,7 @@ def test_silent_and_many_connections(r, tmp):
 
 
 def auth_attempt(port, name, token):
-    s = socket.create_connection(("127.0.0.1", port))
-    s.settimeout(5)
-    t0 = time.time()
-    s.sendall(("auth %s %s\n" % (name, token)).encode())
-    data = b""
-    while not data.endswith(b"\n\n"):
-        chunk = s.recv(100)
-        if not chunk:
-            break
-        data += chunk
-    took = time.time() - t0
-    s.close()
-    return data.decode(), took
+    return harness.auth(port, name, token)
 
 
 def test_token_guesser(r, tmp):

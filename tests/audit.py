@@ -26,9 +26,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -1854,17 +1852,7 @@ TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="refd-audit.")
-    start = time.time()
-    try:
-        log = Log(tmp)
-        print("ok playing the matches (%.1f s)" % (time.time() - start))
-    except Exception:
-        traceback.print_exc(file=sys.stdout)
-        print("FAIL playing the matches\n0 passed, 1 failed\n# kept " + tmp)
-        sys.exit(1)
-    passed, failed = harness.run_tests(TESTS, (log,))
-    harness.finish(passed, failed, tmp)
+    harness.main_with("refd-audit.", Log, TESTS)
 
 
 if __name__ == "__main__":
