@@ -70,8 +70,8 @@ clock_config(struct event_config *cfg)
  * How long the loop's thread has waited, runnable, for a CPU, in
  * microseconds (the second field of its schedstat), or -1 if unknown.
  */
-static int64_t
-clock_runq(void)
+int64_t
+clock_runq_us(void)
 {
 	char		 buf[96], *p;
 	ssize_t		 n;
@@ -94,7 +94,7 @@ clock_start(struct event_base *base)
 
 	loop = base;
 	sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	runq_us = clock_runq();
+	runq_us = clock_runq_us();
 	if ((tick_ev = event_new(base, -1, EV_PERSIST, clock_beat,
 	    NULL)) == NULL || event_add(tick_ev, &tv) == -1)
 		return -1;
@@ -121,7 +121,7 @@ clock_stop(void)
 void
 clock_tick(int64_t now)
 {
-	int64_t	 late = now - due_us, rq = clock_runq(), own = late;
+	int64_t	 late = now - due_us, rq = clock_runq_us(), own = late;
 
 	if (due_us != 0 && late > lag_max_us)
 		lag_max_us = late;

@@ -919,21 +919,23 @@ void
 worker_status(char *buf, size_t len)
 {
 	size_t		 n = strlen(buf);
-	int64_t		 wall, cpu, p99;
+	int64_t		 wall, cpu, own, p99;
 	long long	 nq;
 
 	if (w.pg == NULL || n >= len)
 		return;
-	wall = pgconn_delay_max(w.pg, &cpu);
+	wall = pgconn_delay_max(w.pg, &cpu, &own);
 	nq = pgconn_queries(w.pg, &p99);
 	snprintf(buf + n, len - n, "\ncluster_worker %s\ncluster_connected %d"
 	    "\ncluster_tournament %" PRId64 "\ncluster_leases %d\n"
 	    "cluster_slots %d\ncluster_running %d\ncluster_reported %d\n"
 	    "cluster_refused %d\ncluster_libpq_max_us %lld\n"
-	    "cluster_libpq_cpu_max_us %lld\ncluster_queries %lld\n"
+	    "cluster_libpq_cpu_max_us %lld\ncluster_libpq_own_max_us %lld\n"
+	    "cluster_queries %lld\n"
 	    "cluster_query_p99_us %lld", w.name, pgconn_up(w.pg), w.tid,
 	    w.nleases, w.nslots, w.nrunning, w.reported, w.refusedn,
-	    (long long)wall, (long long)cpu, nq, (long long)p99);
+	    (long long)wall, (long long)cpu, (long long)own, nq,
+	    (long long)p99);
 }
 
 /* At exit. */
