@@ -1065,7 +1065,7 @@ site_start(char *err, size_t errlen)
 	match_observe(site_match_event, site_match_done);
 	match_observe_all();
 	if (tstream_start() == -1) {
-		snprintf(err, errlen, "site: out of memory");
+		snprintf(err, errlen, "site: too many observers");
 		return -1;
 	}
 	site_on = 1;

@@ -9,7 +9,10 @@
  * TSTREAM_MS, makes the site read the tournament back from the log
  * (replay_tournament(), one read transaction, the JSON of
  * /api/v1/tournaments/ID), and, when its matches done or its state
- * changed, send that as an event to every client.
+ * changed, send that as an event to every client.  A read waits, after
+ * the one before, TSTREAM_SHARE times what that one took: reads of a
+ * large and busy tournament take at most a share of the loop, however
+ * many clients follow it, whose matches' clocks it also runs.
  *
  * An event's id is D, the number of the tournament's matches done in
  * the log when its JSON was read, or D.k for the k-th further event read
@@ -49,6 +52,8 @@
 #define TSTREAM_BYTES	(1024 * 1024) /* of one tournament's events kept:
 				   the oldest go first, never the last */
 #define TSTREAM_MS	100	/* matches' ends gathered into one read */
+#define TSTREAM_SHARE	10	/* a read waits that many times as long as
+				   the one before took */
 
 struct tstream;
 
@@ -70,7 +75,9 @@ struct tstream_ev {
 struct tstream {
 	TAILQ_ENTRY(tstream) entry;	/* the latest asked for first */
 	int64_t		 id;
-	int		 due;		/* a match of it ended: read it */
+	struct event	*timer;		/* tstream_read_due(): a read is due */
+	int64_t		 read_us;	/* when the last read began */
+	int64_t		 cost_us;	/* and what it took */
 	int		 over;		/* done or cancelled: its last event
 					   is sent, its streams ended */
 	char		 state[32];	/* as its last event read it */
@@ -84,8 +91,9 @@ struct tstream {
 static TAILQ_HEAD(tstream_list, tstream) tstreams =
 			    TAILQ_HEAD_INITIALIZER(tstreams);
 static int		 ntstreams;
-static struct event	*read_ev;	/* tstream_read_due() */
 static int		 tstream_on;	/* between start and stop */
+
+static void	tstream_read_due(evutil_socket_t, short, void *);
 
 /* The kept stream of tournament id, or NULL. */
 static struct tstream *
@@ -119,6 +127,7 @@ tstream_forget(struct tstream *ts)
 	tstream_end_clients(ts);
 	TAILQ_REMOVE(&tstreams, ts, entry);
 	ntstreams--;
+	event_free(ts->timer);
 	free(ts->buf);
 	free(ts->ev);
 	free(ts);
@@ -141,6 +150,10 @@ tstream_new(int64_t id)
 		}
 	if ((ts = calloc(1, sizeof(*ts))) == NULL)
 		return NULL;
+	if ((ts->timer = evtimer_new(base, tstream_read_due, ts)) == NULL) {
+		free(ts);
+		return NULL;
+	}
 	ts->id = id;
 	TAILQ_INIT(&ts->clients);
 	TAILQ_INSERT_HEAD(&tstreams, ts, entry);
@@ -261,7 +274,9 @@ tstream_read(struct tstream *ts, char *err, size_t errlen)
 		return 503;
 	}
 	memset(&ti, 0, sizeof(ti));
+	ts->read_us = util_now_us();
 	code = replay_tournament(f, conf.db_path, ts->id, &ti, err, errlen);
+	ts->cost_us = util_now_us() - ts->read_us;
 	if (fclose(f) != 0 && code == 0) {
 		snprintf(err, errlen, "out of memory");
 		code = 503;
@@ -282,41 +297,41 @@ tstream_read(struct tstream *ts, char *err, size_t errlen)
 	return code;
 }
 
-/* The timer: read every tournament a match of which ended. */
+/* A read of ts is due: a match of it ended. */
 static void
 tstream_read_due(evutil_socket_t fd, short what, void *arg)
 {
-	struct tstream	*ts;
+	struct tstream	*ts = arg;
 	char		 err[256];
 
 	(void)fd;
 	(void)what;
-	(void)arg;
-	TAILQ_FOREACH(ts, &tstreams, entry) {
-		if (!ts->due)
-			continue;
-		ts->due = 0;
-		if (tstream_read(ts, err, sizeof(err)) != 0)
-			log_warnx("site: tournament %lld: %s",
-			    (long long)ts->id, err);
-	}
+	if (tstream_read(ts, err, sizeof(err)) != 0)
+		log_warnx("site: tournament %lld: %s", (long long)ts->id, err);
 }
 
 /*
- * Read tournament id within TSTREAM_MS, if someone asked for its
- * events: the ends of a busy tournament's matches make one read.
+ * Read tournament id soon, if someone asked for its events: in
+ * TSTREAM_MS, for the ends of a busy tournament's matches to make one
+ * read, and no sooner after the last read than TSTREAM_SHARE times
+ * what it took.
  */
 static void
 tstream_soon(int64_t id)
 {
 	struct tstream	*ts;
-	struct timeval	 tv = { 0, TSTREAM_MS * 1000 };
+	struct timeval	 tv;
+	int64_t		 wait;
 
-	if (!tstream_on || (ts = tstream_find(id)) == NULL || ts->over)
+	if (!tstream_on || (ts = tstream_find(id)) == NULL || ts->over ||
+	    evtimer_pending(ts->timer, NULL))
 		return;
-	ts->due = 1;
-	if (!evtimer_pending(read_ev, NULL))
-		evtimer_add(read_ev, &tv);
+	wait = TSTREAM_SHARE * ts->cost_us - (util_now_us() - ts->read_us);
+	if (wait < TSTREAM_MS * 1000)
+		wait = TSTREAM_MS * 1000;
+	tv.tv_sec = (time_t)(wait / 1000000);
+	tv.tv_usec = (suseconds_t)(wait % 1000000);
+	evtimer_add(ts->timer, &tv);
 }
 
 /* A match ended, its end logged (match_observe()). */
@@ -404,13 +419,12 @@ tstream_events(struct evhttp_request *req, int64_t id, const char *last)
 
 /*
  * Hear of matches' and tournaments' ends from now on.  Returns 0, or -1
- * when out of memory or observers.
+ * when there are too many observers.
  */
 int
 tstream_start(void)
 {
-	if ((read_ev = evtimer_new(base, tstream_read_due, NULL)) == NULL ||
-	    match_observe(NULL, tstream_match_done) == -1 ||
+	if (match_observe(NULL, tstream_match_done) == -1 ||
 	    tourney_observe(tstream_tourney_done) == -1)
 		return -1;
 	tstream_on = 1;
@@ -426,7 +440,4 @@ tstream_stop(void)
 	tstream_on = 0;
 	while ((ts = TAILQ_FIRST(&tstreams)) != NULL)
 		tstream_forget(ts);
-	if (read_ev != NULL)
-		event_free(read_ev);
-	read_ev = NULL;
 }
