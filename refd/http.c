@@ -15,7 +15,9 @@
  * evhttp_send_reply_chunk_with_cb() once the connection's output is
  * checked: past HTTP_QUEUE_MAX the client has fallen behind and is
  * dropped.  Streams hear a comment every HTTP_HEARTBEAT_MS, and a
- * stream whose peer closed is dropped at the next sweep.
+ * stream whose peer closed is dropped at the next sweep.  A stream has
+ * no read time-out, only a write time-out: a match may be quiet longer
+ * than a request may take to arrive.
  */
 #include "config.h"
 
@@ -543,6 +545,7 @@ http_drop(struct http_stream *st)
 struct http_stream *
 http_stream_open(struct evhttp_request *req, void (*gone)(void *), void *arg)
 {
+	struct timeval	 wtv = { HTTP_HEADER_MS / 1000, 0 };
 	struct http_stream *st;
 	struct http_conn *c;
 
@@ -564,6 +567,13 @@ http_stream_open(struct evhttp_request *req, void (*gone)(void *), void *arg)
 	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
 	    http_stream_closed, st);
 	evhttp_send_reply_start(req, 200, "OK");
+	/*
+	 * A stream waits for its match as long as the match takes: no
+	 * read time-out (evhttp's would end it after HTTP_HEADER_MS without
+	 * a chunk).  A client that takes none of what waits for it within
+	 * HTTP_HEADER_MS is dropped by the write time-out.
+	 */
+	bufferevent_set_timeouts(c->bev, NULL, &wtv);
 	return st;
 }
 

@@ -162,6 +162,28 @@ def test_stream_and_resume(r, port):
     d.close()
 
 
+def test_quiet_stream(r, port):
+    """A stream stays open while its match is quiet for longer than the
+    time a request has to arrive (10 s): bots that think 11.5 s a move.
+    The heartbeat (15 s) must not be what keeps it."""
+    bots = slow_bots(r, 2, 11500)
+    mid = r.start("classic2", bots, "move_ms=30000")
+    s = SSE(port, "/api/v1/matches/%d/events" % mid, timeout=40)
+    assert s.status == 200
+    t0 = time.time()
+    types = []
+    for _, d in s.events():
+        types.append(json.loads(d)["type"])
+        if types[-1] == "play":
+            break
+    quiet = time.time() - t0
+    s.close()
+    r.ctl("match_stop", str(mid))
+    r.wait(mid)
+    assert types[-1:] == ["play"], \
+        "the stream ended after %.1f s of quiet: %s" % (quiet, types)
+
+
 def test_long_history(r, port):
     """A match whose kept events are longer than a stream's queue cap
     (256 KiB) is sent whole to a client that connects: only a client
@@ -850,7 +872,8 @@ def main():
     r = harness.Refd(tmp, extra=("-w", "127.0.0.1:0"))
     port = site_port(r)
     passed, failed = harness.run_against(
-        r, [test_api, test_stream_and_resume, test_long_history,
+        r, [test_api, test_stream_and_resume, test_quiet_stream,
+            test_long_history,
             test_bad_requests,
             test_secrecy, test_replay_secret],
         (r, port))
