@@ -201,6 +201,57 @@ def test_long_history(r, port):
     assert json.loads(evs[-1][1])["type"] == "end", evs[-1]
 
 
+def dechunk(data):
+    """The body of a raw HTTP/1.1 reply in chunks."""
+    head, _, rest = data.partition(b"\r\n\r\n")
+    assert b"chunked" in head.lower(), head
+    body = b""
+    while rest:
+        size, _, rest = rest.partition(b"\r\n")
+        n = int(size, 16)
+        if n == 0:
+            break
+        body += rest[:n]
+        assert rest[n:n + 2] == b"\r\n", "a chunk cut short: %r" % (
+            rest[n:n + 10])
+        rest = rest[n + 2:]
+    return body
+
+
+def test_slow_reader(r, port):
+    """A client that reads slowly, behind what refd writes yet within
+    the queue's cap, gets every byte of its stream in order: the part
+    of a chunk its socket did not take, and the chunks after it, wait
+    for it."""
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    for n, sd in (("sr_a", "7"), ("sr_b", "8")):
+        if not r.ctl("bot_list")[1].count(n + " "):
+            r.ctl("bot_add", n, "spawn", rand, "-s", sd)
+    mid = r.start("classic2", ["sr_a", "sr_b"], "deals_to_win=6")
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(30)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /api/v1/matches/%d/events HTTP/1.1\r\nHost: x\r\n"
+              b"\r\n" % mid)
+    data = b""
+    while True:
+        b = s.recv(1024)
+        if not b:
+            break
+        data += b
+        time.sleep(0.002)
+    s.close()
+    r.wait(mid)
+    whole = SSE(port, "/api/v1/matches/%d/events" % mid)
+    list(whole.events())
+    whole.close()
+    body = dechunk(data)
+    assert body == whole.raw, "slow: %d bytes, whole: %d" % (
+        len(body), len(whole.raw))
+    assert body.endswith(b"\n\n") and b'"type":"end"' in body[-4096:]
+
+
 def test_bad_requests(r, port):
     """Unknown ids, malformed paths, traversal, big headers, other
     methods: a clean 4xx with a short message, and refd plays on."""
@@ -873,7 +924,7 @@ def main():
     port = site_port(r)
     passed, failed = harness.run_against(
         r, [test_api, test_stream_and_resume, test_quiet_stream,
-            test_long_history,
+            test_long_history, test_slow_reader,
             test_bad_requests,
             test_secrecy, test_replay_secret],
         (r, port))
