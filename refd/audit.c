@@ -1718,6 +1718,8 @@ au_chain(struct au *a, const struct au_row *r)
 	else if (r->kind == AU_BID || r->kind == AU_CALLED)
 		seat = (int)r->v[1];
 	au_row_desc(r, desc, sizeof(desc));
+	if (a->err[0] == '\0')
+		a->err_chain = 1;	/* unless it holds */
 	if (r->no != a->links + 1)
 		return au_fail(a, deal, trick, seat, "%s has link number "
 		    "%lld where the chain is at %lld: %s", desc, r->no,
@@ -1739,6 +1741,7 @@ au_chain(struct au *a, const struct au_row *r)
 	}
 	memcpy(a->link, link, sizeof(link));
 	a->links = r->no;
+	a->err_chain = 0;
 	return 0;
 }
 
@@ -2053,6 +2056,7 @@ au_walk(struct au *a)
 	if (a->version == 2 ? l.overflow || !chain_same(link, a->chain0) :
 	    !chain_check(NULL, &l, a->chain0, link)) {
 		util_hex(link, sizeof(link), hex);
+		a->err_chain = 1;
 		return au_fail(a, -1, -1, -1, "the chain breaks at link 0: "
 		    "chain0 %.64s, the header gives %s (%s was changed)",
 		    a->chain0, hex, a->version == 2 ? "the variant, options, "
@@ -2133,6 +2137,8 @@ au_walk(struct au *a)
 			    a->nlate[e], a->ntimeout[e]);
 	if (a->err[0] != '\0')
 		return -1;
+	/* rows missing at the end: the chain's to say */
+	a->err_chain = !a->over;
 	if (!a->over && strcmp(a->state, "done") == 0)
 		return au_fail(a, a->bm.ndeals, -1, -1, "the match is done, "
 		    "but its end is not in the chain after link %lld",

@@ -166,6 +166,7 @@ struct au {
 
 	long long	 at_deal;	/* the deal of the row being read */
 	char		 err[AU_ERRMAX];	/* the first discrepancy */
+	int		 err_chain;	/* it is the chain's, not the rules' */
 };
 
 /* Every chained row of match ?1 in link order (see audit.c). */

@@ -64,8 +64,11 @@ static int	 al_tourney_event(struct al *, const char *, long long,
 static int	 al_sig(struct al *, const char *, const char *,
 		    const uint8_t *, int);
 static long long al_max(sqlite3 *, const char *);
+static int	 al_hex(const char *, size_t);
 static int	 al_last_link(sqlite3 *, long long, long long *, char *);
 static void	 al_after(struct al *);
+static int	 al_event(struct al *, const char *, long long, long long,
+		    const char *, size_t, const char *, int, const char *);
 
 /* Report one discrepancy of the log chain, located by its event. */
 static void
@@ -440,19 +443,87 @@ al_after(struct al *al)
 	sqlite3_finalize(st);
 }
 
+/*
+ * One event of the log chain, numbered al->no: its link from the link
+ * before (al->prev) and its text, its text against the rows it names,
+ * its signature with the key in force (al->pk), which a key event
+ * changes.  Discrepancies are reported; returns -1 when the chain
+ * cannot be followed past it, else 0.
+ */
+static int
+al_event(struct al *al, const char *kind, long long id, long long tid,
+    const char *text, size_t n, const char *stored, int storedlen,
+    const char *sig)
+{
+	struct chain_text	 t;
+	uint8_t			 link[CHAIN_HASHLEN];
+	uint8_t			 pk[crypto_sign_PUBLICKEYBYTES];
+	size_t			 bin;
+	int			 must;
+
+	if (kind == NULL || text == NULL || stored == NULL ||
+	    storedlen != CHAIN_HEXLEN || n >= CHAIN_TEXTMAX ||
+	    memchr(text, '\0', n) != NULL) {
+		al_fail(al, "not an event refd writes");
+		return -1;
+	}
+	chain_log_text(&t, text, n);
+	chain_log_link(al->have_prev ? al->prev : NULL, &t, link);
+	if (!chain_same(link, stored)) {
+		al_fail(al, "the chain breaks: its link does not follow "
+		    "from the link before and its text (%s), so this "
+		    "event or one before it was changed, removed or "
+		    "added", kind);
+		return -1;
+	}
+	must = strcmp(kind, "end") == 0 || strcmp(kind, "abort") == 0 ||
+	    strcmp(kind, "key") == 0 || (strcmp(kind, "tstate") == 0 &&
+	    strstr(text, " state=running ") == NULL);
+	if (strcmp(kind, "key") == 0) {
+		if (n != 4 + 2 * sizeof(pk) || memcmp(text, "key ", 4) !=
+		    0 || sodium_hex2bin(pk, sizeof(pk), text + 4,
+		    n - 4, NULL, &bin, NULL) != 0 || bin != sizeof(pk))
+			al_fail(al, "a key event without a key");
+		else if (al->given && memcmp(pk, al->pk, sizeof(pk)) != 0)
+			al_fail(al, "the log names the key %s, not "
+			    "the one given", text + 4);
+		else {
+			memcpy(al->pk, pk, sizeof(pk));
+			al->have_pk = 1;
+		}
+	} else if (strcmp(kind, "start") == 0 ||
+	    strcmp(kind, "end") == 0 || strcmp(kind, "abort") == 0 ||
+	    strcmp(kind, "legacy") == 0) {
+		if (strcmp(kind, "start") == 0 && tid > 0 &&
+		    tid <= al->nt && al_tover(al->tlast[tid]))
+			al_fail(al, "match %lld of tournament %lld "
+			    "starts after the tournament was over for "
+			    "good", id, tid);
+		al_match_event(al, kind, id, text, n);
+	}
+	else if (strcmp(kind, "tbegin") == 0 ||
+	    strcmp(kind, "tstate") == 0)
+		al_tourney_event(al, kind, tid, text, n);
+	else
+		al_fail(al, "an event of kind '%s'", kind);
+	al_sig(al, kind, sig, link, must);
+	memcpy(al->prev, link, sizeof(link));
+	al->have_prev = 1;
+	return 0;
+}
+
 int
 al_log(sqlite3 *h, const char *key, FILE *out)
 {
 	struct al		 al;
-	struct chain_text	 t;
 	sqlite3_stmt		*st;
-	uint8_t			 link[CHAIN_HASHLEN], pk[crypto_sign_PUBLICKEYBYTES];
+	uint8_t			 pk[crypto_sign_PUBLICKEYBYTES];
 	const char		*kind, *text, *sig, *stored;
 	char			 hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
 	struct al_origin	 origin;
 	long long		 no, id, tid, i, count = 0;
 	size_t			 n, bin;
-	int			 rc, must;
+	int			 rc;
 
 	memset(&al, 0, sizeof(al));
 	al.h = h;
@@ -531,54 +602,9 @@ al_log(sqlite3 *h, const char *key, FILE *out)
 			    "%lld: events were removed or added", no, count);
 			break;
 		}
-		if (kind == NULL || text == NULL || stored == NULL ||
-		    sqlite3_column_bytes(st, 5) != CHAIN_HEXLEN ||
-		    n >= CHAIN_TEXTMAX || memchr(text, '\0', n) != NULL) {
-			al_fail(&al, "not an event refd writes");
+		if (al_event(&al, kind, id, tid, text, n, stored,
+		    sqlite3_column_bytes(st, 5), sig) == -1)
 			break;
-		}
-		chain_log_text(&t, text, n);
-		chain_log_link(al.have_prev ? al.prev : NULL, &t, link);
-		if (!chain_same(link, stored)) {
-			al_fail(&al, "the chain breaks: its link does not follow "
-			    "from the link before and its text (%s), so this "
-			    "event or one before it was changed, removed or "
-			    "added", kind);
-			break;
-		}
-		must = strcmp(kind, "end") == 0 || strcmp(kind, "abort") == 0 ||
-		    strcmp(kind, "key") == 0 || (strcmp(kind, "tstate") == 0 &&
-		    strstr(text, " state=running ") == NULL);
-		if (strcmp(kind, "key") == 0) {
-			if (n != 4 + 2 * sizeof(pk) || memcmp(text, "key ", 4) !=
-			    0 || sodium_hex2bin(pk, sizeof(pk), text + 4,
-			    n - 4, NULL, &bin, NULL) != 0 || bin != sizeof(pk))
-				al_fail(&al, "a key event without a key");
-			else if (al.given && memcmp(pk, al.pk, sizeof(pk)) != 0)
-				al_fail(&al, "the log names the key %s, not "
-				    "the one given", text + 4);
-			else {
-				memcpy(al.pk, pk, sizeof(pk));
-				al.have_pk = 1;
-			}
-		} else if (strcmp(kind, "start") == 0 ||
-		    strcmp(kind, "end") == 0 || strcmp(kind, "abort") == 0 ||
-		    strcmp(kind, "legacy") == 0) {
-			if (strcmp(kind, "start") == 0 && tid > 0 &&
-			    tid <= al.nt && al_tover(al.tlast[tid]))
-				al_fail(&al, "match %lld of tournament %lld "
-				    "starts after the tournament was over for "
-				    "good", id, tid);
-			al_match_event(&al, kind, id, text, n);
-		}
-		else if (strcmp(kind, "tbegin") == 0 ||
-		    strcmp(kind, "tstate") == 0)
-			al_tourney_event(&al, kind, tid, text, n);
-		else
-			al_fail(&al, "an event of kind '%s'", kind);
-		al_sig(&al, kind, sig, link, must);
-		memcpy(al.prev, link, sizeof(link));
-		al.have_prev = 1;
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		al_fail(&al, "the log chain cannot be read: %s",
@@ -606,6 +632,102 @@ done:
 	return al.bad;
 }
 
+
+int
+al_end(sqlite3 *h, long long id, const char *key, FILE *out)
+{
+	struct al		 al;
+	struct al_origin	 o;
+	sqlite3_stmt		*st;
+	const char		*kind, *text, *stored, *sig, *prev, *k;
+	char			 hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	size_t			 bin;
+	int			 rc = -1, orc;
+
+	if (id < 1 || id > AL_MAXIDS)
+		return -1;
+	memset(&al, 0, sizeof(al));
+	al.h = h;
+	al.out = out;
+	al.nm = id;
+	if (key != NULL) {
+		if (sodium_hex2bin(al.pk, sizeof(al.pk), key, strlen(key),
+		    NULL, &bin, NULL) != 0 || bin != sizeof(al.pk)) {
+			fprintf(out, "log FAILED: the key is not 64 hex "
+			    "digits\n");
+			return 1;
+		}
+		al.have_pk = al.given = 1;
+	}
+	if ((orc = al_origin(h, &o)) == -1) {
+		fprintf(out, "log FAILED: its origin (log_origin) is "
+		    "malformed\n");
+		return 1;
+	}
+	if ((al.mseen = calloc((size_t)id + 1, 1)) == NULL ||
+	    sqlite3_prepare_v2(h, "SELECT e.no, e.kind, e.text, e.link, e.sig,"
+	    " (SELECT p.link FROM log_chain AS p WHERE p.no = e.no - 1),"
+	    " (SELECT substr(k.text, 5) FROM log_chain AS k WHERE k.kind ="
+	    " 'key' AND k.no < e.no ORDER BY k.no DESC LIMIT 1)"
+	    " FROM log_chain AS e WHERE e.match_id = ?1 AND e.kind IN"
+	    " ('end', 'abort') ORDER BY e.no LIMIT 1", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		fprintf(out, "log FAILED: the log chain cannot be read: %s\n",
+		    sqlite3_errmsg(h));
+		free(al.mseen);
+		return 1;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		fprintf(out, "the log chain holds no end of match %lld\n", id);
+		goto done;
+	}
+	al.no = sqlite3_column_int64(st, 0);
+	kind = (const char *)sqlite3_column_text(st, 1);
+	text = (const char *)sqlite3_column_text(st, 2);
+	stored = (const char *)sqlite3_column_text(st, 3);
+	sig = (const char *)sqlite3_column_text(st, 4);
+	prev = (const char *)sqlite3_column_text(st, 5);
+	k = (const char *)sqlite3_column_text(st, 6);
+	/* the link before it: the event before, or the archive's head */
+	if (prev == NULL && orc == 1 && o.no == al.no - 1)
+		prev = o.link;
+	if (prev != NULL && al_hex(prev, CHAIN_HEXLEN) &&
+	    sodium_hex2bin(al.prev, sizeof(al.prev), prev, CHAIN_HEXLEN,
+	    NULL, NULL, NULL) == 0)
+		al.have_prev = 1;
+	else if (al.no != 1) {
+		al_fail(&al, "the event before the end of match %lld is "
+		    "missing or malformed", id);
+		rc = al.bad;
+		goto done;
+	}
+	/* the key in force there, as a key event would set it */
+	if (k == NULL && orc == 1)
+		k = o.key;
+	if (k != NULL && al.given && strcmp(k, key) != 0)
+		al_fail(&al, "the log names the key %s, not the one given", k);
+	else if (k != NULL && !al.given && al_hex(k, 2 * sizeof(al.pk)) &&
+	    sodium_hex2bin(al.pk, sizeof(al.pk), k, 2 * sizeof(al.pk), NULL,
+	    NULL, NULL) == 0)
+		al.have_pk = 1;
+	al_event(&al, kind, id, 0, text, (size_t)sqlite3_column_bytes(st, 2),
+	    stored, sqlite3_column_bytes(st, 3), sig);
+	rc = al.bad;
+	if (rc == 0 && al.nsigned == 0) {
+		fprintf(out, "the end of match %lld, link %lld of the log "
+		    "chain, is not signed: the log has no key\n", id, al.no);
+		rc = -1;
+	} else if (rc == 0) {
+		util_hex(al.pk, sizeof(al.pk), hex);
+		fprintf(out, "the end of match %lld, link %lld of the log "
+		    "chain, is signed with key %s\n", id, al.no, hex);
+	}
+done:
+	sqlite3_finalize(st);
+	free(al.mseen);
+	return rc;
+}
 
 /* Is s exactly n lowercase hex digits? */
 static int

@@ -14,6 +14,16 @@
  * tournament's schedule from its chained definition and master seed and
  * checks each of its matches against its slot; same output and result.
  *
+ * al_end(h, id, key, out) checks the signed end of match id alone, with
+ * al_log's code: its event of the log chain linked from the event
+ * before it, its text rebuilt from the match's row (its final link, its
+ * result), its signature verified with key when not NULL, else with the
+ * key the log chain has in force there.  It prints the discrepancies as
+ * al_log does ("log FAILED: log chain link N: ...") or a line saying
+ * which link and key, and returns how many it found, or -1 when the log
+ * chain holds no end of the match or the end is unsigned for want of a
+ * key.
+ *
  * A log whose beginning was archived (refctl archive) has an origin
  * (table log_origin): the archive's last event, a signed head, which
  * al_log verifies and walks on from.  al_origin(h, o) reads it: 1 with
@@ -41,6 +51,7 @@ struct al_origin {
 };
 
 int	al_log(sqlite3 *, const char *, FILE *);
+int	al_end(sqlite3 *, long long, const char *, FILE *);
 int	al_origin(sqlite3 *, struct al_origin *);
 int	al_junction(sqlite3 *, const char *, sqlite3 *, const char *, FILE *);
 int	al_tournaments(sqlite3 *, FILE *);

@@ -732,6 +732,20 @@ db_chained(struct db *db, struct db_match *m, enum db_stmt s,
 	return 0;
 }
 
+/*
+ * A row of deal deal_no of m needs that deal's row first.  SQLite's
+ * foreign keys say the same, but refd's own connection turns them off
+ * (db_own_keys()): the lookup cost a few thousand instructions a row.
+ */
+static int
+db_in_deal(struct db *db, const struct db_match *m, int deal_no)
+{
+	if (deal_no < 1 || deal_no > m->deals)
+		return db_failx(db, "match %lld: deal %d is not logged",
+		    (long long)m->id, deal_no);
+	return 0;
+}
+
 /* CLOCK_MONOTONIC in microseconds, the clock of the event loop's callers. */
 static int64_t
 db_mono_us(void)
@@ -1373,6 +1387,22 @@ fail:
 }
 
 /*
+ * refd's own connection: SQLite's foreign-key lookups off.  Each row of
+ * a deal looked its deal up, a few thousand instructions a play; db.c
+ * checks the same parents itself (a match's rows need db_match_begin(),
+ * a deal's rows its db_deal(): db_in_deal()), a migration still runs
+ * foreign_key_check, and refctl audit checks every key of the log.
+ */
+int
+db_own_keys(struct db *db)
+{
+	if (sqlite3_exec(db->h, "PRAGMA foreign_keys = OFF", NULL, NULL,
+	    NULL) != SQLITE_OK)
+		return db_fail(db, "foreign_keys=OFF");
+	return 0;
+}
+
+/*
  * Commit what is open and sync it (a clean stop keeps everything), then
  * finalize every statement and close the file; NULL is allowed.
  */
@@ -1762,9 +1792,13 @@ db_deal(struct db *db, struct db_match *m, const struct bri_deal *d,
 	chain_deal(&l, deal_no, d->dealer, trump, strlen(trump),
 	    d->removed != BRI_NOCARD ? removed : NULL,
 	    d->removed != BRI_NOCARD ? strlen(removed) : 0, deck, n);
-	return db_chained(db, m, S_DEAL, &l, "Iiisss", m->id, deal_no,
+	if (db_chained(db, m, S_DEAL, &l, "Iiisss", m->id, deal_no,
 	    (int)d->dealer, deck, d->removed != BRI_NOCARD ? removed : NULL,
-	    d->trump != BRI_NOCARD ? trump : NULL);
+	    d->trump != BRI_NOCARD ? trump : NULL) == -1)
+		return -1;
+	if (deal_no > m->deals)
+		m->deals = deal_no;
+	return 0;
 }
 
 /*
@@ -1785,6 +1819,8 @@ db_play(struct db *db, struct db_match *m, int deal_no, int seq, int trick,
 
 	if (card >= BRI_NCARDS)
 		return db_failx(db, "play %d %d: not a card", deal_no, seq);
+	if (db_in_deal(db, m, deal_no) == -1)
+		return -1;
 	bri_card_format(card, c);
 	fault = fault != 0;
 	db_now(at, sizeof(at));
@@ -1805,6 +1841,8 @@ db_trick(struct db *db, struct db_match *m, int deal_no, int trick,
 {
 	struct chain_text l;
 
+	if (db_in_deal(db, m, deal_no) == -1)
+		return -1;
 	chain_trick(&l, deal_no, trick, winner, points);
 	return db_chained(db, m, S_TRICK, &l, "Iiiii", m->id, deal_no, trick,
 	    winner, points);
@@ -1827,6 +1865,8 @@ db_bid(struct db *db, struct db_match *m, int deal_no, int seq, int seat,
 
 	if (rank < 0 || rank > 10)
 		return db_failx(db, "bid %d %d: not a rank", deal_no, seq);
+	if (db_in_deal(db, m, deal_no) == -1)
+		return -1;
 	if (rank == BRI_PASS)
 		snprintf(call, sizeof(call), "pass");
 	else
@@ -1859,6 +1899,8 @@ db_called(struct db *db, struct db_match *m, int deal_no, int seq, int seat,
 
 	if (card >= BRI_NCARDS || partner < 0 || partner >= BRI_MAXSEATS)
 		return db_failx(db, "called %d: no card or holder", deal_no);
+	if (db_in_deal(db, m, deal_no) == -1)
+		return -1;
 	bri_card_format(card, c);
 	fault = fault != 0;
 	db_now(at, sizeof(at));
@@ -1882,6 +1924,8 @@ db_joker(struct db *db, struct db_match *m, int deal_no, int seat)
 {
 	struct chain_text l;
 
+	if (db_in_deal(db, m, deal_no) == -1)
+		return -1;
 	chain_joker(&l, deal_no, seat);
 	return db_chained(db, m, S_JOKER, &l, "Iii", m->id, deal_no, seat);
 }
@@ -1963,6 +2007,8 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
 	if (!d->over || d->result >= nitems(results) ||
 	    results[d->result] == NULL || bm->nseats > BRI_MAXSEATS)
 		return db_failx(db, "deal end %d: deal not over", bm->ndeals);
+	if (db_in_deal(db, m, bm->ndeals) == -1)
+		return -1;
 	for (i = 0; i < bm->nseats; i++)
 		p[i] = d->points[i];
 	ints_join(pts, sizeof(pts), p, bm->nseats);

@@ -106,6 +106,8 @@ struct db_match {
 					   NULL when refd chose the card */
 	uint8_t		 chain[DB_HASHLEN]; /* running chain, kept by db.c */
 	int		 links;		/* links after chain0, kept by db.c */
+	int		 deals;		/* deals logged, kept by db.c: a
+					   deal's rows need theirs first */
 	int		 mpoints[BRI_MAXSEATS]; /* as the log holds them, by
 					   db.c: the last deal end logged */
 	unsigned	 group;		/* the group it wrote in, by db.c */
@@ -128,6 +130,7 @@ struct db_seat {
 };
 
 struct db	*db_open(const char *, int, char *, size_t);
+int		 db_own_keys(struct db *);
 void		 db_close(struct db *);
 const char	*db_error(struct db *);
 int		 db_writable(struct db *);

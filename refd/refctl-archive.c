@@ -226,20 +226,8 @@ arch_make(const char *db, const char *file, const struct arch_cut *c,
 	size_t		 i;
 	int		 fd, rc = -1;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= sizeof(tmp)) {
-		snprintf(err, errlen, "%s: name too long", file);
+	if (backup_tmp(db, file, tmp, sizeof(tmp), err, errlen) == -1)
 		return -1;
-	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
-	    -1) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	if (db_copy(db, tmp, why, sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s: the copy failed: %s", db, why);
-		goto out;
-	}
 	if (sqlite3_open_v2(tmp, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", tmp, h ? sqlite3_errmsg(h) :
 		    "out of memory");

@@ -35,7 +35,8 @@ static int	 audit_junction(const char *, const char *);
  * Every match id from 1 to the highest refd handed out (the matches
  * table's sqlite_sequence) must be in the log, and no row of another
  * table may name a match that is not: a deleted match is reported on a
- * line of its own.  Returns how many were reported.
+ * line of its own; nor may any row break a foreign key.  Returns how
+ * many were reported.
  */
 static int
 audit_missing(sqlite3 *h)
@@ -86,6 +87,25 @@ audit_missing(sqlite3 *h)
 			printf("match %lld FAILED: missing, yet rows of %s "
 			    "name it\n", (long long)sqlite3_column_int64(st, 0),
 			    tables[i]);
+			bad++;
+		}
+		sqlite3_finalize(st);
+	}
+	/* and a row of a deal with no deal, or any other broken key: refd
+	   checks its rows' parents itself (db_own_keys()), SQLite here */
+	if (sqlite3_prepare_v2(h, "PRAGMA foreign_key_check", -1, &st,
+	    NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW && bad < 40) {
+			/* a table WITHOUT ROWID has no rowid to name */
+			if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+				snprintf(sql, sizeof(sql), "a row");
+			else
+				snprintf(sql, sizeof(sql), "row %lld",
+				    (long long)sqlite3_column_int64(st, 1));
+			printf("log FAILED: %s of %s names a row of %s that "
+			    "is not in the log\n", sql,
+			    (const char *)sqlite3_column_text(st, 0),
+			    (const char *)sqlite3_column_text(st, 2));
 			bad++;
 		}
 		sqlite3_finalize(st);

@@ -41,6 +41,36 @@ backup_syncdir(const char *path)
 }
 
 /*
+ * The log db copied, in one read transaction, into FILE.tmp, made anew
+ * for it alone (O_EXCL) and named in tmp: 0, or -1 with the reason in
+ * err and no FILE.tmp left.  refctl backup and refctl archive start so.
+ */
+int
+backup_tmp(const char *db, const char *file, char *tmp, size_t tmplen,
+    char *err, size_t errlen)
+{
+	char	 why[400];
+	int	 fd;
+
+	if ((size_t)snprintf(tmp, tmplen, "%s.tmp", file) >= tmplen) {
+		snprintf(err, errlen, "%s: name too long", file);
+		return -1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
+	    -1) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (db_copy(db, tmp, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s: the copy failed: %s", db, why);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Copy the log db into file, which must not exist: the copy is made in
  * file.tmp beside it, synced, then renamed, so that file is either
  * absent or whole.  0, or -1 with the reason in err.
@@ -50,7 +80,6 @@ backup_make(const char *db, const char *file, char *err, size_t errlen)
 {
 	struct db	*h;
 	char		 tmp[PATH_MAX], why[400];
-	int		 fd;
 
 	/* a refd log, of a version this refctl reads */
 	if ((h = db_open(db, 1, why, sizeof(why))) == NULL) {
@@ -67,21 +96,8 @@ backup_make(const char *db, const char *file, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
 	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= sizeof(tmp)) {
-		snprintf(err, errlen, "%s: name too long", file);
+	if (backup_tmp(db, file, tmp, sizeof(tmp), err, errlen) == -1)
 		return -1;
-	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
-	    -1) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	if (db_copy(db, tmp, why, sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s: the copy failed: %s", db, why);
-		unlink(tmp);
-		return -1;
-	}
 	if (link(tmp, file) == -1) {
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		unlink(tmp);

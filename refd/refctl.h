@@ -38,6 +38,8 @@ int	cmd_tournament(int, char **);	/* refctl-tourney.c */
 int	cmd_cluster(int, char **);	/* refctl-cluster.c */
 int	cmd_backup(int, char **);	/* refctl-backup.c */
 int	backup_make(const char *, const char *, char *, size_t);
+int	backup_tmp(const char *, const char *, char *, size_t, char *,
+	    size_t);
 int	backup_syncdir(const char *);
 int	cmd_archive(int, char **);	/* refctl-archive.c */
 

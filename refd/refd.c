@@ -526,7 +526,7 @@ main(int argc, char *argv[])
 	if ((logdb = db_open(conf.db_path, 0, err, sizeof(err))) == NULL)
 		fatalx("%s: %s", conf.db_path, err);
 	/* a log refd cannot write is refused now, not at the first match */
-	if (!db_writable(logdb))
+	if (!db_writable(logdb) || db_own_keys(logdb) == -1)
 		fatalx("%s: %s", conf.db_path, db_error(logdb));
 	refd_key();
 	/* the bots added at run time, kept beside the log */

@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "audit.h"
+#include "auditlog.h"
 #include "replay.h"
 #include "tstand.h"
 #include "util.h"
@@ -207,15 +208,84 @@ replay_row(struct au *a, const struct au_row *r)
 	fprintf(f, "}");
 }
 
+/* One part of a verdict: ok true, false or null (not known), and why. */
+static void
+replay_part(FILE *out, const char *name, int ok, const char *text)
+{
+	fprintf(out, ",\"%s\":{\"ok\":%s,\"text\":", name, ok == 1 ? "true" :
+	    ok == 0 ? "false" : "null");
+	tstand_json_str(out, text);
+	fprintf(out, "}");
+}
+
+/*
+ * The audit's verdict on match id, walked by a with result r
+ * (au_match()), in three parts: the rules (libbriscola's replay), the
+ * chain (every row's link up to the final one) and the signature of
+ * its end in the log chain (al_end(), with key, refd's own public key,
+ * or the log's when NULL).  The walker stops at the first discrepancy,
+ * which names its row: the part it belongs to fails, the other says
+ * how far it held.
+ */
+static void
+replay_verdict(FILE *out, struct au *a, int r, long long id,
+    const char *key)
+{
+	char	 v[AU_ERRMAX + 128], *sig = NULL, *p;
+	size_t	 siglen = 0;
+	FILE	*f;
+	int	 sok = -1, n;
+
+	if ((f = open_memstream(&sig, &siglen)) != NULL) {
+		n = al_end(a->h, id, key, f);
+		sok = n == 0 ? 1 : n > 0 ? 0 : -1;
+		if (fclose(f) != 0)
+			sok = -1;
+	}
+	/* the first line says it: the failing link, or the key */
+	if (sig != NULL && (p = strchr(sig, '\n')) != NULL)
+		*p = '\0';
+	fprintf(out, "],\"verdict\":{\"ok\":%s,\"text\":",
+	    r == 0 && sok != 0 ? "true" : "false");
+	if (r == 0) {
+		snprintf(v, sizeof(v), "verified: %d complete deal%s, %lld "
+		    "plays, rules replayed and chain ok to link %lld%s",
+		    a->ndone, a->ndone == 1 ? "" : "s", a->nplays, a->links,
+		    sok == 1 ? ", its end signed" : sok == 0 ?
+		    "; but its signature FAILED" : "");
+		tstand_json_str(out, v);
+	} else
+		tstand_json_str(out, a->err);
+	if (r == 0 || a->err_chain) {
+		snprintf(v, sizeof(v), "%d complete deal%s, %lld plays "
+		    "replayed by libbriscola%s", a->ndone, a->ndone == 1 ? "" :
+		    "s", a->nplays, r == 0 ? "" : ", up to the chain's break");
+		replay_part(out, "rules", r == 0 ? 1 : -1, v);
+	} else
+		replay_part(out, "rules", 0, a->err);
+	if (r == 0 || !a->err_chain) {
+		snprintf(v, sizeof(v), "links 1 to %lld follow each other%s",
+		    a->links, r == 0 ? " and the final link" : ", then the walk "
+		    "stopped at the rules' discrepancy");
+		replay_part(out, "chain", r == 0 ? 1 : -1, v);
+	} else
+		replay_part(out, "chain", 0, a->err);
+	replay_part(out, "signature", sok, sig != NULL ? sig :
+	    "out of memory");
+	fprintf(out, "}}\n");
+	free(sig);
+}
+
 /*
  * Write match id's replay from the log at path to out, as JSON: the
- * match, every move with the table after it, and the audit's verdict.
+ * match, every move with the table after it, and the audit's verdict
+ * (replay_verdict()).
  * Returns 0, or an HTTP status with the reason in err: 404 for no such
  * match, 409 for one still running, 503 when the log cannot be read.
  */
 int
-replay_match(FILE *out, const char *path, long long id, char *err,
-    size_t errlen)
+replay_match(FILE *out, const char *path, long long id, const char *key,
+    char *err, size_t errlen)
 {
 	struct replay	 rp;
 	struct au	*a;
@@ -255,18 +325,7 @@ replay_match(FILE *out, const char *path, long long id, char *err,
 		fprintf(out, "{\"api\":1,\"match\":{\"id\":%lld},\"rows\":[",
 		    id);
 	}
-	fprintf(out, "],\"verdict\":{\"ok\":%s,\"text\":", r == 0 ? "true" :
-	    "false");
-	if (r == 0) {
-		char	 v[256];
-
-		snprintf(v, sizeof(v), "verified: %d complete deal%s, %lld "
-		    "plays, rules replayed and chain ok to link %lld",
-		    a->ndone, a->ndone == 1 ? "" : "s", a->nplays, a->links);
-		tstand_json_str(out, v);
-	} else
-		tstand_json_str(out, a->err);
-	fprintf(out, "}}\n");
+	replay_verdict(out, a, r, id, key);
 	sqlite3_close(a->h);
 	free(a);
 	return 0;

@@ -9,7 +9,8 @@
 
 #include <stdio.h>
 
-int	 replay_match(FILE *, const char *, long long, char *, size_t);
+int	 replay_match(FILE *, const char *, long long, const char *, char *,
+	    size_t);
 int	 replay_seat(FILE *, const char *, long long, int, char *, size_t);
 int	 replay_revealed(const char *, long long);
 int	 replay_tournaments(FILE *, const char *, char *, size_t);

@@ -31,6 +31,7 @@
 
 #include "refd.h"
 #include "ctl.h"
+#include "db.h"
 #include "gtp.h"
 #include "http.h"
 #include "log.h"
@@ -863,60 +864,36 @@ site_api_events(struct evhttp_request *req, int64_t id, int arg,
 	}
 }
 
-/* Answer with what a FILE filled by fn holds, or fn's error status. */
-static void
-site_send_log(struct evhttp_request *req, const char *type, int code,
-    FILE *f, char **buf, size_t *len, const char *err)
-{
-	if (fclose(f) != 0 && code == 0) {
-		code = 503;
-		err = "out of memory";
-	}
-	if (code != 0)
-		http_error(req, code, err);
-	else
-		http_reply(req, 200, type, *buf, *len);
-	free(*buf);
-}
+/* What a request reads back from the log: one of replay.c's writers. */
+enum site_read {
+	SITE_OWN,		/* none: the route's own function answers */
+	SITE_REPLAY,		/* replay_match() */
+	SITE_SEAT,		/* replay_seat() */
+	SITE_TOURNAMENTS,	/* replay_tournaments() */
+	SITE_TOURNAMENT		/* replay_tournament() */
+};
 
 /*
- * GET /api/v1/matches/ID/replay: a finished match from the log, every
- * move checked by the audit's walker, and its verdict.
+ * Answer with what the writer of replay.c that what names puts in a
+ * memory stream for id (and seat), or with its error status:
+ * GET /api/v1/matches/ID/replay, a finished match from the log, every
+ * move checked by the audit's walker, and its verdict;
+ * GET /api/v1/matches/ID/seat/S, what refctl show --seat S prints once
+ * the match's seed may be revealed; GET /api/v1/tournaments, the log's
+ * tournaments, the latest first; GET /api/v1/tournaments/ID, progress,
+ * standings as refctl tournament standings gives them, the SPRT's path
+ * and every match.
  */
 static void
-site_api_replay(struct evhttp_request *req, int64_t id, int arg,
-    const char *last)
+site_send_read(struct evhttp_request *req, enum site_read what, int64_t id,
+    int seat)
 {
-	char	*buf = NULL, err[256];
+	char	*buf = NULL, err[256], key[2 * DB_HASHLEN + 1];
 	size_t	 len = 0;
 	FILE	*f;
-	int	 code;
+	int	 code = 0;
 
-	(void)arg;
-	(void)last;
-	if ((f = open_memstream(&buf, &len)) == NULL) {
-		http_error(req, 503, "out of memory");
-		return;
-	}
-	code = replay_match(f, conf.db_path, id, err, sizeof(err));
-	site_send_log(req, "application/json", code, f, &buf, &len, err);
-}
-
-/*
- * GET /api/v1/matches/ID/seat/S: what refctl show --seat S prints, the
- * lines refd sent that seat, once the match's seed may be revealed.
- */
-static void
-site_api_seat(struct evhttp_request *req, int64_t id, int seat,
-    const char *last)
-{
-	char	*buf = NULL, err[256];
-	size_t	 len = 0;
-	FILE	*f;
-	int	 code;
-
-	(void)last;
-	if (seat < 0 || seat >= BRI_MAXSEATS) {
+	if (what == SITE_SEAT && (seat < 0 || seat >= BRI_MAXSEATS)) {
 		http_error(req, 404, "no such seat");
 		return;
 	}
@@ -924,53 +901,37 @@ site_api_seat(struct evhttp_request *req, int64_t id, int seat,
 		http_error(req, 503, "out of memory");
 		return;
 	}
-	code = replay_seat(f, conf.db_path, id, seat, err, sizeof(err));
-	site_send_log(req, "text/plain; charset=utf-8", code, f, &buf, &len,
-	    err);
-}
-
-/* GET /api/v1/tournaments: the log's tournaments, the latest first. */
-static void
-site_api_tournaments(struct evhttp_request *req, int64_t id, int arg,
-    const char *last)
-{
-	char	*buf = NULL, err[256];
-	size_t	 len = 0;
-	FILE	*f;
-	int	 code;
-
-	(void)id;
-	(void)arg;
-	(void)last;
-	if ((f = open_memstream(&buf, &len)) == NULL) {
-		http_error(req, 503, "out of memory");
-		return;
+	switch (what) {
+	case SITE_OWN:
+		break;
+	case SITE_REPLAY:
+		/* the end signed with refd's own key, not one the log names */
+		code = replay_match(f, conf.db_path, id, db_public_key(logdb,
+		    key, sizeof(key)) == 0 ? key : NULL, err, sizeof(err));
+		break;
+	case SITE_SEAT:
+		code = replay_seat(f, conf.db_path, id, seat, err,
+		    sizeof(err));
+		break;
+	case SITE_TOURNAMENTS:
+		code = replay_tournaments(f, conf.db_path, err, sizeof(err));
+		break;
+	case SITE_TOURNAMENT:
+		code = replay_tournament(f, conf.db_path, id, err,
+		    sizeof(err));
+		break;
 	}
-	code = replay_tournaments(f, conf.db_path, err, sizeof(err));
-	site_send_log(req, "application/json", code, f, &buf, &len, err);
-}
-
-/*
- * GET /api/v1/tournaments/ID: progress, standings as refctl tournament
- * standings gives them, the SPRT's path and every match.
- */
-static void
-site_api_tournament(struct evhttp_request *req, int64_t id, int arg,
-    const char *last)
-{
-	char	*buf = NULL, err[256];
-	size_t	 len = 0;
-	FILE	*f;
-	int	 code;
-
-	(void)arg;
-	(void)last;
-	if ((f = open_memstream(&buf, &len)) == NULL) {
-		http_error(req, 503, "out of memory");
-		return;
+	if (fclose(f) != 0 && code == 0) {
+		code = 503;
+		snprintf(err, sizeof(err), "out of memory");
 	}
-	code = replay_tournament(f, conf.db_path, id, err, sizeof(err));
-	site_send_log(req, "application/json", code, f, &buf, &len, err);
+	if (code != 0)
+		http_error(req, code, err);
+	else
+		http_reply(req, 200, what == SITE_SEAT ?
+		    "text/plain; charset=utf-8" : "application/json", buf,
+		    len);
+	free(buf);
 }
 
 /* GET /, /match/ID, /tournament/ID: the one page, which asks the API. */
@@ -1009,20 +970,32 @@ static const struct site_route {
 	const char	*tail;		/* what follows the number */
 	int		 arg;		/* a second number follows tail */
 	void		(*fn)(struct evhttp_request *, int64_t, int,
-			    const char *);
+			    const char *);	/* or NULL: */
+	enum site_read	 read;		/* what site_send_read() reads */
 } site_routes[] = {
-	{ "/", 0, NULL, 0, site_page },
-	{ "/match/", 1, "", 0, site_page_match },
-	{ "/api/v1/status", 0, NULL, 0, site_api_status },
-	{ "/api/v1/matches", 0, NULL, 0, site_api_matches },
-	{ "/api/v1/matches/", 1, "", 0, site_api_match },
-	{ "/api/v1/matches/", 1, "/events", 0, site_api_events },
-	{ "/api/v1/matches/", 1, "/replay", 0, site_api_replay },
-	{ "/api/v1/matches/", 1, "/seat/", 1, site_api_seat },
-	{ "/api/v1/tournaments", 0, NULL, 0, site_api_tournaments },
-	{ "/api/v1/tournaments/", 1, "", 0, site_api_tournament },
-	{ "/tournament/", 1, "", 0, site_page },
+	{ "/", 0, NULL, 0, site_page, SITE_OWN },
+	{ "/match/", 1, "", 0, site_page_match, SITE_OWN },
+	{ "/api/v1/status", 0, NULL, 0, site_api_status, SITE_OWN },
+	{ "/api/v1/matches", 0, NULL, 0, site_api_matches, SITE_OWN },
+	{ "/api/v1/matches/", 1, "", 0, site_api_match, SITE_OWN },
+	{ "/api/v1/matches/", 1, "/events", 0, site_api_events, SITE_OWN },
+	{ "/api/v1/matches/", 1, "/replay", 0, NULL, SITE_REPLAY },
+	{ "/api/v1/matches/", 1, "/seat/", 1, NULL, SITE_SEAT },
+	{ "/api/v1/tournaments", 0, NULL, 0, NULL, SITE_TOURNAMENTS },
+	{ "/api/v1/tournaments/", 1, "", 0, NULL, SITE_TOURNAMENT },
+	{ "/tournament/", 1, "", 0, site_page, SITE_OWN },
 };
+
+/* Answer req by route r, with the numbers its path held. */
+static void
+site_answer(const struct site_route *r, struct evhttp_request *req,
+    int64_t id, int arg, const char *last)
+{
+	if (r->fn != NULL)
+		r->fn(req, id, arg, last);
+	else
+		site_send_read(req, r->read, id, arg);
+}
 
 /* Every checked request (http.c): a route, a file, or 404. */
 static void
@@ -1043,7 +1016,7 @@ site_route(struct evhttp_request *req, const char *path, const char *last)
 		pl = strlen(r->path);
 		if (!r->id) {
 			if (strcmp(path, r->path) == 0) {
-				r->fn(req, 0, 0, last);
+				site_answer(r, req, 0, 0, last);
 				return;
 			}
 			continue;
@@ -1071,7 +1044,7 @@ site_route(struct evhttp_request *req, const char *path, const char *last)
 			http_error(req, 404, "no such id");
 			return;
 		}
-		r->fn(req, id, (int)arg, last);
+		site_answer(r, req, id, (int)arg, last);
 		return;
 	}
 	http_error(req, 404, "no such page");

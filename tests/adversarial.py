@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import sqlite3
 import subprocess
 import sys
@@ -148,19 +149,7 @@ def test_silent_and_many_connections(r, tmp):
 
 
 def auth_attempt(port, name, token):
-    s = socket.create_connection(("127.0.0.1", port))
-    s.settimeout(5)
-    t0 = time.time()
-    s.sendall(("auth %s %s\n" % (name, token)).encode())
-    data = b""
-    while not data.endswith(b"\n\n"):
-        chunk = s.recv(100)
-        if not chunk:
-            break
-        data += chunk
-    took = time.time() - t0
-    s.close()
-    return data.decode(), took
+    return harness.auth(port, name, token)
 
 
 def test_token_guesser(r, tmp):
@@ -176,10 +165,12 @@ def test_token_guesser(r, tmp):
         times[kind].append(took)
     for kind, ts in times.items():
         assert all(0.2 < t < 0.6 for t in ts), (kind, ts)
-    diff = abs(sum(times["near"]) / 4 - sum(times["far"]) / 4)
-    FIGURES["mean refusal time, near vs far token (ms)"] = "%.0f vs %.0f" % (
-        1000 * sum(times["near"]) / 4, 1000 * sum(times["far"]) / 4)
-    assert diff < 0.05, times
+    # medians: one attempt descheduled on a busy machine (0.51 s among
+    # 0.25s) moved the mean by 65 ms; a token-dependent delay moves all
+    near, far = (statistics.median(times[k]) for k in ("near", "far"))
+    FIGURES["median refusal time, near vs far token (ms)"] = \
+        "%.0f vs %.0f" % (1000 * near, 1000 * far)
+    assert abs(near - far) < 0.05, times
     # throttled now: even the right token is refused from this address
     ans, _ = auth_attempt(r.port, "vault", "correct-horse-battery")
     assert ans.startswith("?"), ans

@@ -107,6 +107,61 @@ def test_replay(r, port):
     assert out["lines"] == shown, "the seat toggle is not refctl show"
 
 
+def test_verdict(r, port):
+    """The replay's verdict names the failing part and row: an honest
+    log says ok for each part; a play's time changed breaks the chain at
+    its link; the end's signature replaced fails the signature at the
+    end's link of the log chain.  The log is put back after each."""
+    bots = web.slow_bots(r, 2, 1)
+    mid = r.start("classic2", bots)
+    r.wait(mid)
+    url = base(port) + "/match/%d" % mid
+
+    def parts():
+        out = drive("verdict", url, shots=False)
+        return out["verdict"], {p["part"]: p for p in out["parts"]}
+    v, p = parts()
+    assert v.startswith("Audit: verified"), v
+    assert [p[k]["ok"] for k in ("rules", "chain", "signature")] == \
+        ["true"] * 3, p
+    con = harness.sqlite3.connect(r.db, timeout=30)
+    try:
+        no, ms = con.execute("SELECT chain_no, ms FROM plays WHERE "
+                             "match_id = ? AND deal_no = 1 ORDER BY seq "
+                             "LIMIT 1 OFFSET 3", (mid,)).fetchone()
+        with con:
+            con.execute("UPDATE plays SET ms = ? WHERE match_id = ? AND "
+                        "chain_no = ?", (ms + 1, mid, no))
+        try:
+            v, p = parts()
+        finally:
+            with con:
+                con.execute("UPDATE plays SET ms = ? WHERE match_id = ? "
+                            "AND chain_no = ?", (ms, mid, no))
+        assert "the chain breaks at link %d," % no in v, v
+        assert p["chain"]["ok"] == "false" and p["chain"]["text"].startswith(
+            "Chain: FAILED") and "link %d," % no in p["chain"]["text"], p
+        eno, sig = con.execute("SELECT no, sig FROM log_chain WHERE kind = "
+                               "'end' AND match_id = ?", (mid,)).fetchone()
+        forged = ("0" if sig[0] != "0" else "1") + sig[1:]
+        with con:
+            con.execute("UPDATE log_chain SET sig = ? WHERE no = ?",
+                        (forged, eno))
+        try:
+            v, p = parts()
+        finally:
+            with con:
+                con.execute("UPDATE log_chain SET sig = ? WHERE no = ?",
+                            (sig, eno))
+        assert not v.startswith("Audit: verified:") or "FAILED" in v, v
+        assert p["signature"]["ok"] == "false" and \
+            "log chain link %d: the end's signature does not verify" % eno \
+            in p["signature"]["text"], p
+        assert p["rules"]["ok"] == "true" and p["chain"]["ok"] == "true", p
+    finally:
+        con.close()
+
+
 def test_tournament(r, port):
     """The tournament page shows the standings refctl tournament
     standings gives, and the SPRT's LLR drawn against its bounds."""
@@ -160,6 +215,7 @@ def main():
     r = harness.Refd(tmp, extra=("-w", "127.0.0.1:0"))
     port = web.site_port(r)
     passed, failed = harness.run_against(r, [test_live, test_replay,
+                                             test_verdict,
                                              test_tournament, test_index],
                                          (r, port))
     harness.finish(passed, failed, tmp)

@@ -936,22 +936,7 @@ def test_net_control_limits(r, conf):
 
 def auth_from(port, src, name, token):
     """One auth attempt from source address src; returns the answer."""
-    import socket
-    s = socket.socket()
-    s.settimeout(10)
-    try:
-        s.bind((src, 0))
-        s.connect(("127.0.0.1", port))
-        s.sendall(("auth %s %s\n" % (name, token)).encode())
-        data = b""
-        while not data.endswith(b"\n\n"):
-            chunk = s.recv(100)
-            if not chunk:
-                break
-            data += chunk
-        return data.decode()
-    finally:
-        s.close()
+    return harness.auth(port, name, token, src)[0]
 
 
 def test_net_token_guessing(r, conf):

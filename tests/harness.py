@@ -14,6 +14,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -393,6 +394,46 @@ def check_transcript(path, variant, seat):
                 violations.append("%s:%d: %s" % (path, n, line.strip()))
     assert not violations, violations[:3]
     return stock_empty
+
+
+def auth(port, name, token, src="127.0.0.1"):
+    """One auth attempt of a remote bot from source address src:
+    (refd's answer, or "error ..." when the connection failed, and the
+    seconds it took)."""
+    s = socket.socket()
+    s.settimeout(10)
+    t0 = time.time()
+    data = b""
+    try:
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(("auth %s %s\n" % (name, token)).encode())
+        while not data.endswith(b"\n\n"):
+            chunk = s.recv(100)
+            if not chunk:
+                break
+            data += chunk
+        return data.decode(), time.time() - t0
+    except OSError as e:
+        return "error %s" % e, time.time() - t0
+    finally:
+        s.close()
+
+
+def main_with(prefix, fixture, tests, what="playing the matches"):
+    """A suite's main: fixture(tmp) made first (its failure fails the
+    suite), then each test given it; temporary files kept on failure."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    start = time.time()
+    try:
+        made = fixture(tmp)
+        print("ok %s (%.1f s)" % (what, time.time() - start))
+    except Exception:
+        traceback.print_exc(file=sys.stdout)
+        print("FAIL %s\n0 passed, 1 failed\n# kept %s" % (what, tmp))
+        sys.exit(1)
+    passed, failed = run_tests(tests, (made,))
+    finish(passed, failed, tmp)
 
 
 def run_tests(tests, args, note=None):

@@ -23,9 +23,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -673,17 +671,7 @@ TESTS = [test_honest, test_forged, test_bound_columns, test_late_answers,
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="refd-receipts.")
-    start = time.time()
-    try:
-        log = Log(tmp)
-        print("ok playing the matches (%.1f s)" % (time.time() - start))
-    except Exception:
-        traceback.print_exc(file=sys.stdout)
-        print("FAIL playing the matches\n0 passed, 1 failed\n# kept " + tmp)
-        sys.exit(1)
-    passed, failed = harness.run_tests(TESTS, (log,))
-    harness.finish(passed, failed, tmp)
+    harness.main_with("refd-receipts.", Log, TESTS)
 
 
 if __name__ == "__main__":

@@ -526,10 +526,21 @@ test_failed_write(void **state)
 	assert_int_equal(bri_seed_parse(SEED_HEX, &seed), BRI_OK);
 	assert_int_equal(bri_match_init(&bm, &o, &seed), BRI_OK);
 	assert_int_equal(bri_match_deal(&bm), BRI_OK);
-	/* a play before its deal breaks a foreign key */
+	/* a play before its deal breaks a foreign key; refd's own
+	   connection checks it without SQLite's (db_own_keys()) */
 	assert_int_equal(db_play(db, &m, 1, 0, 0, 0, 0, 1, 0), -1);
+	assert_int_equal(db_own_keys(db), 0);
+	assert_int_equal(db_play(db, &m, 1, 0, 0, 0, 0, 1, 0), -1);
+	assert_non_null(strstr(db_error(db), "deal 1 is not logged"));
+	assert_int_equal(db_trick(db, &m, 1, 0, 0, 0), -1);
+	assert_int_equal(db_joker(db, &m, 1, 0), -1);
 	assert_int_equal(m.links, 0);
 	assert_int_equal(db_deal(db, &m, &bm.deal, 1), 0);
+	assert_int_equal(m.deals, 1);
+	/* nor a row of a deal after the last one logged */
+	assert_int_equal(db_trick(db, &m, 2, 0, 0, 0), -1);
+	assert_non_null(strstr(db_error(db), "deal 2 is not logged"));
+	assert_int_equal(m.links, 1);
 	assert_int_equal(db_play(db, &m, 1, 0, 0, bm.deal.turn,
 	    bm.deal.hand[bm.deal.turn][0], 1, 0), 0);
 	memcpy(chain, m.chain, DB_HASHLEN);

@@ -311,23 +311,7 @@ def remote_bot(r, src, mode="good"):
 
 def auth_from(port, src, name, token):
     """One auth attempt from source address src; returns the answer."""
-    s = socket.socket()
-    s.settimeout(10)
-    try:
-        s.bind((src, 0))
-        s.connect(("127.0.0.1", port))
-        s.sendall(("auth %s %s\n" % (name, token)).encode())
-        data = b""
-        while not data.endswith(b"\n\n"):
-            chunk = s.recv(100)
-            if not chunk:
-                break
-            data += chunk
-        return data.decode()
-    except OSError as e:
-        return "error %s" % e
-    finally:
-        s.close()
+    return harness.auth(port, name, token, src)[0]
 
 
 def play_far(r):

@@ -918,6 +918,73 @@ def test_token(tmp):
     assert p.returncode != 0 and "http_token" in p.stderr, p.stderr
 
 
+def test_verdict(tmp):
+    """The replay's verdict, part by part, from the audit's own code: an
+    honest log says ok for the rules, the chain and the signature; a
+    signed row changed (a play's time, which no rule sees) fails the
+    chain at that row's link; the end's signature replaced fails the
+    signature at its link of the log chain.  A refd of its own: its log
+    is forged under it."""
+    d = tempfile.mkdtemp(dir=tmp)
+    r = harness.Refd(d, extra=("-w", "127.0.0.1:0"))
+    try:
+        port = site_port(r)
+        mid = r.start("classic2", slow_bots(r, 2, 1))
+        r.wait(mid)
+
+        def verdict():
+            st, _, body = get(port, "/api/v1/matches/%d/replay" % mid)
+            assert st == 200, (st, body[:200])
+            return json.loads(body)["verdict"]
+        v = verdict()
+        assert v["ok"], v
+        for part in ("rules", "chain", "signature"):
+            assert v[part]["ok"] is True, (part, v)
+        assert "signed with key" in v["signature"]["text"], v
+        con = harness.sqlite3.connect(r.db, timeout=30)
+        try:
+            no, ms = con.execute(
+                "SELECT chain_no, ms FROM plays WHERE match_id = ? AND "
+                "deal_no = 2 ORDER BY seq LIMIT 1 OFFSET 5",
+                (mid,)).fetchone()
+            with con:
+                con.execute("UPDATE plays SET ms = ? WHERE match_id = ? "
+                            "AND chain_no = ?", (ms + 1, mid, no))
+            v = verdict()
+            assert not v["ok"], v
+            assert v["chain"]["ok"] is False and \
+                "the chain breaks at link %d," % no in v["chain"]["text"], v
+            assert v["rules"]["ok"] is None, v
+            assert v["signature"]["ok"] is True, v
+            with con:
+                con.execute("UPDATE plays SET ms = ? WHERE match_id = ? "
+                            "AND chain_no = ?", (ms, mid, no))
+            assert verdict()["ok"]
+            eno, sig = con.execute(
+                "SELECT no, sig FROM log_chain WHERE kind = 'end' AND "
+                "match_id = ?", (mid,)).fetchone()
+            other = con.execute(
+                "SELECT sig FROM log_chain WHERE sig IS NOT NULL AND "
+                "no <> ? ORDER BY no DESC LIMIT 1", (eno,)).fetchone()[0]
+            with con:
+                con.execute("UPDATE log_chain SET sig = ? WHERE no = ?",
+                            (other, eno))
+            v = verdict()
+            assert not v["ok"], v
+            assert v["signature"]["ok"] is False and \
+                "log chain link %d: the end's signature does not verify" \
+                % eno in v["signature"]["text"], v
+            assert v["rules"]["ok"] is True and v["chain"]["ok"] is True, v
+            with con:
+                con.execute("UPDATE log_chain SET sig = ? WHERE no = ?",
+                            (sig, eno))
+            assert verdict()["ok"]
+        finally:
+            con.close()
+    finally:
+        assert r.stop() == 0
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="refd-web.")
     r = harness.Refd(tmp, extra=("-w", "127.0.0.1:0"))
@@ -928,7 +995,8 @@ def main():
             test_bad_requests,
             test_secrecy, test_replay_secret],
         (r, port))
-    p, f = harness.run_tests([test_off_by_default, test_token, test_caps],
+    p, f = harness.run_tests([test_off_by_default, test_token, test_verdict,
+                              test_caps],
                              (tmp,))
     harness.finish(passed + p, failed + f, tmp)
 

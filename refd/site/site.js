@@ -285,6 +285,28 @@ function rowLink(r) {
 	return "end";
 }
 
+/*
+ * The audit's verdict: a line for the whole, then one for each part
+ * (the rules, the chain, the signature of the match's end), the failing
+ * one naming its row.
+ */
+function drawVerdict(v) {
+	var parts = [["rules", "Rules"], ["chain", "Chain"],
+	    ["signature", "Signature"]];
+
+	return el("div", { class: "verdict" }, el("p", { id: "verdict",
+	    class: v.ok ? "verdict-ok" : "verdict-bad" }, "Audit: " + v.text),
+	    el("ul", { id: "verdict-parts", "aria-label": "the audit, part " +
+	    "by part" }, parts.map(function (p) {
+		var x = v[p[0]] || { ok: null, text: "not checked" };
+		return el("li", { "data-part": p[0], "data-ok": String(x.ok),
+		    class: x.ok === true ? "verdict-ok" : x.ok === false ?
+		    "verdict-bad" : "muted" }, p[1] + ": " + (x.ok === true ?
+		    "ok" : x.ok === false ? "FAILED" : "not known") + " \u2014 " +
+		    x.text);
+	    })));
+}
+
 /* /match/ID once over: the replay from the log, step by step. */
 function pageReplay(id) {
 	api("/api/v1/matches/" + id + "/replay").then(function (rp) {
@@ -304,8 +326,12 @@ function drawReplay(id, rp) {
 		if (r.k === "play" && r.p === 0)
 			links["d" + r.d + "t" + (r.t + 1)] = k;
 	});
-	var verdict = el("p", { id: "verdict", class: rp.verdict.ok ?
-	    "verdict-ok" : "verdict-bad" }, "Audit: " + rp.verdict.text);
+	var verdict = drawVerdict(rp.verdict);
+
+	if (!rows.length) {
+		put(main, el("h1", null, "Match " + id + ": replay"), verdict);
+		return;
+	}
 	var slider = el("input", { type: "range", min: 0, max: rows.length - 1,
 	    value: 0, id: "scrub", "aria-label": "step of the replay" });
 	var pos = el("span", { id: "pos", "aria-live": "polite" });

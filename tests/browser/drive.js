@@ -122,6 +122,19 @@ const scenarios = {
 		await page.close();
 		return { link, text, hash, verdict, next, back, end, lines };
 	},
+	// the audit's verdict on a replay, part by part
+	async verdict(browser) {
+		const page = await open(browser, base, 1280, 800);
+		await page.waitForSelector("#verdict-parts li",
+		    { timeout: 30000 });
+		const verdict = await page.$eval("#verdict", (e) =>
+		    e.textContent);
+		const parts = await page.$$eval("#verdict-parts li", (l) =>
+		    l.map((x) => ({ part: x.getAttribute("data-part"),
+		    ok: x.getAttribute("data-ok"), text: x.textContent })));
+		await page.close();
+		return { verdict, parts };
+	},
 	// a tournament: its standings table, the SPRT's graph
 	async tournament(browser) {
 		const page = await open(browser, base, 1280, 800);
