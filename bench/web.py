@@ -17,6 +17,8 @@
     spectator of each match in the 500 round (crowd -r), at their
     times, to 100 and 500 loopback sockets read by another crowd, one
     sendmsg() each: what the kernel alone costs, per play of that round;
+  - 10,000 requests sent within a second (bench/crowd -f) beside a
+    healthy match: the loop's worst delay before and after;
   - the weight of a replay page with its data, uncompressed: the page,
     its style sheet and script, and the replay's JSON of a chiamata5
     match of 5 deals and a classic2 match.
@@ -176,6 +178,32 @@ def floor(record, n, tmp):
     return done
 
 
+def flood(tmp):
+    """10,000 requests in a second beside a healthy match: the loop's
+    worst delay before and after, and crowd's figures."""
+    d = tempfile.mkdtemp(dir=tmp)
+    conf = os.path.join(d, "refd.conf")
+    with open(conf, "w") as f:
+        f.write("http 127.0.0.1:0\nhttp_max_connections 2000\n"
+                "http_max_per_address 1000\n")
+    r = harness.Refd(d, extra=("-f", conf))
+    try:
+        port = web.site_port(r)
+        mid = r.start("classic2", web.slow_bots(r, 2, 10), "deals_to_win=4")
+        while not r.query("SELECT count(*) FROM plays WHERE match_id = ?",
+                          mid)[0][0]:
+            time.sleep(0.1)
+        lag0 = web.status(port)["loop_lag_max_us"]
+        f = web.crowd_flood(port, 10000, 1)
+        lag1 = web.status(port)["loop_lag_max_us"]
+        end = r.wait(mid)[1]
+        faults = r.query("SELECT count(*) FROM faults WHERE match_id = ?",
+                         mid)[0][0]
+        return f, lag0, lag1, end, faults
+    finally:
+        r.stop()
+
+
 def weight(tmp):
     d = tempfile.mkdtemp(dir=tmp)
     r = harness.Refd(d, extra=("-w", "127.0.0.1:0"))
@@ -265,6 +293,16 @@ def main():
                   n, int(f["cpu_us"]) / plays, f["writes"],
                   int(f["bytes"]) / max(1, int(f["writes"])) / 1024,
                   f["stalls"], float(f["seconds"])))
+    harness.REFD = refds[-1][1]
+    f, lag0, lag1, end, faults = flood(tmp)
+    print("10,000 requests sent within a second (%s), each on its own "
+          "connection, beside a match of bots thinking 10 ms a move: done "
+          "in %.2f s, %d answered, %d refused, %d errors; each p50 %.0f ms, "
+          "p99 %.0f ms; loop's worst delay %.1f ms before, %.1f ms after; "
+          "the match: %s, %d faults" % (
+              refds[-1][0], f["seconds"], f["answered"], f["refused"],
+              f["errors"], f["p50_ms"], f["p99_ms"], lag0 / 1000,
+              lag1 / 1000, end, faults))
     print("a replay page with its data, uncompressed:")
     for v, (page, data, deals) in weight(tmp).items():
         print("  %s, %d deals: page %.1f KiB + replay %.1f KiB = %.1f KiB" %
