@@ -110,6 +110,7 @@ http_reason(int code)
 {
 	switch (code) {
 	case 200:	return "OK";
+	case 204:	return "No Content";
 	case 400:	return "Bad Request";
 	case 401:	return "Unauthorized";
 	case 404:	return "Not Found";

@@ -274,35 +274,13 @@ open_log(const char *path)
 static int
 load_def(sqlite3 *h, int64_t id, struct tdef *d)
 {
-	sqlite3_stmt	*st;
-	char		 err[512], name[64];
-	const char	*text, *seed;
-	int		 rc = -1;
+	char	 err[512];
 
-	if (sqlite3_prepare_v2(h, "SELECT definition, seed FROM tournaments "
-	    "WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "refctl: %s\n", sqlite3_errmsg(h));
+	if (tstand_def(h, id, d, err, sizeof(err)) == -1) {
+		fprintf(stderr, "refctl: %s\n", err);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		fprintf(stderr, "refctl: no tournament %lld in the log\n",
-		    (long long)id);
-		goto out;
-	}
-	text = (const char *)sqlite3_column_text(st, 0);
-	seed = (const char *)sqlite3_column_text(st, 1);
-	snprintf(name, sizeof(name), "tournament %lld", (long long)id);
-	if (text == NULL || tdef_parse(text, name, d, err, sizeof(err)) == -1) {
-		fprintf(stderr, "refctl: %s\n", text ? err : "no definition");
-		goto out;
-	}
-	if (seed != NULL)
-		bri_seed_parse(seed, &d->seed);
-	rc = 0;
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return 0;
 }
 
 /*

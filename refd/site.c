@@ -38,6 +38,7 @@
 #include "match.h"
 #include "replay.h"
 #include "site.h"
+#include "tstream.h"
 #include "util.h"
 
 /* The compiled-in files: name, type, bytes. */
@@ -777,8 +778,11 @@ site_api_match(struct evhttp_request *req, int64_t id, int arg,
 	site_send_json(req, &b);
 }
 
-/* Parse a Last-Event-ID, "L" or "L.k"; -1 if it is not one. */
-static int
+/*
+ * Parse a Last-Event-ID, "L" or "L.k" (a match's and a tournament's,
+ * tstream.c); -1 if it is not one.
+ */
+int
 site_last_id(const char *s, long long *link, int *sub)
 {
 	char		 num[24];
@@ -917,7 +921,7 @@ site_send_read(struct evhttp_request *req, enum site_read what, int64_t id,
 		code = replay_tournaments(f, conf.db_path, err, sizeof(err));
 		break;
 	case SITE_TOURNAMENT:
-		code = replay_tournament(f, conf.db_path, id, err,
+		code = replay_tournament(f, conf.db_path, id, NULL, err,
 		    sizeof(err));
 		break;
 	}
@@ -932,6 +936,15 @@ site_send_read(struct evhttp_request *req, enum site_read what, int64_t id,
 		    "text/plain; charset=utf-8" : "application/json", buf,
 		    len);
 	free(buf);
+}
+
+/* GET /api/v1/tournaments/ID/events: tstream.c's. */
+static void
+site_api_tevents(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
+{
+	(void)arg;
+	tstream_events(req, id, last);
 }
 
 /* GET /, /match/ID, /tournament/ID: the one page, which asks the API. */
@@ -983,6 +996,8 @@ static const struct site_route {
 	{ "/api/v1/matches/", 1, "/seat/", 1, NULL, SITE_SEAT },
 	{ "/api/v1/tournaments", 0, NULL, 0, NULL, SITE_TOURNAMENTS },
 	{ "/api/v1/tournaments/", 1, "", 0, NULL, SITE_TOURNAMENT },
+	{ "/api/v1/tournaments/", 1, "/events", 0, site_api_tevents,
+	    SITE_OWN },
 	{ "/tournament/", 1, "", 0, site_page, SITE_OWN },
 };
 
@@ -1067,6 +1082,10 @@ site_start(char *err, size_t errlen)
 	}
 	match_observe(site_match_event, site_match_done);
 	match_observe_all();
+	if (tstream_start() == -1) {
+		snprintf(err, errlen, "site: out of memory");
+		return -1;
+	}
 	site_on = 1;
 	return 0;
 }
@@ -1080,6 +1099,7 @@ site_stop(void)
 
 	site_on = 0;
 	http_close();	/* every stream's client told: none left */
+	tstream_stop();
 	for (i = 0; i < SITE_BUCKETS; i++)
 		while ((sm = LIST_FIRST(&site_hash[i])) != NULL)
 			site_forget(sm);

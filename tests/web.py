@@ -320,6 +320,7 @@ class Recorder:
     def __init__(self, port):
         self.port = port
         self.streams = {}       # match id -> [(event id, data)]
+        self.tstreams = {}      # tournament id -> [(event id, data)]
         self.docs = []          # (path, body)
         self.threads = []
         self.stop = False
@@ -330,6 +331,13 @@ class Recorder:
     def follow(self, mid):
         evs = self.streams[mid] = []
         sse = SSE(self.port, "/api/v1/matches/%d/events" % mid)
+        for e in sse.events():
+            evs.append(e)
+        sse.close()
+
+    def follow_t(self, tid):
+        evs = self.tstreams[tid] = []
+        sse = SSE(self.port, "/api/v1/tournaments/%d/events" % tid)
         for e in sse.events():
             evs.append(e)
         sse.close()
@@ -356,6 +364,16 @@ class Recorder:
                 if m["state"] in ("waiting", "playing"):
                     p = "/api/v1/matches/%d" % m["id"]
                     self.docs.append((p, get(self.port, p)[2]))
+            st, h, body = get(self.port, "/api/v1/tournaments")
+            assert st == 200, (st, h, body)
+            self.docs.append(("/api/v1/tournaments", body))
+            for t in json.loads(body)["tournaments"]:
+                if t["id"] not in self.tstreams:
+                    self.tstreams[t["id"]] = []
+                    th = harness.threading.Thread(target=self.follow_t,
+                                                  args=(t["id"],))
+                    th.start()
+                    self.threads.append(th)
             if n % 10 == 0:
                 for p in ("/", "/api/v1/status", "/static/site.js"):
                     self.docs.append((p, get(self.port, p)[2]))
@@ -513,6 +531,27 @@ def run_secrecy(r, port, tmp):
     return rec, tid
 
 
+def check_tstream(tid, evs, seeds):
+    """A tournament's events: no card anywhere, and no seed of it (its
+    master seed, its matches') before it is over for good."""
+    for i, data in evs:
+        doc = json.loads(data)
+        where = "tournament %d event %s" % (tid, i)
+        assert cards_in(doc) == [], "%s: cards" % where
+        if doc["tournament"]["state"] in ("done", "cancelled"):
+            continue
+        for sd in seeds:
+            assert sd not in data, "%s: seed %s before the end" % (
+                where, sd[:16])
+
+
+def tseeds(r, tid):
+    """The master seed of tournament tid and its matches' seeds."""
+    return [x for (x,) in r.query("SELECT seed FROM tournaments WHERE id = "
+                                  "? UNION SELECT seed FROM matches WHERE "
+                                  "tournament = ?", tid, tid)]
+
+
 def check_recorded(r, rec):
     """Every byte the recorder got, against the log."""
     variants = dict(r.query("SELECT id, variant FROM matches"))
@@ -522,6 +561,10 @@ def check_recorded(r, rec):
     for mid, evs in rec.streams.items():
         assert evs, "match %d: no event recorded" % mid
         check_stream(mid, evs, variants[mid])
+        checked += len(evs)
+    for tid, evs in rec.tstreams.items():
+        assert evs, "tournament %d: no event recorded" % tid
+        check_tstream(tid, evs, tseeds(r, tid))
         checked += len(evs)
     for path, body in rec.docs:
         if path.startswith("/api/v1/matches/"):
@@ -550,6 +593,21 @@ def test_secrecy(r, port):
     dup = [m for m in rec.streams if r.query(
         "SELECT tournament FROM matches WHERE id = ?", m)[0][0] == int(tid)]
     assert dup, "no match of the duplicate tournament recorded"
+    tevs = rec.tstreams.get(int(tid), [])
+    running = [(i, d) for i, d in tevs
+               if json.loads(d)["tournament"]["state"] == "running"]
+    assert running and json.loads(tevs[-1][1])["tournament"]["state"] == \
+        "done", "the duplicate tournament's stream: %s" % [i for i, _ in tevs]
+    # plant its seed in an event while it ran
+    i, d = running[-1]
+    doc = json.loads(d)
+    doc["standings"]["seed"] = tseeds(r, int(tid))[0]
+    try:
+        check_tstream(int(tid), [(i, json.dumps(doc))], tseeds(r, int(tid)))
+    except AssertionError as x:
+        assert "seed" in str(x), x
+    else:
+        raise AssertionError("a planted seed went unseen")
     print("# %d events of %d matches and %d answers checked" % (
         n, len(rec.streams), len(rec.docs)))
     # every variant replayed from the log, verified, its plays the log's
@@ -854,6 +912,105 @@ def test_caps(tmp):
         assert r.stop() == 0
 
 
+def start_tournament(r, name, n, ms):
+    """A classic2 tournament of n matches, one at a time, between two
+    bots each ms late; its id."""
+    path = os.path.join(r.tmp, name + ".tour")
+    slow = slow_bots(r, 2, ms)
+    with open(path, "w") as f:
+        f.write("name %s\nvariant classic2\nbots %s %s\nmatches %d\n"
+                "concurrency 1\n" % (name, slow[0], slow[1], n))
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    return int(tid)
+
+
+def refctl_standings(r, tid):
+    """refctl tournament standings --format json, from the log."""
+    p = harness.subprocess.run(
+        [harness.REFCTL, "tournament", "standings", "--db", r.db, str(tid),
+         "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def tdone(r, tid):
+    return r.query("SELECT count(*) FROM matches WHERE tournament = ? AND "
+                   "state = 'done'", tid)[0][0]
+
+
+def test_tournament_stream(r, port):
+    """A tournament's events, pushed as its matches end: each event's id
+    is its matches done; each event's standings are those refctl
+    tournament standings gives at that point (taken when no match ended
+    meanwhile), the last one's at the end; a client cut after two events
+    and back with Last-Event-ID gets exactly what a client that stayed
+    got after them; a client back after the end gets 204."""
+    tid = start_tournament(r, "webstream", 6, 10)
+    path = "/api/v1/tournaments/%d/events" % tid
+    seen = []           # (id, data, done before, standings, done after)
+    b = SSE(port, path)
+    assert b.status == 200, b.status
+
+    def follow():
+        for i, d in b.events():
+            before = tdone(r, tid)
+            st = refctl_standings(r, tid)
+            seen.append((i, d, before, st, tdone(r, tid)))
+    th = harness.threading.Thread(target=follow)
+    th.start()
+    a = SSE(port, path)
+    assert a.status == 200
+    part = []
+    for e in a.events():
+        part.append(e)
+        if len(part) == 2:
+            break
+    a.close()
+    deadline = time.time() + 300
+    while time.time() < deadline and len(
+            [x for x in seen if idkey(x[0]) > idkey(part[-1][0])]) < 2:
+        time.sleep(0.1)
+    a = SSE(port, path, last=part[-1][0])
+    assert a.status == 200
+    rest = list(a.events())
+    a.close()
+    th.join(300)
+    assert not th.is_alive(), "the stream did not end with the tournament"
+    b.close()
+    state = r.must("tournament_wait", str(tid), timeout=60)
+    assert state.startswith("done"), state
+    ids = [x[0] for x in seen]
+    assert ids == sorted(ids, key=idkey) and len(set(ids)) == len(ids), ids
+    k = ids.index(part[0][0])
+    assert [x[:2] for x in seen[k:]] == part + rest, \
+        "the resumed client: %s, the one that stayed: %s" % (
+            [i for i, _ in part + rest], ids[k:])
+    strict = 0
+    for i, d, before, st, after in seen:
+        doc = json.loads(d)
+        assert idkey(i)[0] == doc["tournament"]["done"], (i, doc["tournament"])
+        if before == after == doc["tournament"]["done"]:
+            assert doc["standings"] == st, "event %s: %s, refctl: %s" % (
+                i, doc["standings"], st)
+            strict += 1
+    assert strict >= 3, "only %d events compared" % strict
+    last = json.loads(seen[-1][1])
+    assert last["tournament"]["state"] == "done" and \
+        last["tournament"]["done"] == 6, last["tournament"]
+    assert last["standings"] == refctl_standings(r, tid)
+    st, _, _ = get(port, path, {"Last-Event-ID": seen[-1][0]})
+    assert st == 204, st
+    # a client after the end, without an id: the last event, then the end
+    a = SSE(port, path)
+    assert [x[0] for x in a.events()] == [seen[-1][0]]
+    a.close()
+    st, _, _ = get(port, path, {"Last-Event-ID": "x1"})
+    assert st == 400, st
+    st, _, _ = get(port, "/api/v1/tournaments/999999/events")
+    assert st == 404, st
+
+
 def test_replay_secret(r, port):
     """A finished match of a tournament still running is replayed
     without hands, seed or any seat's lines; once the tournament is over
@@ -1018,7 +1175,7 @@ def main():
         r, [test_api, test_stream_and_resume, test_quiet_stream,
             test_long_history, test_slow_reader,
             test_bad_requests,
-            test_secrecy, test_replay_secret],
+            test_secrecy, test_replay_secret, test_tournament_stream],
         (r, port))
     p, f = harness.run_tests([test_off_by_default, test_token, test_verdict,
                               test_flood, test_caps],
