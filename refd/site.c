@@ -84,6 +84,7 @@ struct site_match {
 	int64_t		 flushed_ms;	/* when its clients last got some */
 	char		*buf;		/* every event as sent */
 	size_t		 len, cap;
+	size_t		 sent;		/* of buf, sent at the last flush */
 	struct site_ev	*ev;
 	int		 nev, evcap;
 	TAILQ_HEAD(, site_client) clients;
@@ -337,11 +338,18 @@ site_client_gone(void *arg)
 	free(c);
 }
 
-/* Send each client of sm what it has not had yet, in one chunk. */
+/*
+ * Send each client of sm what it has not had yet, in one chunk.  Every
+ * client that had the last flush (all of them but one that came since)
+ * gets the same bytes: they are copied once into a chunk that each
+ * client's queue refers to.
+ */
 static void
 site_flush(struct site_match *sm)
 {
 	struct site_client *c, *t;
+	struct http_chunk *ch = NULL;
+	int		 r;
 
 	if (sm->isdirty) {
 		TAILQ_REMOVE(&site_dirty, sm, dirty);
@@ -351,11 +359,21 @@ site_flush(struct site_match *sm)
 	TAILQ_FOREACH_SAFE(c, &sm->clients, entry, t) {
 		if (c->off >= sm->len)
 			continue;
+		if (c->off == sm->sent && ch == NULL)
+			ch = http_chunk_new(sm->buf + sm->sent, sm->len -
+			    sm->sent);
 		/* a client dropped here is gone from the list with c */
-		if (http_stream_send(c->st, sm->buf + c->off, sm->len -
-		    c->off) == 0)
+		if (c->off == sm->sent && ch != NULL)
+			r = http_stream_send_chunk(c->st, ch);
+		else
+			r = http_stream_send(c->st, sm->buf + c->off,
+			    sm->len - c->off);
+		if (r == 0)
 			c->off = sm->len;
 	}
+	if (ch != NULL)
+		http_chunk_unref(ch);
+	sm->sent = sm->len;
 }
 
 /* The flush timer: every match whose clients wait. */
