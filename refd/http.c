@@ -11,17 +11,23 @@
  * at once; one that has not sent a whole request within HTTP_HEADER_MS
  * (a slowloris, a client that never reads its reply) is shut.  Every
  * reply closes its connection, so that a connection is one request or
- * one stream.  A stream's chunks go out with
- * evhttp_send_reply_chunk_with_cb() once the connection's output is
- * checked: past HTTP_QUEUE_MAX the client has fallen behind and is
- * dropped.  Streams hear a comment every HTTP_HEARTBEAT_MS, and a
- * stream whose peer closed is dropped at the next sweep.
+ * one stream.  A stream's chunk goes out once the connection's output
+ * is checked: past HTTP_QUEUE_MAX the client has fallen behind and is
+ * dropped.  A client with nothing waiting gets the chunk straight from
+ * the caller's bytes in one system call (http_stream_write()); only what
+ * the socket does not take waits in the bufferevent, referring to a
+ * chunk that many streams share rather than copying it.  The cost of a
+ * spectator is then what the kernel costs (PERFORMANCE.md).  Streams hear a comment every HTTP_HEARTBEAT_MS, and a
+ * stream whose peer closed is dropped at the next sweep.  A stream has
+ * no read time-out, only a write time-out: a match may be quiet longer
+ * than a request may take to arrive.
  */
 #include "config.h"
 
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -57,6 +63,17 @@ struct http_conn {
 	int		 shut;		/* shut down by refd */
 };
 
+/*
+ * Bytes sent as they are down many streams: one copy, referenced by the
+ * output of each connection it goes to (evbuffer_add_reference()), freed
+ * with its last reference.
+ */
+struct http_chunk {
+	int		 refs;		/* the maker's, and one per queue */
+	size_t		 len;
+	char		 data[];
+};
+
 /* A reply of Server-Sent Events, open until either side ends it. */
 struct http_stream {
 	struct evhttp_request *req;
@@ -64,12 +81,14 @@ struct http_stream {
 	void		(*gone)(void *); /* the client went: told once */
 	void		*arg;
 	int64_t		 sent_ms;	/* the last write, for heartbeats */
+	int		 chunked;	/* HTTP/1.1: each write a chunk */
 };
 
 static TAILQ_HEAD(, http_conn) conns = TAILQ_HEAD_INITIALIZER(conns);
 static struct evhttp	*http;
 static struct event	*sweep_ev;	/* http_sweep() */
 static struct event	*known_ev;	/* http_known(): new connections */
+static struct evbuffer	*scratch;	/* a chunk on its way to evhttp */
 static http_route	*route;
 static char		 token[128];	/* "" for none */
 static int		 port, nconns, nstreams, max_conns, max_per_addr;
@@ -83,6 +102,7 @@ static int		 freed;		/* connections gone since the last
 
 static void	http_sweep(evutil_socket_t, short, void *);
 static void	http_drop(struct http_stream *);
+static void	http_chunk_cleanup(const void *, size_t, void *);
 
 /* The reason phrase of a status code refd answers with. */
 static const char *
@@ -90,6 +110,7 @@ http_reason(int code)
 {
 	switch (code) {
 	case 200:	return "OK";
+	case 204:	return "No Content";
 	case 400:	return "Bad Request";
 	case 401:	return "Unauthorized";
 	case 404:	return "Not Found";
@@ -431,6 +452,7 @@ http_listen(const char *host, int p, const char *tok, int max, int per_addr,
 	socklen_t	 sl = sizeof(ss);
 
 	if ((http = evhttp_new(base)) == NULL ||
+	    (scratch = evbuffer_new()) == NULL ||
 	    (sweep_ev = evtimer_new(base, http_sweep, NULL)) == NULL ||
 	    (known_ev = event_new(base, -1, 0, http_known, NULL)) == NULL) {
 		snprintf(err, errlen, "http: out of memory");
@@ -482,6 +504,7 @@ http_close(void)
 	nconns = 0;
 	event_free(sweep_ev);
 	event_free(known_ev);
+	evbuffer_free(scratch);
 }
 
 /* The port the site listens on, or 0. */
@@ -543,6 +566,8 @@ http_drop(struct http_stream *st)
 struct http_stream *
 http_stream_open(struct evhttp_request *req, void (*gone)(void *), void *arg)
 {
+	struct timeval	 wtv = { HTTP_HEADER_MS / 1000, 0 };
+	int		 sndbuf = HTTP_SNDBUF;
 	struct http_stream *st;
 	struct http_conn *c;
 
@@ -564,43 +589,193 @@ http_stream_open(struct evhttp_request *req, void (*gone)(void *), void *arg)
 	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
 	    http_stream_closed, st);
 	evhttp_send_reply_start(req, 200, "OK");
+	st->chunked = evhttp_find_header(evhttp_request_get_output_headers(
+	    req), "Transfer-Encoding") != NULL;
+	/*
+	 * A stream waits for its match as long as the match takes: no
+	 * read time-out (evhttp's would end it after HTTP_HEADER_MS without
+	 * a chunk).  A client that takes none of what waits for it within
+	 * HTTP_HEADER_MS is dropped by the write time-out.
+	 */
+	bufferevent_set_timeouts(c->bev, NULL, &wtv);
+	/*
+	 * The kernel would hold up to megabytes of a client that reads
+	 * slowly before refd saw it behind: HTTP_SNDBUF bounds what it
+	 * holds, and the queue's cap is then the measure of behind.
+	 */
+	if (c->fd != -1)
+		(void)setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+		    sizeof(sndbuf));
 	return st;
 }
 
 /*
- * Send len bytes down a stream, unless its client has fallen behind by
- * more than HTTP_QUEUE_MAX unsent bytes: then it is dropped (its owner
- * told) and -1 returned.
+ * Has a stream's client fallen behind by more than HTTP_QUEUE_MAX
+ * unsent bytes, or gone?  Then it is dropped (its owner told).  Behind
+ * is what is still unsent before the next chunk: a first chunk as long
+ * as a match's whole history goes, and the client must read it before
+ * the next one.
+ */
+static int
+http_stream_behind(struct http_stream *st)
+{
+	struct evhttp_connection *evcon =
+			    evhttp_request_get_connection(st->req);
+
+	if (evcon != NULL && evbuffer_get_length(bufferevent_get_output(
+	    evhttp_connection_get_bufferevent(evcon))) <= HTTP_QUEUE_MAX)
+		return 0;
+	log_debug("http: a stream to %s dropped: it fell behind",
+	    st->conn != NULL ? st->conn->addr : "?");
+	http_drop(st);
+	return 1;
+}
+
+/*
+ * Send len bytes of data down a stream as its next chunk: of chunk ch,
+ * referred to, or copied if ch is NULL.  A client whose connection has
+ * nothing waiting (the usual case: it reads as fast as refd writes)
+ * gets them at once, in one system call, framed as evhttp frames a
+ * chunk: no copy, no queue, no write event to arm and disarm.  What the
+ * socket does not take, and every chunk behind bytes that wait, is
+ * queued for the connection's bufferevent to write.
+ */
+static int
+http_stream_write(struct http_stream *st, const void *data, size_t len,
+    struct http_chunk *ch)
+{
+	struct bufferevent *bev;
+	struct evbuffer	*out;
+	struct iovec	 iov[3];
+	struct msghdr	 msg;
+	const char	*p;
+	char		 frame[24];
+	ssize_t		 w;
+	size_t		 rest;
+	int		 fd, i, n = 0, r;
+
+	if (http_stream_behind(st))
+		return -1;
+	st->sent_ms = util_now_ms();
+	bev = evhttp_connection_get_bufferevent(evhttp_request_get_connection(
+	    st->req));
+	out = bufferevent_get_output(bev);
+	if (evbuffer_get_length(out) > 0 || (fd = bufferevent_getfd(bev)) ==
+	    -1) {
+		/* after what waits, through evhttp */
+		r = ch != NULL ? evbuffer_add_reference(scratch, ch->data,
+		    ch->len, http_chunk_cleanup, ch) : evbuffer_add(scratch,
+		    data, len);
+		if (r == -1) {
+			http_drop(st);
+			return -1;
+		}
+		if (ch != NULL)
+			ch->refs++;
+		evhttp_send_reply_chunk_with_cb(st->req, scratch, NULL, NULL);
+		/* what evhttp did not take (it let the request go) goes */
+		evbuffer_drain(scratch, evbuffer_get_length(scratch));
+		return 0;
+	}
+	if (st->chunked) {
+		iov[n].iov_base = frame;
+		iov[n++].iov_len = (size_t)snprintf(frame, sizeof(frame),
+		    "%zx\r\n", len);
+	}
+	iov[n].iov_base = (void *)data;
+	iov[n++].iov_len = len;
+	if (st->chunked) {
+		iov[n].iov_base = (void *)"\r\n";
+		iov[n++].iov_len = 2;
+	}
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = iov;
+	msg.msg_iovlen = (size_t)n;
+	do
+		w = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (w == -1 && errno == EINTR);
+	/* a full socket, or an error the bufferevent's write meets again */
+	if (w == -1)
+		w = 0;
+	/* the rest as it is: its frame is begun */
+	for (i = 0; i < n; i++) {
+		if ((size_t)w >= iov[i].iov_len) {
+			w -= (ssize_t)iov[i].iov_len;
+			continue;
+		}
+		p = (const char *)iov[i].iov_base + w;
+		rest = iov[i].iov_len - (size_t)w;
+		w = 0;
+		if (iov[i].iov_base == data && ch != NULL) {
+			if ((r = evbuffer_add_reference(out, p, rest,
+			    http_chunk_cleanup, ch)) == 0)
+				ch->refs++;
+		} else
+			r = evbuffer_add(out, p, rest);
+		if (r == -1) {
+			http_drop(st);
+			return -1;
+		}
+	}
+	if (evbuffer_get_length(out) > 0)
+		bufferevent_enable(bev, EV_WRITE);
+	return 0;
+}
+
+/*
+ * Send len bytes down a stream, copied, unless its client has fallen
+ * behind (http_stream_behind()): then it is dropped (its owner told)
+ * and -1 returned.
  */
 int
 http_stream_send(struct http_stream *st, const void *data, size_t len)
 {
-	struct evhttp_connection *evcon =
-			    evhttp_request_get_connection(st->req);
-	struct evbuffer	*b;
+	return http_stream_write(st, data, len, NULL);
+}
 
-	/*
-	 * Behind is what is still unsent before this chunk: a first chunk
-	 * as long as a match's whole history goes, and the client must
-	 * read it before the next one.
-	 */
-	if (evcon == NULL || evbuffer_get_length(bufferevent_get_output(
-	    evhttp_connection_get_bufferevent(evcon))) > HTTP_QUEUE_MAX) {
-		log_debug("http: a stream to %s dropped: it fell behind",
-		    st->conn != NULL ? st->conn->addr : "?");
-		http_drop(st);
-		return -1;
-	}
-	if ((b = evbuffer_new()) == NULL || evbuffer_add(b, data, len) == -1) {
-		if (b != NULL)
-			evbuffer_free(b);
-		http_drop(st);
-		return -1;
-	}
-	evhttp_send_reply_chunk_with_cb(st->req, b, NULL, NULL);
-	evbuffer_free(b);
-	st->sent_ms = util_now_ms();
-	return 0;
+/*
+ * A chunk of len bytes of data, for http_stream_send_chunk(): copied
+ * once, whatever the streams it goes down.  NULL if out of memory.  The
+ * caller lets go of it with http_chunk_unref() once it is sent.
+ */
+struct http_chunk *
+http_chunk_new(const void *data, size_t len)
+{
+	struct http_chunk *ch;
+
+	if ((ch = malloc(sizeof(*ch) + len)) == NULL)
+		return NULL;
+	ch->refs = 1;
+	ch->len = len;
+	memcpy(ch->data, data, len);
+	return ch;
+}
+
+/* Let go of a reference to a chunk; the last frees it. */
+void
+http_chunk_unref(struct http_chunk *ch)
+{
+	if (--ch->refs == 0)
+		free(ch);
+}
+
+/* A queue let go of a chunk (evbuffer_add_reference()'s cleanup). */
+static void
+http_chunk_cleanup(const void *data, size_t len, void *arg)
+{
+	(void)data;
+	(void)len;
+	http_chunk_unref(arg);
+}
+
+/*
+ * Send a chunk down a stream, as http_stream_send() does but without a
+ * copy: a queue refers to the chunk's bytes.
+ */
+int
+http_stream_send_chunk(struct http_stream *st, struct http_chunk *ch)
+{
+	return http_stream_write(st, ch->data, ch->len, ch);
 }
 
 /* End a stream from refd's side; its owner is not told. */

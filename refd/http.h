@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 struct evhttp_request;
+struct http_chunk;
 struct http_stream;
 
 /* The limits refd keeps for evhttp (refd.conf(5), refd-http(7)). */
@@ -23,6 +24,8 @@ struct http_stream;
 #define HTTP_MAX_HEADERS	8192	/* bytes of a request's headers */
 #define HTTP_MAX_PATH		256	/* bytes of a path and its query */
 #define HTTP_QUEUE_MAX		(256 * 1024) /* a stream's unsent bytes */
+#define HTTP_SNDBUF		(64 * 1024) /* a stream's socket buffer, which
+					   Linux doubles */
 #define HTTP_HEARTBEAT_MS	15000	/* a comment down every stream */
 #define HTTP_OPEN_PREFIX	"/static/" /* asked without the token */
 
@@ -47,6 +50,10 @@ void		 http_error(struct evhttp_request *, int, const char *);
 struct http_stream *http_stream_open(struct evhttp_request *,
 		    void (*)(void *), void *);
 int		 http_stream_send(struct http_stream *, const void *, size_t);
+struct http_chunk *http_chunk_new(const void *, size_t);
+void		 http_chunk_unref(struct http_chunk *);
+int		 http_stream_send_chunk(struct http_stream *,
+		    struct http_chunk *);
 void		 http_stream_end(struct http_stream *);
 
 #endif /* REFD_HTTP_H */

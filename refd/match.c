@@ -56,7 +56,7 @@ static const struct seat_cb match_seat_cb = { match_answer, match_fault,
     match_late };
 
 /* Who hears of matches' events and ends (match_observe()). */
-#define MATCH_MAXOBS	4
+#define MATCH_MAXOBS	8
 static struct match_observer {
 	void	(*event)(struct match *, const char *);
 	void	(*end)(struct match *);

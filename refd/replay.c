@@ -469,12 +469,14 @@ replay_tournaments(FILE *out, const char *path, char *err, size_t errlen)
  * Tournament tid from the log at path, as JSON: its progress with an
  * estimate of the time left, the standings as refctl tournament
  * standings --format json gives them (the seed hidden until the end),
- * the SPRT's LLR after each observation, and every match.  Returns 0,
- * or an HTTP status with the reason in err.
+ * the SPRT's LLR after each observation, and every match, all read in
+ * one transaction: one state of the log.  Its matches done and its
+ * state go to ti unless it is NULL.  Returns 0, or an HTTP status with
+ * the reason in err.
  */
 int
-replay_tournament(FILE *out, const char *path, long long tid, char *err,
-    size_t errlen)
+replay_tournament(FILE *out, const char *path, long long tid,
+    struct replay_tinfo *ti, char *err, size_t errlen)
 {
 	sqlite3		*h;
 	sqlite3_stmt	*st;
@@ -483,6 +485,11 @@ replay_tournament(FILE *out, const char *path, long long tid, char *err,
 
 	if ((h = replay_open(path, err, errlen)) == NULL)
 		return 503;
+	/* one snapshot of the log: the counts are the standings' */
+	if (sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(h));
+		goto out;
+	}
 	if (sqlite3_prepare_v2(h, "SELECT t.name, t.state, t.total, "
 	    "(SELECT count(*) FROM matches m WHERE m.tournament = t.id AND "
 	    "m.state = 'done'), (SELECT count(*) FROM matches m WHERE "
@@ -505,6 +512,11 @@ replay_tournament(FILE *out, const char *path, long long tid, char *err,
 	done = sqlite3_column_int(st, 3);
 	running = sqlite3_column_int(st, 4);
 	elapsed = sqlite3_column_double(st, 7);
+	if (ti != NULL) {
+		ti->done = done;
+		snprintf(ti->state, sizeof(ti->state), "%s",
+		    replay_col(st, 1));
+	}
 	fprintf(out, "{\"api\":1,\"tournament\":{\"id\":%lld,\"name\":",
 	    tid);
 	tstand_json_str(out, replay_col(st, 0));
@@ -549,6 +561,7 @@ replay_tournament(FILE *out, const char *path, long long tid, char *err,
 	fprintf(out, "]}\n");
 	code = 0;
 out:
+	sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);	/* none is fine */
 	sqlite3_close(h);
 	return code;
 }

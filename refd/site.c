@@ -38,6 +38,7 @@
 #include "match.h"
 #include "replay.h"
 #include "site.h"
+#include "tstream.h"
 #include "util.h"
 
 /* The compiled-in files: name, type, bytes. */
@@ -83,6 +84,7 @@ struct site_match {
 	int64_t		 flushed_ms;	/* when its clients last got some */
 	char		*buf;		/* every event as sent */
 	size_t		 len, cap;
+	size_t		 sent;		/* of buf, sent at the last flush */
 	struct site_ev	*ev;
 	int		 nev, evcap;
 	TAILQ_HEAD(, site_client) clients;
@@ -336,11 +338,18 @@ site_client_gone(void *arg)
 	free(c);
 }
 
-/* Send each client of sm what it has not had yet, in one chunk. */
+/*
+ * Send each client of sm what it has not had yet, in one chunk.  Every
+ * client that had the last flush (all of them but one that came since)
+ * gets the same bytes: they are copied once into a chunk that each
+ * client's queue refers to.
+ */
 static void
 site_flush(struct site_match *sm)
 {
 	struct site_client *c, *t;
+	struct http_chunk *ch = NULL;
+	int		 r;
 
 	if (sm->isdirty) {
 		TAILQ_REMOVE(&site_dirty, sm, dirty);
@@ -350,11 +359,21 @@ site_flush(struct site_match *sm)
 	TAILQ_FOREACH_SAFE(c, &sm->clients, entry, t) {
 		if (c->off >= sm->len)
 			continue;
+		if (c->off == sm->sent && ch == NULL)
+			ch = http_chunk_new(sm->buf + sm->sent, sm->len -
+			    sm->sent);
 		/* a client dropped here is gone from the list with c */
-		if (http_stream_send(c->st, sm->buf + c->off, sm->len -
-		    c->off) == 0)
+		if (c->off == sm->sent && ch != NULL)
+			r = http_stream_send_chunk(c->st, ch);
+		else
+			r = http_stream_send(c->st, sm->buf + c->off,
+			    sm->len - c->off);
+		if (r == 0)
 			c->off = sm->len;
 	}
+	if (ch != NULL)
+		http_chunk_unref(ch);
+	sm->sent = sm->len;
 }
 
 /* The flush timer: every match whose clients wait. */
@@ -759,8 +778,11 @@ site_api_match(struct evhttp_request *req, int64_t id, int arg,
 	site_send_json(req, &b);
 }
 
-/* Parse a Last-Event-ID, "L" or "L.k"; -1 if it is not one. */
-static int
+/*
+ * Parse a Last-Event-ID, "L" or "L.k" (a match's and a tournament's,
+ * tstream.c); -1 if it is not one.
+ */
+int
 site_last_id(const char *s, long long *link, int *sub)
 {
 	char		 num[24];
@@ -899,7 +921,7 @@ site_send_read(struct evhttp_request *req, enum site_read what, int64_t id,
 		code = replay_tournaments(f, conf.db_path, err, sizeof(err));
 		break;
 	case SITE_TOURNAMENT:
-		code = replay_tournament(f, conf.db_path, id, err,
+		code = replay_tournament(f, conf.db_path, id, NULL, err,
 		    sizeof(err));
 		break;
 	}
@@ -914,6 +936,15 @@ site_send_read(struct evhttp_request *req, enum site_read what, int64_t id,
 		    "text/plain; charset=utf-8" : "application/json", buf,
 		    len);
 	free(buf);
+}
+
+/* GET /api/v1/tournaments/ID/events: tstream.c's. */
+static void
+site_api_tevents(struct evhttp_request *req, int64_t id, int arg,
+    const char *last)
+{
+	(void)arg;
+	tstream_events(req, id, last);
 }
 
 /* GET /, /match/ID, /tournament/ID: the one page, which asks the API. */
@@ -965,6 +996,8 @@ static const struct site_route {
 	{ "/api/v1/matches/", 1, "/seat/", 1, NULL, SITE_SEAT },
 	{ "/api/v1/tournaments", 0, NULL, 0, NULL, SITE_TOURNAMENTS },
 	{ "/api/v1/tournaments/", 1, "", 0, NULL, SITE_TOURNAMENT },
+	{ "/api/v1/tournaments/", 1, "/events", 0, site_api_tevents,
+	    SITE_OWN },
 	{ "/tournament/", 1, "", 0, site_page, SITE_OWN },
 };
 
@@ -1049,6 +1082,10 @@ site_start(char *err, size_t errlen)
 	}
 	match_observe(site_match_event, site_match_done);
 	match_observe_all();
+	if (tstream_start() == -1) {
+		snprintf(err, errlen, "site: too many observers");
+		return -1;
+	}
 	site_on = 1;
 	return 0;
 }
@@ -1062,6 +1099,7 @@ site_stop(void)
 
 	site_on = 0;
 	http_close();	/* every stream's client told: none left */
+	tstream_stop();
 	for (i = 0; i < SITE_BUCKETS; i++)
 		while ((sm = LIST_FIRST(&site_hash[i])) != NULL)
 			site_forget(sm);

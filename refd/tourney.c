@@ -143,7 +143,10 @@ static struct event	*sweep_ev;	/* frees finished tournament matches */
 static void	tourney_fill(struct tourney *);
 
 /* Told when a tournament ends (tourney_observe()). */
-static void	(*end_cb)(int64_t, const char *, const char *);
+#define TOURNEY_MAXOBS	4
+static void	(*end_cbs[TOURNEY_MAXOBS])(int64_t, const char *,
+		    const char *);
+static int	 nend_cbs;
 
 /* Free t, out of the list. */
 static void
@@ -522,6 +525,7 @@ static void
 tourney_end(struct tourney *t, const char *state, const char *reason)
 {
 	char	 seed[BRI_SEED_STRLEN];
+	int	 i;
 
 	if (t->over && (strcmp(t->state_name, "stopped") != 0 ||
 	    strcmp(state, "cancelled") != 0))
@@ -538,15 +542,22 @@ tourney_end(struct tourney *t, const char *state, const char *reason)
 		log_info("tournament %lld: master seed %s revealed "
 		    "(commitment %s)", (long long)t->id,
 		    bri_seed_format(&t->def.seed, seed), t->commit);
-	if (end_cb != NULL)
-		end_cb(t->id, t->state_name, t->reason);
+	for (i = 0; i < nend_cbs; i++)
+		end_cbs[i](t->id, t->state_name, t->reason);
 }
 
-/* fn hears of every tournament that ends: its id, state and reason. */
-void
+/*
+ * fn hears of every tournament that ends (stopped, done or cancelled),
+ * once its state is logged: its id, state and reason.  Returns 0, or
+ * -1 when there are too many observers.
+ */
+int
 tourney_observe(void (*fn)(int64_t, const char *, const char *))
 {
-	end_cb = fn;
+	if (nend_cbs == TOURNEY_MAXOBS)
+		return -1;
+	end_cbs[nend_cbs++] = fn;
+	return 0;
 }
 
 /* Fill t's free places at the loop's next step (tourney_match_done()). */

@@ -25,7 +25,7 @@ int64_t		 tourney_uses_bot(const char *);
 int		 tourney_status(int64_t, int, FILE *, char *, size_t);
 int		 tourney_over(int64_t, const char **, const char **);
 void		 tourney_match_done(struct match *);
-void		 tourney_observe(void (*)(int64_t, const char *,
+int		 tourney_observe(void (*)(int64_t, const char *,
 		    const char *));
 void		 tourney_observe_drawn(void (*)(int64_t));
 void		 tourney_free_all(void);

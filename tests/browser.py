@@ -162,6 +162,50 @@ def test_verdict(r, port):
         con.close()
 
 
+def standings_rows(r, tid):
+    """The standings table's rows as refctl tournament standings gives
+    them, and a function that makes the page's rows comparable."""
+    st = json.loads(harness.subprocess.run(
+        [harness.REFCTL, "tournament", "standings", "--db", r.db, str(tid),
+         "--format", "json"], capture_output=True, text=True).stdout)
+    want = [[str(x["rank"]), x["bot"], str(x["elo"]), "[%s, %s]" % (
+        x["elo_lo"], x["elo_hi"]), "%.3f" % x["score"], str(x["played"]),
+        str(x["won"]), str(x["drawn"]), str(x["lost"])]
+        for x in st["standings"]]
+
+    # JavaScript writes 170.0 as 170 and -0 as 0: compare the numbers
+    # as numbers
+    def norm(rows):
+        rows = [[c.replace(".0]", "]").replace(".0,", ",") if c else c
+                 for c in row] for row in rows]
+        rows = [[c[:-2] if c.endswith(".0") else c for c in row]
+                for row in rows]
+        return [[c.replace(" -0]", " 0]").replace("[-0,", "[0,")
+                 if c != "-0" else "0" for c in row] for row in rows]
+    return norm(want), norm
+
+
+def test_tournament_live(r, port):
+    """The tournament page updates without a reload as matches end,
+    pushed by its event stream (the API never polled), and ends on the
+    standings refctl tournament standings gives."""
+    path = os.path.join(r.tmp, "live.tour")
+    bots = web.slow_bots(r, 2, 30)
+    with open(path, "w") as f:
+        f.write("name weblive\nvariant classic2\nbots %s %s\nmatches 6\n"
+                "concurrency 1\n" % tuple(bots))
+    ok, tid = r.ctl("tournament_start", path)
+    assert ok, tid
+    out = drive("tlive", base(port) + "/tournament/%s" % tid)
+    assert out["later"] >= out["first"] + 2 and out["end"] == 6, out
+    assert out["stayed"], "the page was loaded again"
+    assert out["events"] >= 3, out["events"]
+    polls = [p for p in out["asked"] if p == "/api/v1/tournaments/" + tid]
+    assert polls == [], "the page polled: %s" % out["asked"]
+    want, norm = standings_rows(r, tid)
+    assert norm(out["rows"]) == want, (out["rows"], want)
+
+
 def test_tournament(r, port):
     """The tournament page shows the standings refctl tournament
     standings gives, and the SPRT's LLR drawn against its bounds."""
@@ -176,22 +220,8 @@ def test_tournament(r, port):
     assert ok, tid
     r.must("tournament_wait", tid, timeout=600)
     out = drive("tournament", base(port) + "/tournament/%s" % tid)
-    st = json.loads(harness.subprocess.run(
-        [harness.REFCTL, "tournament", "standings", "--db", r.db, tid,
-         "--format", "json"], capture_output=True, text=True).stdout)
-    want = [[str(x["rank"]), x["bot"], str(x["elo"]), "[%s, %s]" % (
-        x["elo_lo"], x["elo_hi"]), "%.3f" % x["score"], str(x["played"]),
-        str(x["won"]), str(x["drawn"]), str(x["lost"])]
-        for x in st["standings"]]
-    # JavaScript writes 170.0 as 170: compare the numbers as numbers
-    def norm(rows):
-        return [[c.replace(".0]", "]").replace(".0,", ",") if c else c
-                 for c in row] for row in rows]
-    got = [[c[:-2] if c.endswith(".0") else c for c in row]
-           for row in norm(out["rows"])]
-    want = [[c[:-2] if c.endswith(".0") else c for c in row]
-            for row in norm(want)]
-    assert got == want, (got, want)
+    want, norm = standings_rows(r, tid)
+    assert norm(out["rows"]) == want, (out["rows"], want)
     assert out["llr"] == 1, "no LLR drawn"
     assert "H1" in out["text"] or "H0" in out["text"], out["text"][:300]
 
@@ -216,6 +246,7 @@ def main():
     port = web.site_port(r)
     passed, failed = harness.run_against(r, [test_live, test_replay,
                                              test_verdict,
+                                             test_tournament_live,
                                              test_tournament, test_index],
                                          (r, port))
     harness.finish(passed, failed, tmp)

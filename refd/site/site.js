@@ -616,74 +616,114 @@ function table(head, rows, nums) {
 	    }))));
 }
 
-/* /tournament/ID: progress, standings, crosstable, times, SPRT. */
+/*
+ * /tournament/ID: pushed by its event stream, each event the whole
+ * tournament as /api/v1/tournaments/ID gives it, sent as its matches
+ * end; polled only by a browser without EventSource.
+ */
 function pageTournament(id) {
-	api("/api/v1/tournaments/" + id).then(function (r) {
-		var t = r.tournament, st = r.standings, sp = r.sprt, tm;
-		document.title = "refd: tournament " + t.name;
-		var bots = st ? st.standings.map(function (x) { return x.bot; }) :
-		    [];
-		var h2h = {};
-		(st ? st.head_to_head : []).forEach(function (x) {
-			h2h[x.bot + "\n" + x.against] = x.wins + "-" + x.draws +
-			    "-" + x.losses;
-		});
-		put(main, el("h1", null, "Tournament " + id + ": " + t.name),
-		    dl([["state", t.state + (t.reason ? " (" + t.reason + ")" :
-			"")], ["progress", el("span", null, el("progress", {
-			max: t.total, value: t.done, "aria-label": "matches done"
-		    }), " " + t.done + " of " + t.total + " matches, " +
-			t.running + " running")],
-		    ["elapsed", t.elapsed_s + " s"],
-		    ["time left", t.eta_s === null ? "-" : "about " +
-			t.eta_s + " s"],
-		    ["started", t.started], ["ended", t.ended || "-"]]),
-		    el("h2", null, "Standings"),
-		    st ? table(["Rank", "Bot", "Elo", "95% interval", "Score",
-			"Played", "Won", "Drawn", "Lost"], st.standings.map(
-			function (x) {
-			return [String(x.rank), x.bot, String(x.elo), "[" +
-			    x.elo_lo + ", " + x.elo_hi + "]",
-			    x.score.toFixed(3), String(x.played),
-			    String(x.won), String(x.drawn), String(x.lost)];
-		    }), [1, 0, 1, 0, 1, 1, 1, 1, 1]) : el("p", null, "None yet."),
-		    st ? el("h2", null, "Role-aware rating") : null,
-		    st ? table(["Bot", "Elo", "95% interval", "Deals",
-			"Match points a deal"], st.standings.map(function (x) {
-			return [x.bot, String(x.team_elo), "[" + x.team_elo_lo +
-			    ", " + x.team_elo_hi + "]", String(x.deals),
-			    x.mpoints_per_deal.toFixed(3)];
-		    }), [0, 1, 0, 1, 1]) : null,
-		    st ? el("h2", null, "Crosstable (row against column: " +
-			"wins-draws-losses)") : null,
-		    st ? table([""].concat(bots), bots.map(function (b) {
-			return [b].concat(bots.map(function (c) {
-				return b === c ? "-" : (h2h[b + "\n" + c] || "");
-			}));
-		    })) : null,
-		    st && st.times ? el("h2", null, "Thinking time") : null,
-		    st && st.times ? table(["Bot", "Moves", "Mean ms",
-			"p99 ms", "Max ms", "Time-outs"], st.times.map(
-			function (x) {
-			return [x.bot, String(x.moves), String(x.mean_ms),
-			    String(x.p99_ms), String(x.max_ms),
-			    String(x.timeouts)];
-		    }), [0, 1, 1, 1, 1, 1]) : null,
-		    sp ? el("h2", null, "SPRT") : null,
-		    sp ? el("p", null, "LLR " + (sp.llr.length ?
-			sp.llr[sp.llr.length - 1] : 0) + " after " +
-			sp.llr.length + " observations; bounds [" + sp.lower +
-			", " + sp.upper + "]; " + sp.state) : null,
-		    sp ? sprtGraph(sp) : null,
-		    el("h2", null, "Matches"),
-		    table(["Match", "Slot", "State", "Result"], r.matches.map(
-			function (m) {
-			return [link("/match/" + m.id, "#" + m.id),
-			    String(m.slot), m.state, m.result || "-"];
-		    }), [0, 1, 0, 0]));
-		if (t.state === "running")
-			tm = setTimeout(function () { pageTournament(id); }, 5000);
-	}).catch(fail);
+	var es, got = 0;
+
+	if (!window.EventSource) {
+		api("/api/v1/tournaments/" + id).then(function (r) {
+			drawTournament(id, r);
+			if (r.tournament.state === "running")
+				setTimeout(function () { pageTournament(id); },
+				    5000);
+		}).catch(fail);
+		return;
+	}
+	es = new EventSource(url("/api/v1/tournaments/" + id + "/events"));
+	es.onopen = function () { conn.textContent = "live"; };
+	es.onerror = function () {
+		if (es.readyState !== 2) {
+			conn.textContent = "reconnecting\u2026";
+			return;
+		}
+		conn.textContent = "closed";
+		if (!got)	/* refused: say why */
+			api("/api/v1/tournaments/" + id).then(function (r) {
+				drawTournament(id, r);
+			}).catch(fail);
+	};
+	es.onmessage = function (msg) {
+		var r = JSON.parse(msg.data);
+		got++;
+		drawTournament(id, r);
+		main.setAttribute("data-event", msg.lastEventId);
+		main.setAttribute("data-events", String(got));
+		if (r.tournament.state === "done" ||
+		    r.tournament.state === "cancelled") {
+			es.close();
+			conn.textContent = "tournament over";
+		}
+	};
+}
+
+/* The tournament r (the JSON of /api/v1/tournaments/ID), drawn anew. */
+function drawTournament(id, r) {
+	var t = r.tournament, st = r.standings, sp = r.sprt;
+	document.title = "refd: tournament " + t.name;
+	var bots = st ? st.standings.map(function (x) { return x.bot; }) :
+	    [];
+	var h2h = {};
+	(st ? st.head_to_head : []).forEach(function (x) {
+		h2h[x.bot + "\n" + x.against] = x.wins + "-" + x.draws +
+		    "-" + x.losses;
+	});
+	put(main, el("h1", null, "Tournament " + id + ": " + t.name),
+	    dl([["state", t.state + (t.reason ? " (" + t.reason + ")" :
+		"")], ["progress", el("span", null, el("progress", {
+		max: t.total, value: t.done, "aria-label": "matches done"
+	    }), " ", el("span", { id: "done" }, String(t.done)), " of " +
+		t.total + " matches, " + t.running + " running")],
+	    ["elapsed", t.elapsed_s + " s"],
+	    ["time left", t.eta_s === null ? "-" : "about " +
+		t.eta_s + " s"],
+	    ["started", t.started], ["ended", t.ended || "-"]]),
+	    el("h2", null, "Standings"),
+	    st ? table(["Rank", "Bot", "Elo", "95% interval", "Score",
+		"Played", "Won", "Drawn", "Lost"], st.standings.map(
+		function (x) {
+		return [String(x.rank), x.bot, String(x.elo), "[" +
+		    x.elo_lo + ", " + x.elo_hi + "]",
+		    x.score.toFixed(3), String(x.played),
+		    String(x.won), String(x.drawn), String(x.lost)];
+	    }), [1, 0, 1, 0, 1, 1, 1, 1, 1]) : el("p", null, "None yet."),
+	    st ? el("h2", null, "Role-aware rating") : null,
+	    st ? table(["Bot", "Elo", "95% interval", "Deals",
+		"Match points a deal"], st.standings.map(function (x) {
+		return [x.bot, String(x.team_elo), "[" + x.team_elo_lo +
+		    ", " + x.team_elo_hi + "]", String(x.deals),
+		    x.mpoints_per_deal.toFixed(3)];
+	    }), [0, 1, 0, 1, 1]) : null,
+	    st ? el("h2", null, "Crosstable (row against column: " +
+		"wins-draws-losses)") : null,
+	    st ? table([""].concat(bots), bots.map(function (b) {
+		return [b].concat(bots.map(function (c) {
+			return b === c ? "-" : (h2h[b + "\n" + c] || "");
+		}));
+	    })) : null,
+	    st && st.times ? el("h2", null, "Thinking time") : null,
+	    st && st.times ? table(["Bot", "Moves", "Mean ms",
+		"p99 ms", "Max ms", "Time-outs"], st.times.map(
+		function (x) {
+		return [x.bot, String(x.moves), String(x.mean_ms),
+		    String(x.p99_ms), String(x.max_ms),
+		    String(x.timeouts)];
+	    }), [0, 1, 1, 1, 1, 1]) : null,
+	    sp ? el("h2", null, "SPRT") : null,
+	    sp ? el("p", null, "LLR " + (sp.llr.length ?
+		sp.llr[sp.llr.length - 1] : 0) + " after " +
+		sp.llr.length + " observations; bounds [" + sp.lower +
+		", " + sp.upper + "]; " + sp.state) : null,
+	    sp ? sprtGraph(sp) : null,
+	    el("h2", null, "Matches"),
+	    table(["Match", "Slot", "State", "Result"], r.matches.map(
+		function (m) {
+		return [link("/match/" + m.id, "#" + m.id),
+		    String(m.slot), m.state, m.result || "-"];
+	    }), [0, 1, 0, 0]));
 }
 
 function route() {

@@ -12,6 +12,7 @@ const path = require("path");
 const [scenario, base, shots, arg] = process.argv.slice(2);
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const outside = [];
+const asked = [];	// every loopback path the pages asked for
 
 function loopback(u) {
 	try {
@@ -30,8 +31,11 @@ async function open(browser, url, width, height, scheme) {
 	await page.setRequestInterception(true);
 	page.on("request", (r) => {
 		const u = r.url();
-		if (u.startsWith("data:") || loopback(u))
+		if (u.startsWith("data:") || loopback(u)) {
+			if (!u.startsWith("data:"))
+				asked.push(new URL(u).pathname);
 			r.continue();
+		}
 		else {
 			outside.push(u);
 			r.abort();
@@ -134,6 +138,35 @@ const scenarios = {
 		    ok: x.getAttribute("data-ok"), text: x.textContent })));
 		await page.close();
 		return { verdict, parts };
+	},
+	// a tournament live: the page follows its matches' ends without a
+	// reload and without asking again, until it is over
+	async tlive(browser) {
+		const page = await open(browser, base, 1280, 800);
+		const done = () => page.$eval("#done", (e) =>
+		    Number(e.textContent));
+		await page.waitForSelector("#done", { timeout: 30000 });
+		await page.evaluate(() => { window.stayed = 1; });
+		const first = await done();
+		await page.waitForFunction((n) => {
+			const e = document.getElementById("done");
+			return e && Number(e.textContent) >= n + 2;
+		}, { timeout: 120000 }, first);
+		const later = await done();
+		await shoot(page, "tournament-live");
+		await page.waitForFunction(() => document.getElementById(
+		    "conn").textContent === "tournament over",
+		    { timeout: 300000 });
+		const end = await done();
+		const stayed = await page.evaluate(() => window.stayed === 1);
+		const events = await page.$eval("main", (e) =>
+		    Number(e.getAttribute("data-events")));
+		const rows = await page.$$eval("main table", (ts) =>
+		    Array.from(ts[0].querySelectorAll("tbody tr")).map((tr) =>
+		    Array.from(tr.querySelectorAll("td")).map((td) =>
+		    td.textContent)));
+		await page.close();
+		return { first, later, end, stayed, events, rows, asked };
 	},
 	// a tournament: its standings table, the SPRT's graph
 	async tournament(browser) {

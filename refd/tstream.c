@@ -1,0 +1,443 @@
+/*
+ * tstream.c: a tournament's event stream for the web site (tstream.h,
+ * refd-http(7)).
+ *
+ * Tournaments are heard through the observers the control socket and
+ * the tournaments themselves use: a match's end (match_observe()) and a
+ * tournament's end (tourney_observe()).  Once someone has asked for a
+ * tournament's events, each end of one of its matches, gathered for
+ * TSTREAM_MS, makes the site read the tournament back from the log
+ * (replay_tournament(), one read transaction, the JSON of
+ * /api/v1/tournaments/ID), and, when its matches done or its state
+ * changed, send that as an event to every client.  A read waits, after
+ * the one before, TSTREAM_SHARE times what that one took: reads of a
+ * large and busy tournament take at most a share of the loop, however
+ * many clients follow it, whose matches' clocks it also runs.
+ *
+ * An event's id is D, the number of the tournament's matches done in
+ * the log when its JSON was read, or D.k for the k-th further event read
+ * at the same D (the tournament stopped, or ended, without another match
+ * done).  D never goes down, so the ids of a tournament's events are in
+ * the order they were sent, in this refd and in any after it that reads
+ * the same log.  A client that comes back with Last-Event-ID gets every
+ * kept event after it, in order, and nothing it had; one that comes
+ * without gets the latest event, which holds the whole state.  Each
+ * event is the whole state, not a change: an event a client missed only
+ * tells it what a later one tells it too.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "refd.h"
+#include "http.h"
+#include "log.h"
+#include "match.h"
+#include "replay.h"
+#include "site.h"
+#include "tdef.h"
+#include "tourney.h"
+#include "tstream.h"
+#include "util.h"
+
+#define TSTREAM_KEEP	16	/* tournaments whose events are kept */
+#define TSTREAM_BYTES	(1024 * 1024) /* of one tournament's events kept:
+				   the oldest go first, never the last */
+#define TSTREAM_MS	100	/* matches' ends gathered into one read */
+#define TSTREAM_SHARE	10	/* a read waits that many times as long as
+				   the one before took */
+
+struct tstream;
+
+/* One client of a tournament's stream. */
+struct tstream_client {
+	TAILQ_ENTRY(tstream_client) entry;
+	struct tstream	*ts;
+	struct http_stream *st;
+};
+
+/* Where one event starts in the kept text, and its id D.k. */
+struct tstream_ev {
+	int		 done;		/* D */
+	int		 sub;		/* k, 0 for none */
+	size_t		 off;
+};
+
+/* What the site keeps of one tournament: the events it sent. */
+struct tstream {
+	TAILQ_ENTRY(tstream) entry;	/* the latest asked for first */
+	int64_t		 id;
+	struct event	*timer;		/* tstream_read_due(): a read is due */
+	int64_t		 read_us;	/* when the last read began */
+	int64_t		 cost_us;	/* and what it took */
+	int		 over;		/* done or cancelled: its last event
+					   is sent, its streams ended */
+	char		 state[32];	/* as its last event read it */
+	char		*buf;		/* every event kept, as sent */
+	size_t		 len, cap;
+	struct tstream_ev *ev;
+	int		 nev, evcap;
+	TAILQ_HEAD(, tstream_client) clients;
+};
+
+static TAILQ_HEAD(tstream_list, tstream) tstreams =
+			    TAILQ_HEAD_INITIALIZER(tstreams);
+static int		 ntstreams;
+static int		 tstream_on;	/* between start and stop */
+
+static void	tstream_read_due(evutil_socket_t, short, void *);
+
+/* The kept stream of tournament id, or NULL. */
+static struct tstream *
+tstream_find(int64_t id)
+{
+	struct tstream	*ts;
+
+	TAILQ_FOREACH(ts, &tstreams, entry)
+		if (ts->id == id)
+			return ts;
+	return NULL;
+}
+
+/* End every client's stream from refd's side: the tournament is over. */
+static void
+tstream_end_clients(struct tstream *ts)
+{
+	struct tstream_client *c;
+
+	while ((c = TAILQ_FIRST(&ts->clients)) != NULL) {
+		TAILQ_REMOVE(&ts->clients, c, entry);
+		http_stream_end(c->st);
+		free(c);
+	}
+}
+
+/* Let go of a kept stream, its clients ended. */
+static void
+tstream_forget(struct tstream *ts)
+{
+	tstream_end_clients(ts);
+	TAILQ_REMOVE(&tstreams, ts, entry);
+	ntstreams--;
+	event_free(ts->timer);
+	free(ts->buf);
+	free(ts->ev);
+	free(ts);
+}
+
+/*
+ * A new kept stream for tournament id, the latest asked for; past
+ * TSTREAM_KEEP, the one asked for least lately that no client follows
+ * goes.  NULL when out of memory.
+ */
+static struct tstream *
+tstream_new(int64_t id)
+{
+	struct tstream	*ts, *old;
+
+	TAILQ_FOREACH_REVERSE(old, &tstreams, tstream_list, entry)
+		if (ntstreams >= TSTREAM_KEEP && TAILQ_EMPTY(&old->clients)) {
+			tstream_forget(old);
+			break;
+		}
+	if ((ts = calloc(1, sizeof(*ts))) == NULL)
+		return NULL;
+	if ((ts->timer = evtimer_new(base, tstream_read_due, ts)) == NULL) {
+		free(ts);
+		return NULL;
+	}
+	ts->id = id;
+	TAILQ_INIT(&ts->clients);
+	TAILQ_INSERT_HEAD(&tstreams, ts, entry);
+	ntstreams++;
+	return ts;
+}
+
+/* A client of a stream went: forget it. */
+static void
+tstream_client_gone(void *arg)
+{
+	struct tstream_client *c = arg;
+
+	TAILQ_REMOVE(&c->ts->clients, c, entry);
+	free(c);
+}
+
+/* Drop the oldest kept events while they are over TSTREAM_BYTES. */
+static void
+tstream_trim(struct tstream *ts)
+{
+	size_t	 cut;
+	int	 n = 0, i;
+
+	while (n < ts->nev - 1 && ts->len - ts->ev[n].off > TSTREAM_BYTES)
+		n++;
+	if (n == 0)
+		return;
+	cut = ts->ev[n].off;
+	memmove(ts->buf, ts->buf + cut, ts->len - cut);
+	ts->len -= cut;
+	for (i = n; i < ts->nev; i++) {
+		ts->ev[i - n] = ts->ev[i];
+		ts->ev[i - n].off -= cut;
+	}
+	ts->nev -= n;
+}
+
+/*
+ * Keep one event of ts, json (n bytes, its newlines made spaces: JSON's
+ * strings hold none raw), read when done matches were done, and send it
+ * to every client.  Returns 0, or -1 when out of memory.
+ */
+static int
+tstream_emit(struct tstream *ts, int done, char *json, size_t n)
+{
+	struct tstream_client *c, *t;
+	struct tstream_ev *ev;
+	char		 head[64];
+	size_t		 hl, need, cap, i, off;
+	void		*p;
+	int		 sub = 0;
+
+	if (ts->nev > 0 && ts->ev[ts->nev - 1].done >= done) {
+		done = ts->ev[ts->nev - 1].done;
+		sub = ts->ev[ts->nev - 1].sub + 1;
+	}
+	if (sub == 0)
+		hl = (size_t)snprintf(head, sizeof(head), "id: %d\ndata: ",
+		    done);
+	else
+		hl = (size_t)snprintf(head, sizeof(head), "id: %d.%d\n"
+		    "data: ", done, sub);
+	for (i = 0; i < n; i++)
+		if (json[i] == '\n' || json[i] == '\r')
+			json[i] = ' ';
+	while (n > 0 && json[n - 1] == ' ')
+		n--;
+	need = ts->len + hl + n + 2;
+	if (need > ts->cap) {
+		cap = ts->cap ? ts->cap : 16384;
+		while (cap < need)
+			cap *= 2;
+		if ((p = realloc(ts->buf, cap)) == NULL)
+			return -1;
+		ts->buf = p;
+		ts->cap = cap;
+	}
+	if (ts->nev == ts->evcap) {
+		cap = ts->evcap ? 2 * (size_t)ts->evcap : 16;
+		if ((p = reallocarray(ts->ev, cap, sizeof(*ts->ev))) == NULL)
+			return -1;
+		ts->ev = p;
+		ts->evcap = (int)cap;
+	}
+	ev = &ts->ev[ts->nev++];
+	ev->done = done;
+	ev->sub = sub;
+	ev->off = off = ts->len;
+	memcpy(ts->buf + off, head, hl);
+	memcpy(ts->buf + off + hl, json, n);
+	memcpy(ts->buf + off + hl + n, "\n\n", 2);
+	ts->len = need;
+	/* a client dropped here is gone from the list with c */
+	TAILQ_FOREACH_SAFE(c, &ts->clients, entry, t)
+		http_stream_send(c->st, ts->buf + off, need - off);
+	tstream_trim(ts);
+	return 0;
+}
+
+/*
+ * Read ts's tournament back from the log and, if its matches done or
+ * its state changed since its last event, send it as a new one; once
+ * it is over for good, end its clients' streams.  Returns 0, or an
+ * HTTP status with the reason in err.
+ */
+static int
+tstream_read(struct tstream *ts, char *err, size_t errlen)
+{
+	struct replay_tinfo ti;
+	char		*buf = NULL;
+	size_t		 len = 0;
+	FILE		*f;
+	int		 code;
+
+	if ((f = open_memstream(&buf, &len)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return 503;
+	}
+	memset(&ti, 0, sizeof(ti));
+	ts->read_us = util_now_us();
+	code = replay_tournament(f, conf.db_path, ts->id, &ti, err, errlen);
+	ts->cost_us = util_now_us() - ts->read_us;
+	if (fclose(f) != 0 && code == 0) {
+		snprintf(err, errlen, "out of memory");
+		code = 503;
+	}
+	if (code == 0 && (ts->nev == 0 || ti.done !=
+	    ts->ev[ts->nev - 1].done || strcmp(ti.state, ts->state) != 0)) {
+		if (tstream_emit(ts, ti.done, buf, len) == -1) {
+			snprintf(err, errlen, "out of memory");
+			code = 503;
+		} else
+			snprintf(ts->state, sizeof(ts->state), "%s", ti.state);
+	}
+	free(buf);
+	if (code == 0 && tdef_over(ts->state)) {
+		ts->over = 1;
+		tstream_end_clients(ts);
+	}
+	return code;
+}
+
+/* A read of ts is due: a match of it ended. */
+static void
+tstream_read_due(evutil_socket_t fd, short what, void *arg)
+{
+	struct tstream	*ts = arg;
+	char		 err[256];
+
+	(void)fd;
+	(void)what;
+	if (tstream_read(ts, err, sizeof(err)) != 0)
+		log_warnx("site: tournament %lld: %s", (long long)ts->id, err);
+}
+
+/*
+ * Read tournament id soon, if someone asked for its events: in
+ * TSTREAM_MS, for the ends of a busy tournament's matches to make one
+ * read, and no sooner after the last read than TSTREAM_SHARE times
+ * what it took.
+ */
+static void
+tstream_soon(int64_t id)
+{
+	struct tstream	*ts;
+	struct timeval	 tv;
+	int64_t		 wait;
+
+	if (!tstream_on || (ts = tstream_find(id)) == NULL || ts->over ||
+	    evtimer_pending(ts->timer, NULL))
+		return;
+	wait = TSTREAM_SHARE * ts->cost_us - (util_now_us() - ts->read_us);
+	if (wait < TSTREAM_MS * 1000)
+		wait = TSTREAM_MS * 1000;
+	tv.tv_sec = (time_t)(wait / 1000000);
+	tv.tv_usec = (suseconds_t)(wait % 1000000);
+	evtimer_add(ts->timer, &tv);
+}
+
+/* A match ended, its end logged (match_observe()). */
+static void
+tstream_match_done(struct match *m)
+{
+	if (m->conf.tournament > 0)
+		tstream_soon(m->conf.tournament);
+}
+
+/* A tournament ended, its state logged (tourney_observe()). */
+static void
+tstream_tourney_done(int64_t id, const char *state, const char *reason)
+{
+	(void)state;
+	(void)reason;
+	tstream_soon(id);
+}
+
+/*
+ * GET /api/v1/tournaments/ID/events: the latest event, or every one
+ * after Last-Event-ID, then each as it comes; the stream ends with the
+ * tournament.  A client of a tournament over and with every event has
+ * 204, which tells EventSource not to come back.
+ */
+void
+tstream_events(struct evhttp_request *req, int64_t id, const char *last)
+{
+	struct tstream	*ts;
+	struct tstream_client *c;
+	long long	 done = -1;
+	char		 err[256];
+	int		 sub = 0, i, code;
+
+	if (last != NULL && site_last_id(last, &done, &sub) == -1) {
+		http_error(req, 400, "Last-Event-ID: not an event id");
+		return;
+	}
+	if ((ts = tstream_find(id)) == NULL) {
+		if ((ts = tstream_new(id)) == NULL) {
+			http_error(req, 503, "out of memory");
+			return;
+		}
+		if ((code = tstream_read(ts, err, sizeof(err))) != 0) {
+			tstream_forget(ts);
+			http_error(req, code, err);
+			return;
+		}
+	} else if (ts != TAILQ_FIRST(&tstreams)) {
+		TAILQ_REMOVE(&tstreams, ts, entry);
+		TAILQ_INSERT_HEAD(&tstreams, ts, entry);
+	}
+	if (last == NULL)
+		i = ts->nev - 1;
+	else
+		for (i = 0; i < ts->nev; i++)
+			if (ts->ev[i].done > done ||
+			    (ts->ev[i].done == done && ts->ev[i].sub > sub))
+				break;
+	if (ts->over && i >= ts->nev) {
+		http_reply(req, 204, "text/event-stream", "", 0);
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		http_error(req, 503, "out of memory");
+		return;
+	}
+	c->ts = ts;
+	if ((c->st = http_stream_open(req, tstream_client_gone, c)) == NULL) {
+		free(c);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&ts->clients, c, entry);
+	if (http_stream_send(c->st, "retry: 2000\n\n", 13) == -1)
+		return;		/* gone, c with it */
+	if (i < ts->nev && http_stream_send(c->st, ts->buf + ts->ev[i].off,
+	    ts->len - ts->ev[i].off) == -1)
+		return;
+	if (ts->over) {
+		TAILQ_REMOVE(&ts->clients, c, entry);
+		http_stream_end(c->st);
+		free(c);
+	}
+}
+
+/*
+ * Hear of matches' and tournaments' ends from now on.  Returns 0, or -1
+ * when there are too many observers.
+ */
+int
+tstream_start(void)
+{
+	if (match_observe(NULL, tstream_match_done) == -1 ||
+	    tourney_observe(tstream_tourney_done) == -1)
+		return -1;
+	tstream_on = 1;
+	return 0;
+}
+
+/* Let go of every kept stream; http_close() has ended their clients. */
+void
+tstream_stop(void)
+{
+	struct tstream	*ts;
+
+	tstream_on = 0;
+	while ((ts = TAILQ_FIRST(&tstreams)) != NULL)
+		tstream_forget(ts);
+}
