@@ -11,9 +11,11 @@ gains, on this machine, against a PostgreSQL server of its own
   with 8 clients: operations per second, and their latency's mean and
   99th percentile; and each worker's own queries' p99 round trip.
 - Overhead: a worker refd's CPU time per match against a lone refd's on
-  the same matches (refctl tournament), the bots' aside.
+  the same matches (refctl tournament), the bots' aside, back to back
+  for --overhead-rounds rounds, each in turn first: the median.
 
 Usage: bench/cluster.py [--workers 1,2,4,8] [--matches-per-worker N]
+    [--overhead-rounds N] [--parts scaling,overhead,coordinator]
 A benchmark that prints numbers; make check never runs it.
 """
 import argparse
@@ -68,7 +70,10 @@ def main():
     ap.add_argument("--workers", default="1,2,4,8")
     ap.add_argument("--matches-per-worker", type=int, default=12)
     ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--overhead-rounds", type=int, default=3)
+    ap.add_argument("--parts", default="scaling,overhead,coordinator")
     args = ap.parse_args()
+    parts = args.parts.split(",")
     ks = [int(x) for x in args.workers.split(",")]
     tmp = tempfile.mkdtemp(prefix="refd-bench-cluster.")
     os.chmod(tmp, 0o755)
@@ -80,88 +85,104 @@ def main():
         # a worker is its log's key: each run's refds are new ones, so
         # each has a name of its own (an old name's hello with a new
         # key is refused, and that worker would play nothing)
-        creds = {}
-        for k in ks + [8]:
-            for i in range(k):
-                name = "s%d-w%d" % (k, i)
-                if name in creds:
-                    continue
-                out = refctl("cluster", "add-worker", ci, name).split()
-                creds[name] = pg.conninfo(
-                    user=out[out.index("user") + 1],
-                    password=out[out.index("password") + 1])
-        rates = {}
-        cpu_per = {}
-        for k in ks:
+        def play(k, name):
+            """k workers play k * matches-per-worker matches: their
+            rate, refd CPU a match, and each worker's status figures."""
             n = k * args.matches_per_worker
-            path = definition(tmp, "scale%d" % k, n, args.concurrency)
-            workers = []
+            path = definition(tmp, name, n, args.concurrency)
+            ws = []
             for i in range(k):
-                d = os.path.join(tmp, "s%d-w%d" % (k, i))
+                d = os.path.join(tmp, "%s-w%d" % (name, i))
                 os.makedirs(d)
                 conf = os.path.join(d, "refd.conf")
                 with open(conf, "w") as f:
                     f.write("cluster_batch_ms 4000\n")
-                workers.append(harness.Refd(d, extra=[
-                    "-f", conf, "--cluster", creds["s%d-w%d" % (k, i)],
-                    "--worker", "s%d-w%d" % (k, i)]))
-            c0 = {r.proc.pid: cpu_s(r.proc.pid) for r in workers}
+                wname = "%s-w%d" % (name, i)
+                out = refctl("cluster", "add-worker", ci, wname).split()
+                cred = pg.conninfo(user=out[out.index("user") + 1],
+                                   password=out[out.index("password") + 1])
+                ws.append(harness.Refd(d, extra=[
+                    "-f", conf, "--cluster", cred, "--worker", wname]))
+            workers[:] = ws
+            c0 = {r.proc.pid: cpu_s(r.proc.pid) for r in ws}
             refctl("cluster", "submit", ci, path, "--lease-ms", "20000")
             while "running" in refctl("cluster", "status", ci,
-                                      "scale%d" % k).split("\n")[0]:
+                                      name).split("\n")[0]:
                 time.sleep(0.2)
             span = float(psql(ci, "SELECT extract(epoch FROM "
                               "max(r.reported) - min(l.taken)) FROM "
                               "refd.results r JOIN refd.leases l ON "
                               "l.tid = r.tid JOIN refd.tournaments t ON "
-                              "t.id = r.tid WHERE t.name = 'scale%d'" % k))
-            rates[k] = n / span
-            used = sum(cpu_s(r.proc.pid) - c0[r.proc.pid] for r in workers)
-            cpu_per[k] = used / n
+                              "t.id = r.tid WHERE t.name = '%s'" % name))
+            used = sum(cpu_s(r.proc.pid) - c0[r.proc.pid] for r in ws)
             q = []
-            for r in workers:
+            for r in ws:
                 st = r.must("status")
-                q.append((int(re.search(r"cluster_queries (\d+)",
-                                        st).group(1)),
-                          int(re.search(r"cluster_query_p99_us (\d+)",
-                                        st).group(1)),
-                          int(re.search(r"loop_lag_max_us (\d+)",
-                                        st).group(1)),
-                          int(re.search(r"cluster_libpq_max_us (\d+)",
-                                        st).group(1)),
-                          int(re.search(r"cluster_reported (\d+)",
-                                        st).group(1))))
-            for r in workers:
+                q.append([int(re.search(r"%s (\d+)" % key, st).group(1))
+                          for key in ("cluster_queries",
+                                      "cluster_query_p99_us",
+                                      "loop_lag_max_us",
+                                      "cluster_libpq_max_us",
+                                      "cluster_reported")])
+            for r in ws:
                 r.stop()
+            workers[:] = []
+            return n / span, used / n, q
+
+        def lone(name):
+            """The same matches on a lone refd: its CPU a match."""
+            n = args.matches_per_worker
+            path = definition(tmp, name, n, args.concurrency)
+            d = os.path.join(tmp, name)
+            os.makedirs(d)
+            r = harness.Refd(d)
+            c0 = cpu_s(r.proc.pid)
+            ok, tid = r.ctl("tournament_start", path)
+            r.must("tournament_wait", tid, timeout=900)
+            used = (cpu_s(r.proc.pid) - c0) / n
+            r.stop()
+            return used
+
+        rates = {}
+        for k in ks if "scaling" in parts else []:
+            rates[k], cpu, q = play(k, "scale%d" % k)
             idle = sum(1 for x in q if x[4] == 0)
             if idle:
                 print("workers %d: %d of them played nothing" % (k, idle))
-            print("workers %d: %d matches in %.2f s, %.3f matches/s, "
-                  "%.0f%% of linear; refd CPU %.1f ms a match; queries "
-                  "%d, p99 %.1f ms (worst worker); loop lag at most "
-                  "%.1f ms, libpq's longest call %.1f ms" % (
-                      k, n, span, rates[k],
+            print("workers %d: %d matches, %.3f matches/s, %.0f%% of "
+                  "linear; refd CPU %.1f ms a match; queries %d, p99 "
+                  "%.1f ms (worst worker); loop lag at most %.1f ms, "
+                  "libpq's longest call %.1f ms" % (
+                      k, k * args.matches_per_worker, rates[k],
                       100 * rates[k] / (k * rates[ks[0]] / ks[0]),
-                      1000 * cpu_per[k], sum(x[0] for x in q),
+                      1000 * cpu, sum(x[0] for x in q),
                       max(x[1] for x in q) / 1000,
                       max(x[2] for x in q) / 1000,
                       max(x[3] for x in q) / 1000), flush=True)
-        # the same matches on a lone refd
-        n = args.matches_per_worker
-        path = definition(tmp, "lone", n, args.concurrency)
-        d = os.path.join(tmp, "lone")
-        os.makedirs(d)
-        r = harness.Refd(d)
-        c0 = cpu_s(r.proc.pid)
-        ok, tid = r.ctl("tournament_start", path)
-        r.must("tournament_wait", tid, timeout=900)
-        lone = (cpu_s(r.proc.pid) - c0) / n
-        r.stop()
-        print("overhead: a worker's refd %.1f ms of CPU a match, a lone "
-              "refd %.1f ms: %+.1f%%" % (1000 * cpu_per[ks[0]],
-                                         1000 * lone,
-                                         100 * (cpu_per[ks[0]] - lone) /
-                                         lone), flush=True)
+        # one worker against a lone refd on the same matches, back to
+        # back, in turn first, for rounds: the machine's drift between
+        # two runs is as large as what is measured
+        ratios = []
+        for i in range(args.overhead_rounds if "overhead" in parts else 0):
+            if i % 2 == 0:
+                wcpu = play(1, "over%d" % i)[1]
+                lcpu = lone("lone%d" % i)
+            else:
+                lcpu = lone("lone%d" % i)
+                wcpu = play(1, "over%d" % i)[1]
+            ratios.append(wcpu / lcpu - 1)
+            print("overhead, round %d: a worker's refd %.1f ms of CPU a "
+                  "match, a lone refd %.1f ms: %+.1f%%" % (
+                      i + 1, 1000 * wcpu, 1000 * lcpu, 100 * ratios[-1]),
+                  flush=True)
+        if ratios:
+            ratios.sort()
+            print("overhead: median of %d rounds %+.1f%% (from %+.1f%% to "
+                  "%+.1f%%)" % (len(ratios), 100 * ratios[len(ratios) // 2],
+                                100 * ratios[0], 100 * ratios[-1]),
+                  flush=True)
+        if "coordinator" not in parts:
+            return
         # the coordinator alone: lease and report, as workers, pgbench
         path = os.path.join(tmp, "big.tour")
         with open(path, "w") as f:
@@ -179,8 +200,12 @@ def main():
                     "\\gset\nSELECT refd.report(:l_lease, :l_slot, 1, "
                     "'r1 w0 1,0 0,1 0,0 0', 1, '%s', '%s');\n" % (
                         tid, idents, "0" * 64, "0" * 128))
+        cinfos = []
         for i in range(8):
-            psql(ci, "SELECT 1")
+            w = refctl("cluster", "add-worker", ci, "c%d" % i).split()
+            cinfos.append(pg.conninfo(
+                user=w[w.index("user") + 1],
+                password=w[w.index("password") + 1]))
         logdir = os.path.join(tmp, "pgbench")
         os.makedirs(logdir)
         os.chmod(logdir, 0o777)
@@ -189,11 +214,10 @@ def main():
         t0 = time.time()
         procs = []
         for i in range(8):
-            cinfo = creds["s8-w%d" % i]
             procs.append(subprocess.Popen(
                 [os.path.join(pg.bin, "pgbench"), "-n", "-f", script,
                  "-T", "10", "-c", "1", "-r", "-l", "--log-prefix",
-                 os.path.join(logdir, "c%d" % i), cinfo],
+                 os.path.join(logdir, "c%d" % i), cinfos[i]],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                 text=True, env=env, cwd=logdir))
         for p in procs:
