@@ -77,11 +77,19 @@ def main():
     workers = []
     try:
         refctl("cluster", "init", ci)
+        # a worker is its log's key: each run's refds are new ones, so
+        # each has a name of its own (an old name's hello with a new
+        # key is refused, and that worker would play nothing)
         creds = {}
-        for i in range(max(ks)):
-            out = refctl("cluster", "add-worker", ci, "w%d" % i).split()
-            creds[i] = pg.conninfo(user=out[out.index("user") + 1],
-                                   password=out[out.index("password") + 1])
+        for k in ks + [8]:
+            for i in range(k):
+                name = "s%d-w%d" % (k, i)
+                if name in creds:
+                    continue
+                out = refctl("cluster", "add-worker", ci, name).split()
+                creds[name] = pg.conninfo(
+                    user=out[out.index("user") + 1],
+                    password=out[out.index("password") + 1])
         rates = {}
         cpu_per = {}
         for k in ks:
@@ -95,8 +103,8 @@ def main():
                 with open(conf, "w") as f:
                     f.write("cluster_batch_ms 4000\n")
                 workers.append(harness.Refd(d, extra=[
-                    "-f", conf, "--cluster", creds[i], "--worker",
-                    "w%d" % i]))
+                    "-f", conf, "--cluster", creds["s%d-w%d" % (k, i)],
+                    "--worker", "s%d-w%d" % (k, i)]))
             c0 = {r.proc.pid: cpu_s(r.proc.pid) for r in workers}
             refctl("cluster", "submit", ci, path, "--lease-ms", "20000")
             while "running" in refctl("cluster", "status", ci,
@@ -120,9 +128,14 @@ def main():
                           int(re.search(r"loop_lag_max_us (\d+)",
                                         st).group(1)),
                           int(re.search(r"cluster_libpq_max_us (\d+)",
+                                        st).group(1)),
+                          int(re.search(r"cluster_reported (\d+)",
                                         st).group(1))))
             for r in workers:
                 r.stop()
+            idle = sum(1 for x in q if x[4] == 0)
+            if idle:
+                print("workers %d: %d of them played nothing" % (k, idle))
             print("workers %d: %d matches in %.2f s, %.3f matches/s, "
                   "%.0f%% of linear; refd CPU %.1f ms a match; queries "
                   "%d, p99 %.1f ms (worst worker); loop lag at most "
@@ -176,7 +189,7 @@ def main():
         t0 = time.time()
         procs = []
         for i in range(8):
-            cinfo = creds[i % len(creds)]
+            cinfo = creds["s8-w%d" % i]
             procs.append(subprocess.Popen(
                 [os.path.join(pg.bin, "pgbench"), "-n", "-f", script,
                  "-T", "10", "-c", "1", "-r", "-l", "--log-prefix",

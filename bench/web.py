@@ -3,7 +3,7 @@
 
   - refd's CPU per play with 0, 100 and 500 event-stream spectators on
     the running matches: 8 classic2 matches of the C random bot at once
-    (deals_to_win=60, about 32,000 plays), the spectators spread over
+    (300 deals each, about 96,000 plays), the spectators spread over
     them, all from one C process (bench/crowd) that reads and discards.
     refd's CPU and the plays are counted from the moment every
     spectator has its stream (crowd's "ready") to the end of the 8
@@ -28,7 +28,8 @@ Prints numbers; asserts nothing.
 Usage: bench/web.py [-r NAME=REFD ...] [-d DEALS] [ROUNDS]
   -r NAME=REFD  a refd binary to measure (more than one: side by side,
                 alternating in each round); this build's by default
-  -d DEALS      deals_to_win of the 8 matches (60)
+  -d DEALS      deals of each of the 8 matches (300: deals_to_win and
+                deal_cap both DEALS, about 96,000 plays in all)
   ROUNDS        rounds of each count of spectators (3); the median and
                 the range of refd's CPU a play are shown
 """
@@ -116,9 +117,10 @@ def one_round(refd, spect, deals, tmp, record=None):
         r.add("rb", [rand, "-s", "2"])
         slow = web.slow_bots(r, 2, 20)
         pid = r.proc.pid
-        mids = [r.start("classic2", ["ra", "rb"], "deals_to_win=%d" % deals)
+        opts = "deals_to_win=%d deal_cap=%d" % (deals, deals)
+        mids = [r.start("classic2", ["ra", "rb"], *opts.split())
                 for _ in range(MATCHES)]
-        timed = r.start("classic2", slow, "deals_to_win=%d" % deals)
+        timed = r.start("classic2", slow, *opts.split())
         out = os.path.join(d, "crowd.out")
         p = crowd(port, spect, ["/api/v1/matches/%d/events" % m
                                 for m in mids], out,
@@ -235,7 +237,7 @@ def pct(q, xs):
 def main():
     args = sys.argv[1:]
     refds = []
-    deals = 60
+    deals = 300
     while args and args[0] in ("-r", "-d"):
         if args[0] == "-r":
             name, _, path = args[1].partition("=")
@@ -253,7 +255,7 @@ def main():
     print("load average at the start: %s" % " ".join(
         open("/proc/loadavg").read().split()[:3]))
     print("refd's CPU per play, %d classic2 matches of the C random bot "
-          "at once (deals_to_win=%d), from every spectator in to their "
+          "at once (%d deals each), from every spectator in to their "
           "end; %d rounds, alternating:" % (MATCHES, deals, rounds))
     runs = {(name, s): [] for name, _ in refds for s in COUNTS}
     record = os.path.join(tmp, "chunks")

@@ -7,12 +7,21 @@
  * are kept in a ring, and the stall still under way (a tick overdue
  * now) counts too, so that a seat's deadline timer that runs before the
  * heartbeat after a stall sees the stall all the same.
+ *
+ * The worst lateness is kept twice: as it was, and without the time the
+ * loop's thread spent runnable but waiting for a CPU (the kernel's
+ * run-queue delay, /proc/thread-self/schedstat), which on a busy machine
+ * is the other programs' doing, not refd's.  What is left is refd's own:
+ * its work, and any wait inside a call that should not have waited.
  */
 #include "config.h"
 
 #include <sys/time.h>
 
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -28,6 +37,9 @@ static int		 nstalls;	/* kept, at most CLOCK_NSTALLS */
 static int		 head;		/* where the next one goes */
 static int64_t		 due_us;	/* when the next tick is due, 0: none */
 static int64_t		 lag_max_us;	/* the worst lateness seen */
+static int64_t		 own_max_us;	/* and of it, the loop's own */
+static int		 sched_fd = -1;	/* the thread's schedstat */
+static int64_t		 runq_us;	/* its run-queue delay at the tick */
 static struct event	*tick_ev;
 static struct event_base *loop;
 
@@ -54,6 +66,26 @@ clock_config(struct event_config *cfg)
 	event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
 }
 
+/*
+ * How long the loop's thread has waited, runnable, for a CPU, in
+ * microseconds (the second field of its schedstat), or -1 if unknown.
+ */
+int64_t
+clock_runq_us(void)
+{
+	char		 buf[96], *p;
+	ssize_t		 n;
+	long long	 v;
+
+	if (sched_fd == -1 || (n = pread(sched_fd, buf, sizeof(buf) - 1,
+	    0)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	strtoll(buf, &p, 10);
+	v = strtoll(p, NULL, 10);
+	return v / 1000;
+}
+
 /* Start the heartbeat on base.  Returns 0, or -1 when it cannot. */
 int
 clock_start(struct event_base *base)
@@ -61,6 +93,8 @@ clock_start(struct event_base *base)
 	struct timeval	 tv = { 0, CLOCK_TICK_MS * 1000 };
 
 	loop = base;
+	sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	runq_us = clock_runq_us();
 	if ((tick_ev = event_new(base, -1, EV_PERSIST, clock_beat,
 	    NULL)) == NULL || event_add(tick_ev, &tv) == -1)
 		return -1;
@@ -76,7 +110,10 @@ clock_stop(void)
 		event_free(tick_ev);
 	tick_ev = NULL;
 	loop = NULL;
-	due_us = lag_max_us = 0;
+	if (sched_fd != -1)
+		close(sched_fd);
+	sched_fd = -1;
+	due_us = lag_max_us = own_max_us = 0;
 	nstalls = head = 0;
 }
 
@@ -84,10 +121,15 @@ clock_stop(void)
 void
 clock_tick(int64_t now)
 {
-	int64_t	 late = now - due_us;
+	int64_t	 late = now - due_us, rq = clock_runq_us(), own = late;
 
 	if (due_us != 0 && late > lag_max_us)
 		lag_max_us = late;
+	if (rq != -1 && runq_us != -1 && rq >= runq_us)
+		own -= rq - runq_us;
+	runq_us = rq;
+	if (due_us != 0 && own > own_max_us)
+		own_max_us = own;
 	if (due_us != 0 && late > CLOCK_SLACK_US) {
 		stalls[head].from = due_us + CLOCK_SLACK_US;
 		stalls[head].to = now;
@@ -158,4 +200,14 @@ int64_t
 clock_lag_max(void)
 {
 	return lag_max_us;
+}
+
+/*
+ * The worst lateness of the heartbeat so far without the time the loop
+ * waited for a CPU: what refd's own work and waits held it.
+ */
+int64_t
+clock_lag_own_max(void)
+{
+	return own_max_us;
 }

@@ -26,5 +26,7 @@ void		 clock_tick(int64_t);
 int64_t		 clock_stalled(int64_t, int64_t);
 int64_t		 clock_wake(void);
 int64_t		 clock_lag_max(void);
+int64_t		 clock_lag_own_max(void);
+int64_t		 clock_runq_us(void);
 
 #endif /* REFD_CLOCK_H */

@@ -29,6 +29,7 @@
 #include <libpq-fe.h>
 #include <sodium.h>
 
+#include "clock.h"
 #include "log.h"
 #include "pgconn.h"
 #include "util.h"
@@ -68,6 +69,7 @@ struct pgconn {
 	long long	 nqueries;	/* queries answered */
 	int64_t		 delay_max;	/* longest call into libpq, us */
 	int64_t		 cpu_max;	/* and most CPU one took, us */
+	int64_t		 own_max;	/* and most not waiting for a CPU */
 };
 
 static void	pg_io(evutil_socket_t, short, void *);
@@ -176,19 +178,27 @@ pg_cpu_us(void)
 }
 
 /*
- * Time how long a call into libpq took (what), since t0 and cpu0: it
- * must never wait, nor work long.  The wall time counts a busy
- * machine's preemptions too; the CPU time is libpq's own.
+ * Time how long a call into libpq took (what), since t0, cpu0 and the
+ * run-queue delay rq0 (clock_runq_us()): it must never wait, nor work
+ * long.  The wall time counts a busy machine's preemptions too; the
+ * CPU time is libpq's own; the wall time less the time the thread
+ * waited for a CPU is libpq's work and any wait inside it.
  */
 static void
-pg_timed(struct pgconn *p, int64_t t0, int64_t cpu0, const char *what)
+pg_timed(struct pgconn *p, int64_t t0, int64_t cpu0, int64_t rq0,
+    const char *what)
 {
 	int64_t	 d = util_now_us() - t0, c = pg_cpu_us() - cpu0;
+	int64_t	 rq = clock_runq_us(), own = d;
 
+	if (rq0 != -1 && rq >= rq0)
+		own -= rq - rq0;
 	if (d > p->delay_max)
 		p->delay_max = d;
 	if (c > p->cpu_max)
 		p->cpu_max = c;
+	if (own > p->own_max)
+		p->own_max = own;
 	if (d > 5000)
 		log_debug("cluster: %s took %lld us (%lld us of CPU)", what,
 		    (long long)d, (long long)c);
@@ -212,9 +222,10 @@ pg_poll(struct pgconn *p)
 	PostgresPollingStatusType r;
 	char		 buf[256];
 	int64_t		 t0 = util_now_us(), cpu0 = pg_cpu_us();
+	int64_t		 rq0 = clock_runq_us();
 
 	r = PQconnectPoll(p->c);
-	pg_timed(p, t0, cpu0, "PQconnectPoll");
+	pg_timed(p, t0, cpu0, rq0, "PQconnectPoll");
 	switch (r) {
 	case PGRES_POLLING_READING:
 		if (pg_watch(p, EV_READ) == -1)
@@ -289,6 +300,7 @@ pg_io(evutil_socket_t fd, short what, void *arg)
 {
 	struct pgconn	*p = arg;
 	int64_t		 t0 = util_now_us(), cpu0 = pg_cpu_us();
+	int64_t		 rq0 = clock_runq_us();
 	int		 r;
 
 	(void)fd;
@@ -315,7 +327,7 @@ pg_io(evutil_socket_t fd, short what, void *arg)
 	}
 	if (p->state == PG_UP && !p->flushing && (what & EV_READ))
 		pg_read(p);
-	pg_timed(p, t0, cpu0, "reading");
+	pg_timed(p, t0, cpu0, rq0, "reading");
 	if (p->state == PG_UP && pg_watch(p, p->flushing ? EV_READ | EV_WRITE :
 	    EV_READ) == -1)
 		pg_down(p, "no socket");
@@ -373,9 +385,10 @@ pg_connect(struct pgconn *p)
 	struct timeval	 tv = { PG_CONNECT_MS / 1000, 0 };
 	char		 buf[256];
 	int64_t		 t0 = util_now_us(), cpu0 = pg_cpu_us();
+	int64_t		 rq0 = clock_runq_us();
 
 	p->c = PQconnectStart(p->conninfo);
-	pg_timed(p, t0, cpu0, "PQconnectStart");
+	pg_timed(p, t0, cpu0, rq0, "PQconnectStart");
 	if (p->c == NULL) {
 		pg_down(p, "out of memory");
 		return;
@@ -467,13 +480,15 @@ pgconn_idle(const struct pgconn *p)
 }
 
 /*
- * The longest a call into libpq took, in us, and the most CPU time one
- * took (*cpu): it must never wait.
+ * The longest a call into libpq took, in us, the most CPU time one took
+ * (*cpu), and the most one took not waiting for a CPU (*own): it must
+ * never wait.
  */
 int64_t
-pgconn_delay_max(const struct pgconn *p, int64_t *cpu)
+pgconn_delay_max(const struct pgconn *p, int64_t *cpu, int64_t *own)
 {
 	*cpu = p->cpu_max;
+	*own = p->own_max;
 	return p->delay_max;
 }
 
@@ -518,6 +533,7 @@ pgconn_query(struct pgconn *p, const char *sql, int n,
 	struct timeval	 tv;
 	char		 buf[256];
 	int64_t		 t0 = util_now_us(), cpu0 = pg_cpu_us();
+	int64_t		 rq0 = clock_runq_us();
 	int		 r;
 
 	if (!pgconn_idle(p))
@@ -532,12 +548,12 @@ pgconn_query(struct pgconn *p, const char *sql, int n,
 	tv.tv_usec = (timeout_ms % 1000) * 1000;
 	evtimer_add(p->deadline, &tv);
 	if (PQsendQueryParams(p->c, sql, n, NULL, vals, NULL, NULL, 0) == 0) {
-		pg_timed(p, t0, cpu0, "PQsendQueryParams");
+		pg_timed(p, t0, cpu0, rq0, "PQsendQueryParams");
 		pg_down(p, pg_error(p, buf, sizeof(buf)));
 		return 0;
 	}
 	r = PQflush(p->c);
-	pg_timed(p, t0, cpu0, "sending");
+	pg_timed(p, t0, cpu0, rq0, "sending");
 	if (r == -1) {
 		pg_down(p, pg_error(p, buf, sizeof(buf)));
 		return 0;

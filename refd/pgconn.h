@@ -27,7 +27,8 @@ int		 pgconn_idle(const struct pgconn *);
 int		 pgconn_query(struct pgconn *, const char *, int,
 		    const char *const *, int, pgconn_cb, void *);
 void		 pgconn_drop(struct pgconn *, const char *);
-int64_t		 pgconn_delay_max(const struct pgconn *, int64_t *);
+int64_t		 pgconn_delay_max(const struct pgconn *, int64_t *,
+		    int64_t *);
 long long	 pgconn_queries(const struct pgconn *, int64_t *);
 
 #endif /* REFD_PGCONN_H */

@@ -722,9 +722,15 @@ worker_decide_cb(void *arg, const PGresult *res, const char *err)
 		log_warnx("cluster: decision: %s", err);
 		return;
 	}
+	w.verdict[0] = '\0';
+	if (strncmp(worker_val(res, 0, 0), "refused", 7) == 0) {
+		/* the results it read are not all the database's yet */
+		log_warnx("cluster: tournament %" PRId64 ": decision %s",
+		    w.tid, worker_val(res, 0, 0));
+		return;
+	}
 	log_info("cluster: tournament %" PRId64 " decided: %s", w.tid,
 	    worker_val(res, 0, 0));
-	w.verdict[0] = '\0';
 	worker_drop("the SPRT has decided");
 }
 
@@ -820,8 +826,13 @@ worker_ask(void)
 			w.q = WQ_WORK;
 		return;
 	}
-	if (w.nslots > 0)
-		return;		/* the batch first */
+	/* the next batch once a seat would go idle: none left to start */
+	for (i = 0; i < w.nslots; i++)
+		if (w.slots[i].state == WS_TODO)
+			return;
+	if (w.nrunning >= w.def.concurrency || w.nleases >=
+	    (int)(sizeof(w.leases) / sizeof(w.leases[0])))
+		return;
 	nmax = w.def.concurrency;
 	if (w.paced && w.pace_ms > 0)
 		nmax = (int)(conf.cluster_batch_ms * (double)w.def.concurrency /
@@ -908,21 +919,23 @@ void
 worker_status(char *buf, size_t len)
 {
 	size_t		 n = strlen(buf);
-	int64_t		 wall, cpu, p99;
+	int64_t		 wall, cpu, own, p99;
 	long long	 nq;
 
 	if (w.pg == NULL || n >= len)
 		return;
-	wall = pgconn_delay_max(w.pg, &cpu);
+	wall = pgconn_delay_max(w.pg, &cpu, &own);
 	nq = pgconn_queries(w.pg, &p99);
 	snprintf(buf + n, len - n, "\ncluster_worker %s\ncluster_connected %d"
 	    "\ncluster_tournament %" PRId64 "\ncluster_leases %d\n"
 	    "cluster_slots %d\ncluster_running %d\ncluster_reported %d\n"
 	    "cluster_refused %d\ncluster_libpq_max_us %lld\n"
-	    "cluster_libpq_cpu_max_us %lld\ncluster_queries %lld\n"
+	    "cluster_libpq_cpu_max_us %lld\ncluster_libpq_own_max_us %lld\n"
+	    "cluster_queries %lld\n"
 	    "cluster_query_p99_us %lld", w.name, pgconn_up(w.pg), w.tid,
 	    w.nleases, w.nslots, w.nrunning, w.reported, w.refusedn,
-	    (long long)wall, (long long)cpu, nq, (long long)p99);
+	    (long long)wall, (long long)cpu, (long long)own, nq,
+	    (long long)p99);
 }
 
 /* At exit. */

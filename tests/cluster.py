@@ -252,8 +252,12 @@ def test_roles(tmp):
                           "b", check=False)
         assert not ok and "worker b holds no lease" in out, out
         ok, out = cl.psql("SELECT refd.decide(1, 'SPRT: H1 accepted')",
-                          "a")
-        assert out == "over already", out
+                          "a", check=False)
+        assert not ok and "with the units it read" in out, out
+        ok, out = cl.psql("SELECT refd.decide(1, 'SPRT: H1 accepted (LLR "
+                          "3.00, bounds [-2.94, 2.94], 1 matches, games "
+                          "1-0-0)')", "a")
+        assert out == "refused: the tournament has no SPRT", out
         ok, out = cl.psql("SELECT state FROM refd.tournaments", None)
         assert out == "running", out
     finally:
@@ -509,7 +513,8 @@ def test_sigstop(tmp):
 def test_pg_restarts(tmp):
     """PostgreSQL restarted twenty times (-m immediate) while three
     workers play: every result a worker saw taken is in the database, every
-    slot once; libpq never held the loop."""
+    slot once; libpq never held the loop: its CPU a call, and its wall
+    time a call less the waits for a CPU, under 50 ms."""
     cl = Cluster(os.path.join(tmp, "restart"))
     path = small(tmp, "restart", 60, "duplicate no\nconcurrency 2\n")
     try:
@@ -532,11 +537,24 @@ def test_pg_restarts(tmp):
             cpu = int(re.search(r"cluster_libpq_cpu_max_us (\d+)",
                                 st).group(1))
             lag = int(re.search(r"loop_lag_max_us (\d+)", st).group(1))
-            print("# worker %s: libpq's longest call %d us (%d us of CPU),"
-                  " loop lag at most %d us" % (n, lib, cpu, lag))
-            # its own work; the wall time counts a busy machine's
+            own = int(re.search(r"loop_lag_own_max_us (\d+)",
+                                st).group(1))
+            lpown = int(re.search(r"cluster_libpq_own_max_us (\d+)",
+                                  st).group(1))
+            print("# worker %s: libpq's longest call %d us (%d us of CPU, "
+                  "%d us not waiting for one); loop lag at most %d us, "
+                  "%d us of it refd's own" % (n, lib, cpu, lpown, lag, own))
+            # libpq's own work; the wall time counts a busy machine's
             # preemptions too (PERFORMANCE.md has it, measured quiet)
             assert cpu < 50000, (n, cpu)
+            # and its longest call less the time the loop's thread
+            # waited for a CPU meanwhile (the other programs' doing on
+            # a busy machine): a call that waited on the network (a
+            # blocking connect, a DNS lookup) fails it, a busy machine
+            # does not.  The loop's whole delay of refd's own is printed,
+            # not held: under the full suite it once reached 115 ms,
+            # outside libpq, in work this test does not attribute.
+            assert lpown < 50000, (n, lpown, lib)
             for slot, mid in re.findall(
                     r"cluster: slot (\d+) reported \(match (\d+)\)",
                     open(os.path.join(r.tmp, "refd.err")).read()):
@@ -642,9 +660,67 @@ def test_sprt(tmp):
     assert standings_part(one) == standings_part(text), (one, text)
 
 
+def test_sprt_liar(tmp):
+    """A worker cannot stop an SPRT with a decision of its own making: one
+    that says it read more than the results hold is refused, and one the
+    results do not support is named, with its worker, by status and the
+    audit."""
+    path = write(os.path.join(tmp, "liar.tour"), c_bots() +
+                 "name liar\nvariant classic2\nformat gauntlet\n"
+                 "candidate r3\nbots r5 r9\nmatches 400\nconcurrency 2\n"
+                 "sprt 0 100 0.05 0.05\nseed %s\n" % SEED)
+    cl = Cluster(os.path.join(tmp, "liar"))
+    try:
+        for n in ("a", "m"):
+            cl.add_worker(n)
+        refctl("cluster", "submit", cl.ci, path, "--lease-ms", "2000")
+        lie = ("SELECT refd.decide(1, 'SPRT: H1 accepted (LLR 3.10, bounds "
+               "[-2.94, 2.94], %d matches, games %d-0-0)')")
+        # before any result: it cannot have read twenty matches
+        ok, out = cl.psql(lie % (20, 20), "m")
+        assert out.startswith("refused: the SPRT cannot have read 20 "
+                              "units: the results hold 0"), out
+        st = cl.status("liar")
+        assert st["tournament"][0].endswith("running"), st
+        # a few results, then a verdict they do not support
+        a = cl.start_worker("a")
+        end = time.time() + 120
+        while int(cl.status("liar")["progress"][0].split("/")[0]) < 6:
+            assert time.time() < end, "no progress"
+            time.sleep(0.2)
+        a.stop()
+        st = cl.status("liar")
+        assert st["tournament"][0].endswith("running"), st
+        units = int(st["sprt"][0].split()[7])
+        assert units >= 1, st
+        # the schedule's prefix played (the SPRT counts only the
+        # candidate's games against the first baseline in it)
+        prefix = int(cl.psql("SELECT min(slot) FROM refd.slots WHERE NOT "
+                             "done")[1])
+        assert prefix >= units, (prefix, units)
+        ok, out = cl.psql(lie % (prefix + 1, prefix + 1), "m")
+        assert out.startswith("refused: the SPRT cannot have read %d "
+                              "units: the results hold %d" % (
+                                  prefix + 1, prefix)), out
+        ok, out = cl.psql(lie % (units, units), "m")
+        assert out == "ok", out
+        st = cl.status("liar")
+        assert st["decided_by"] == ["m"], st
+        assert st["decision"][0].startswith("unsupported: worker m ended "
+                                            "it, the results say"), st
+        p = refctl("cluster", "audit", cl.ci, "liar", a.db, check=False)
+        assert p.returncode == 1 and re.search(
+            r"tournament liar FAILED: worker m ended it with \"SPRT: H1 "
+            r"accepted.*the results say", p.stdout), p.stdout
+        assert cl.psql("SELECT count(*) FROM refd.refused WHERE why LIKE "
+                       "'decision of worker m refused: %'")[1] == "2"
+    finally:
+        cl.stop()
+
+
 TESTS = [test_roles, test_fencing, test_reclaim_race, test_identity,
          test_same_standings, test_proxy_faults, test_sigstop,
-         test_pg_restarts, test_sprt]
+         test_pg_restarts, test_sprt, test_sprt_liar]
 
 
 def main():
