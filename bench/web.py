@@ -20,8 +20,9 @@
   - 10,000 requests sent within a second (bench/crowd -f) beside a
     healthy match: the loop's worst delay before and after;
   - the weight of a replay page with its data, uncompressed: the page,
-    its style sheet and script, and the replay's JSON of a chiamata5
-    match of 5 deals and a classic2 match.
+    its style sheet and script, and the replay's JSON that the page asks
+    for (API 2) of a chiamata5 match of 5 deals and a classic2 match;
+    API 1's replay beside it.
 
 Prints numbers; asserts nothing.
 
@@ -221,10 +222,11 @@ def weight(tmp):
             r.wait(mid)
             page = sum(len(web.get(port, p)[2]) for p in (
                 "/match/%d" % mid, "/static/site.css", "/static/site.js"))
-            data = len(web.get(port, "/api/v1/matches/%d/replay" % mid)[2])
+            data = len(web.get(port, web.replay_path(mid))[2])
+            full = len(web.get(port, "/api/v1/matches/%d/replay" % mid)[2])
             deals = r.query("SELECT count(*) FROM deals WHERE match_id = ?",
                             mid)[0][0]
-            out[v] = (page, data, deals)
+            out[v] = (page, data, deals, full)
         return out
     finally:
         r.stop()
@@ -306,9 +308,11 @@ def main():
               f["errors"], f["p50_ms"], f["p99_ms"], lag0 / 1000,
               lag1 / 1000, end, faults))
     print("a replay page with its data, uncompressed:")
-    for v, (page, data, deals) in weight(tmp).items():
-        print("  %s, %d deals: page %.1f KiB + replay %.1f KiB = %.1f KiB" %
-              (v, deals, page / 1024, data / 1024, (page + data) / 1024))
+    for v, (page, data, deals, full) in weight(tmp).items():
+        print("  %s, %d deals: page %.1f KiB + replay %.1f KiB = %.1f KiB "
+              "(API 1's replay, every hand on every row: %.1f KiB)" %
+              (v, deals, page / 1024, data / 1024, (page + data) / 1024,
+               full / 1024))
     print("load average at the end: %s" % " ".join(
         open("/proc/loadavg").read().split()[:3]))
     subprocess.run(["rm", "-rf", tmp])

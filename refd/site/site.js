@@ -309,14 +309,37 @@ function drawVerdict(v) {
 
 /* /match/ID once over: the replay from the log, step by step. */
 function pageReplay(id) {
-	api("/api/v1/matches/" + id + "/replay").then(function (rp) {
+	api("/api/v2/matches/" + id + "/replay").then(function (rp) {
 		drawReplay(id, rp);
 	}).catch(fail);
 }
 
+/*
+ * Each row's hands, as arrays of cards, or null while hidden: a row's
+ * "h" when it has one, else the row before's, less the card a play
+ * names (API 2 writes "h" only where that is not so).
+ */
+function replayHands(rows) {
+	var prev = null;
+
+	return rows.map(function (r) {
+		if (r.h)
+			prev = r.h.map(function (h) {
+				return h ? h.split(" ") : [];
+			});
+		else if (prev && r.k === "play") {
+			prev = prev.slice();
+			prev[r.seat] = prev[r.seat].filter(function (c) {
+				return c !== r.card;
+			});
+		}
+		return prev;
+	});
+}
+
 function drawReplay(id, rp) {
 	var m = rp.match, rows = rp.rows, names = m.names, cur = 0, timer = null;
-	var links = {}, i, seatShown = -1;
+	var links = {}, i, seatShown = -1, hands = replayHands(rows);
 
 	rows.forEach(function (r, k) {
 		var l = rowLink(r);
@@ -457,11 +480,12 @@ function drawReplay(id, rp) {
 			go(links[h], true);
 	}
 	function go(k, fromLink) {
-		var r, table = [], j, last = null, li;
+		var r, table = [], j, last = null, li, h;
 
 		k = Math.max(0, Math.min(rows.length - 1, k));
 		cur = k;
 		r = rows[k];
+		h = hands[k];
 		for (j = k; j >= 0; j--) {
 			if (rows[j].k === "deal")
 				break;
@@ -482,7 +506,7 @@ function drawReplay(id, rp) {
 			    names[j], r.turn === j ? el("span", { class: "tag" },
 			    "to play") : null), dl([["card points",
 			    String(r.pts[j])], ["match points", String(r.mp[j])],
-			    ["hand", r.h ? (r.h[j] ? r.h[j].split(" ").map(card) :
+			    ["hand", h ? (h[j].length ? h[j].map(card) :
 			    "empty") : "hidden"]])));
 		put(view, el("p", { id: "step", "data-link":
 		    rowLink(r) }, el("strong", null, rowText(r, names)),
