@@ -27,6 +27,8 @@
 Prints numbers; asserts nothing.
 
 Usage: bench/web.py [-r NAME=REFD ...] [-d DEALS] [ROUNDS]
+       bench/web.py -W
+  -W            the replay page's weight only (this build's)
   -r NAME=REFD  a refd binary to measure (more than one: side by side,
                 alternating in each round); this build's by default
   -d DEALS      deals of each of the 8 matches (300: deals_to_win and
@@ -236,10 +238,24 @@ def pct(q, xs):
     return xs[int(q * (len(xs) - 1))] if xs else -1
 
 
+def print_weight(tmp):
+    print("a replay page with its data, uncompressed:")
+    for v, (page, data, deals, full) in weight(tmp).items():
+        print("  %s, %d deals: page %.1f KiB + replay %.1f KiB = %.1f KiB "
+              "(API 1's replay, every hand on every row: %.1f KiB)" %
+              (v, deals, page / 1024, data / 1024, (page + data) / 1024,
+               full / 1024))
+
+
 def main():
     args = sys.argv[1:]
     refds = []
     deals = 300
+    if args == ["-W"]:
+        tmp = tempfile.mkdtemp(prefix="refd-bench-web.")
+        print_weight(tmp)
+        subprocess.run(["rm", "-rf", tmp])
+        return
     while args and args[0] in ("-r", "-d"):
         if args[0] == "-r":
             name, _, path = args[1].partition("=")
@@ -307,12 +323,7 @@ def main():
               refds[-1][0], f["seconds"], f["answered"], f["refused"],
               f["errors"], f["p50_ms"], f["p99_ms"], lag0 / 1000,
               lag1 / 1000, end, faults))
-    print("a replay page with its data, uncompressed:")
-    for v, (page, data, deals, full) in weight(tmp).items():
-        print("  %s, %d deals: page %.1f KiB + replay %.1f KiB = %.1f KiB "
-              "(API 1's replay, every hand on every row: %.1f KiB)" %
-              (v, deals, page / 1024, data / 1024, (page + data) / 1024,
-               full / 1024))
+    print_weight(tmp)
     print("load average at the end: %s" % " ".join(
         open("/proc/loadavg").read().split()[:3]))
     subprocess.run(["rm", "-rf", tmp])
