@@ -14,7 +14,9 @@
  * or SIGINT:
  *  - -t path: one more stream, of path, whose events are printed as
  *    they are read, each on one line with the wall clock's time of its
- *    read, "event SECONDS DATA": the time from a play to its event;
+ *    read, "event SECONDS DATA": the time from a play to its event; it
+ *    is read first when the crowd's streams are ready too, so that the
+ *    crowd's own backlog is not counted as refd's delay;
  *  - -r file: the chunks of the first stream of each path from "ready"
  *    on, one line each, "SECONDS PATHNO BYTES" (their HTTP chunk's
  *    size), which bench/fanout replays to find what the kernel alone
@@ -421,7 +423,9 @@ crowd_event(evutil_socket_t fd, short what, void *arg)
 		c->connected = 1;
 		event_free(c->ev);
 		if ((c->ev = event_new(base, fd, EV_READ | EV_PERSIST,
-		    crowd_event, c)) == NULL || event_add(c->ev, NULL) == -1)
+		    crowd_event, c)) == NULL ||
+		    event_priority_set(c->ev, c->kind == K_TIMED ? 0 : 1) ==
+		    -1 || event_add(c->ev, NULL) == -1)
 			die("event_add");
 		return;
 	}
@@ -595,7 +599,9 @@ main(int argc, char *argv[])
 	}
 	paths = argv + optind;
 	npaths = argc - optind;
-	if ((base = event_base_new()) == NULL)
+	/* the timed stream is read before the crowd's: its time is refd's */
+	if ((base = event_base_new()) == NULL ||
+	    event_base_priority_init(base, 2) == -1)
 		die("event_base_new");
 	signal(SIGPIPE, SIG_IGN);
 	if (flood_rate > 0) {

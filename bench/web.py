@@ -20,12 +20,15 @@
   - 10,000 requests sent within a second (bench/crowd -f) beside a
     healthy match: the loop's worst delay before and after;
   - the weight of a replay page with its data, uncompressed: the page,
-    its style sheet and script, and the replay's JSON of a chiamata5
-    match of 5 deals and a classic2 match.
+    its style sheet and script, and the replay's JSON that the page asks
+    for (API 2) of a chiamata5 match of 5 deals and a classic2 match;
+    API 1's replay beside it.
 
 Prints numbers; asserts nothing.
 
 Usage: bench/web.py [-r NAME=REFD ...] [-d DEALS] [ROUNDS]
+       bench/web.py -W
+  -W            the replay page's weight only (this build's)
   -r NAME=REFD  a refd binary to measure (more than one: side by side,
                 alternating in each round); this build's by default
   -d DEALS      deals of each of the 8 matches (300: deals_to_win and
@@ -221,10 +224,11 @@ def weight(tmp):
             r.wait(mid)
             page = sum(len(web.get(port, p)[2]) for p in (
                 "/match/%d" % mid, "/static/site.css", "/static/site.js"))
-            data = len(web.get(port, "/api/v1/matches/%d/replay" % mid)[2])
+            data = len(web.get(port, web.replay_path(mid))[2])
+            full = len(web.get(port, "/api/v1/matches/%d/replay" % mid)[2])
             deals = r.query("SELECT count(*) FROM deals WHERE match_id = ?",
                             mid)[0][0]
-            out[v] = (page, data, deals)
+            out[v] = (page, data, deals, full)
         return out
     finally:
         r.stop()
@@ -234,10 +238,24 @@ def pct(q, xs):
     return xs[int(q * (len(xs) - 1))] if xs else -1
 
 
+def print_weight(tmp):
+    print("a replay page with its data, uncompressed:")
+    for v, (page, data, deals, full) in weight(tmp).items():
+        print("  %s, %d deals: page %.1f KiB + replay %.1f KiB = %.1f KiB "
+              "(API 1's replay, every hand on every row: %.1f KiB)" %
+              (v, deals, page / 1024, data / 1024, (page + data) / 1024,
+               full / 1024))
+
+
 def main():
     args = sys.argv[1:]
     refds = []
     deals = 300
+    if args == ["-W"]:
+        tmp = tempfile.mkdtemp(prefix="refd-bench-web.")
+        print_weight(tmp)
+        subprocess.run(["rm", "-rf", tmp])
+        return
     while args and args[0] in ("-r", "-d"):
         if args[0] == "-r":
             name, _, path = args[1].partition("=")
@@ -305,10 +323,7 @@ def main():
               refds[-1][0], f["seconds"], f["answered"], f["refused"],
               f["errors"], f["p50_ms"], f["p99_ms"], lag0 / 1000,
               lag1 / 1000, end, faults))
-    print("a replay page with its data, uncompressed:")
-    for v, (page, data, deals) in weight(tmp).items():
-        print("  %s, %d deals: page %.1f KiB + replay %.1f KiB = %.1f KiB" %
-              (v, deals, page / 1024, data / 1024, (page + data) / 1024))
+    print_weight(tmp)
     print("load average at the end: %s" % " ".join(
         open("/proc/loadavg").read().split()[:3]))
     subprocess.run(["rm", "-rf", tmp])

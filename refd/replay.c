@@ -9,7 +9,9 @@
  * are written only once the match's seed may be revealed: at once for a
  * lone match, once its tournament is over for good for a tournament's
  * (tstand_seed_secret()); before that a replay shows what the
- * live page showed, and no seat's lines.
+ * live page showed, and no seat's lines.  API 1 writes every seat's
+ * hand on every row; API 2 only where a client cannot derive them from
+ * the row before and the card played (replay_hands()).
  */
 #include "config.h"
 
@@ -25,9 +27,14 @@
 #include "tstand.h"
 #include "util.h"
 
+#define REPLAY_HANDLEN	(BRI_MAXHAND * BRI_CARD_STRLEN + 1)
+
 /* What the walk of a replay keeps beside the walker. */
 struct replay {
 	FILE		*out;
+	int		 api;		/* 1 or 2: the format's version */
+	int		 held;		/* hand holds a client's hands */
+	char		 hand[BRI_MAXSEATS][REPLAY_HANDLEN];
 	int		 revealed;	/* hands and partner may be shown */
 	int		 started;	/* the header is written */
 	int		 nrows;
@@ -62,26 +69,69 @@ replay_reveal(sqlite3 *h, long long id)
 	return r;
 }
 
-/* The hands of every seat now, as "3C 10D" strings, if they may show. */
+/* Take card (its first 3 bytes, as a play row names it) out of hand. */
 static void
-replay_hands(struct replay *rp, const struct au *a)
+replay_take(char *hand, const char *card)
+{
+	size_t	 n = strnlen(card, 3), len;
+	char	*p = hand;
+
+	while (*p != '\0') {
+		len = strcspn(p, " ");
+		if (len == n && strncmp(p, card, n) == 0) {
+			if (p[len] == ' ')
+				memmove(p, p + len + 1, strlen(p + len + 1) + 1);
+			else if (p != hand)
+				p[-1] = '\0';	/* the last: its space too */
+			else
+				*p = '\0';
+			return;
+		}
+		p += len;
+		if (*p == ' ')
+			p++;
+	}
+}
+
+/*
+ * The hands of every seat after row r, as "3C 10D" strings, if they may
+ * show.  API 1 writes them on every row.  API 2 writes them only where
+ * the client's (rp->hand) would be wrong: the first row, and a row whose
+ * hands are not the row before's less the card a play row names, such
+ * as a deal or a trick's last play, after which the seats draw.
+ */
+static void
+replay_hands(struct replay *rp, const struct au *a, const struct au_row *r)
 {
 	const struct bri_deal *d = &a->bm.deal;
-	char		 buf[BRI_MAXHAND * BRI_CARD_STRLEN + 1];
-	int		 i;
+	char		 now[BRI_MAXSEATS][REPLAY_HANDLEN];
+	int		 i, seat;
 
 	if (!rp->revealed)
 		return;
+	for (i = 0; i < a->nseats; i++)
+		au_cards(d->hand[i], d->nhand[i], now[i], sizeof(now[i]));
+	if (rp->api >= 2 && rp->held) {
+		seat = (int)r->v[2];
+		if (r->kind == AU_PLAY && seat >= 0 && seat < a->nseats)
+			replay_take(rp->hand[seat], r->s[0]);
+		for (i = 0; i < a->nseats; i++)
+			if (strcmp(rp->hand[i], now[i]) != 0)
+				break;
+		if (i == a->nseats)
+			return;
+	}
 	fprintf(rp->out, ",\"h\":[");
 	for (i = 0; i < a->nseats; i++)
-		fprintf(rp->out, "%s\"%s\"", i ? "," : "",
-		    au_cards(d->hand[i], d->nhand[i], buf, sizeof(buf)));
+		fprintf(rp->out, "%s\"%s\"", i ? "," : "", now[i]);
 	fprintf(rp->out, "]");
+	memcpy(rp->hand, now, sizeof(now));
+	rp->held = 1;
 }
 
-/* The table after a row: points, match points, stock, whose turn. */
+/* The table after row r: points, match points, stock, whose turn. */
 static void
-replay_state(struct replay *rp, const struct au *a)
+replay_state(struct replay *rp, const struct au *a, const struct au_row *r)
 {
 	const struct bri_deal *d = &a->bm.deal;
 	int		 i;
@@ -94,7 +144,7 @@ replay_state(struct replay *rp, const struct au *a)
 		fprintf(rp->out, "%s%d", i ? "," : "", a->bm.mpoints[i]);
 	fprintf(rp->out, "],\"stock\":%d,\"turn\":%d", d->nstock,
 	    d->over ? -1 : d->turn);
-	replay_hands(rp, a);
+	replay_hands(rp, a, r);
 }
 
 /* The header, checked: the match as the log has it. */
@@ -105,8 +155,8 @@ replay_start(struct au *a)
 	int		 i;
 
 	rp->started = 1;
-	fprintf(rp->out, "{\"api\":1,\"match\":{\"id\":%lld,\"variant\":",
-	    a->id);
+	fprintf(rp->out, "{\"api\":%d,\"match\":{\"id\":%lld,\"variant\":",
+	    rp->api, a->id);
 	tstand_json_str(rp->out, a->variant);
 	fprintf(rp->out, ",\"options\":");
 	tstand_json_str(rp->out, a->options);
@@ -204,7 +254,7 @@ replay_row(struct au *a, const struct au_row *r)
 	default:
 		return;		/* a seat's answer: not a move */
 	}
-	replay_state(rp, a);
+	replay_state(rp, a, r);
 	fprintf(f, "}");
 }
 
@@ -277,15 +327,15 @@ replay_verdict(FILE *out, struct au *a, int r, long long id,
 }
 
 /*
- * Write match id's replay from the log at path to out, as JSON: the
- * match, every move with the table after it, and the audit's verdict
- * (replay_verdict()).
+ * Write match id's replay from the log at path to out, as JSON of API
+ * version api (1 or 2: replay_hands()): the match, every move with the
+ * table after it, and the audit's verdict (replay_verdict()).
  * Returns 0, or an HTTP status with the reason in err: 404 for no such
  * match, 409 for one still running, 503 when the log cannot be read.
  */
 int
-replay_match(FILE *out, const char *path, long long id, const char *key,
-    char *err, size_t errlen)
+replay_match(FILE *out, const char *path, long long id, int api,
+    const char *key, char *err, size_t errlen)
 {
 	struct replay	 rp;
 	struct au	*a;
@@ -293,6 +343,7 @@ replay_match(FILE *out, const char *path, long long id, const char *key,
 
 	memset(&rp, 0, sizeof(rp));
 	rp.out = out;
+	rp.api = api;
 	if ((a = calloc(1, sizeof(*a))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return 503;
@@ -322,8 +373,8 @@ replay_match(FILE *out, const char *path, long long id, const char *key,
 		return r == 3 ? 404 : 409;
 	}
 	if (!rp.started) {	/* failed before its header was read */
-		fprintf(out, "{\"api\":1,\"match\":{\"id\":%lld},\"rows\":[",
-		    id);
+		fprintf(out, "{\"api\":%d,\"match\":{\"id\":%lld},"
+		    "\"rows\":[", api, id);
 	}
 	replay_verdict(out, a, r, id, key);
 	sqlite3_close(a->h);

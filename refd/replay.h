@@ -15,8 +15,8 @@ struct replay_tinfo {
 	char	 state[32];	/* running, stopped, done, cancelled */
 };
 
-int	 replay_match(FILE *, const char *, long long, const char *, char *,
-	    size_t);
+int	 replay_match(FILE *, const char *, long long, int, const char *,
+	    char *, size_t);
 int	 replay_seat(FILE *, const char *, long long, int, char *, size_t);
 int	 replay_revealed(const char *, long long);
 int	 replay_tournaments(FILE *, const char *, char *, size_t);

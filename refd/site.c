@@ -871,7 +871,8 @@ site_api_events(struct evhttp_request *req, int64_t id, int arg,
 /* What a request reads back from the log: one of replay.c's writers. */
 enum site_read {
 	SITE_OWN,		/* none: the route's own function answers */
-	SITE_REPLAY,		/* replay_match() */
+	SITE_REPLAY,		/* replay_match(), API 1 */
+	SITE_REPLAY2,		/* replay_match(), API 2 */
 	SITE_SEAT,		/* replay_seat() */
 	SITE_TOURNAMENTS,	/* replay_tournaments() */
 	SITE_TOURNAMENT		/* replay_tournament() */
@@ -881,7 +882,8 @@ enum site_read {
  * Answer with what the writer of replay.c that what names puts in a
  * memory stream for id (and seat), or with its error status:
  * GET /api/v1/matches/ID/replay, a finished match from the log, every
- * move checked by the audit's walker, and its verdict;
+ * move checked by the audit's walker, and its verdict (/api/v2/: the
+ * hands only where a client cannot derive them);
  * GET /api/v1/matches/ID/seat/S, what refctl show --seat S prints once
  * the match's seed may be revealed; GET /api/v1/tournaments, the log's
  * tournaments, the latest first; GET /api/v1/tournaments/ID, progress,
@@ -909,9 +911,11 @@ site_send_read(struct evhttp_request *req, enum site_read what, int64_t id,
 	case SITE_OWN:
 		break;
 	case SITE_REPLAY:
+	case SITE_REPLAY2:
 		/* the end signed with refd's own key, not one the log names */
-		code = replay_match(f, conf.db_path, id, db_public_key(logdb,
-		    key, sizeof(key)) == 0 ? key : NULL, err, sizeof(err));
+		code = replay_match(f, conf.db_path, id, what == SITE_REPLAY2 ?
+		    2 : 1, db_public_key(logdb, key, sizeof(key)) == 0 ? key :
+		    NULL, err, sizeof(err));
 		break;
 	case SITE_SEAT:
 		code = replay_seat(f, conf.db_path, id, seat, err,
@@ -993,6 +997,7 @@ static const struct site_route {
 	{ "/api/v1/matches/", 1, "", 0, site_api_match, SITE_OWN },
 	{ "/api/v1/matches/", 1, "/events", 0, site_api_events, SITE_OWN },
 	{ "/api/v1/matches/", 1, "/replay", 0, NULL, SITE_REPLAY },
+	{ "/api/v2/matches/", 1, "/replay", 0, NULL, SITE_REPLAY2 },
 	{ "/api/v1/matches/", 1, "/seat/", 1, NULL, SITE_SEAT },
 	{ "/api/v1/tournaments", 0, NULL, 0, NULL, SITE_TOURNAMENTS },
 	{ "/api/v1/tournaments/", 1, "", 0, NULL, SITE_TOURNAMENT },

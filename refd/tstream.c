@@ -8,11 +8,15 @@
  * tournament's events, each end of one of its matches, gathered for
  * TSTREAM_MS, makes the site read the tournament back from the log
  * (replay_tournament(), one read transaction, the JSON of
- * /api/v1/tournaments/ID), and, when its matches done or its state
- * changed, send that as an event to every client.  A read waits, after
+ * /api/v1/tournaments/ID) on a thread of its own, and, when its matches
+ * done or its state changed, send that as an event to every client.
+ * The standings of a large tournament take a tenth of a second and
+ * more to read (their intervals are resampled): the loop, which runs
+ * the matches' clocks, never waits for them, except for a tournament's
+ * first read, which its first client waits for.  A read waits, after
  * the one before, TSTREAM_SHARE times what that one took: reads of a
- * large and busy tournament take at most a share of the loop, however
- * many clients follow it, whose matches' clocks it also runs.
+ * large and busy tournament take at most a share of a core, however
+ * many clients follow it.
  *
  * An event's id is D, the number of the tournament's matches done in
  * the log when its JSON was read, or D.k for the k-th further event read
@@ -29,10 +33,14 @@
 
 #include <sys/queue.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <event2/http.h>
@@ -71,6 +79,20 @@ struct tstream_ev {
 	size_t		 off;
 };
 
+/* One read of a tournament from the log, here or on a thread. */
+struct tstream_job {
+	TAILQ_ENTRY(tstream_job) entry;	/* every read under way */
+	pthread_t	 thread;
+	int64_t		 id;		/* the tournament */
+	char		 path[4096];	/* the log */
+	char		*buf;		/* its JSON */
+	size_t		 len;
+	struct replay_tinfo ti;		/* what it was read at */
+	int		 code;		/* 0, or an HTTP status: */
+	char		 err[256];	/* and why */
+	int64_t		 began_us, cost_us;
+};
+
 /* What the site keeps of one tournament: the events it sent. */
 struct tstream {
 	TAILQ_ENTRY(tstream) entry;	/* the latest asked for first */
@@ -78,6 +100,8 @@ struct tstream {
 	struct event	*timer;		/* tstream_read_due(): a read is due */
 	int64_t		 read_us;	/* when the last read began */
 	int64_t		 cost_us;	/* and what it took */
+	struct tstream_job *job;	/* the read under way, or NULL */
+	int		 again;		/* a match ended during it */
 	int		 over;		/* done or cancelled: its last event
 					   is sent, its streams ended */
 	char		 state[32];	/* as its last event read it */
@@ -91,9 +115,13 @@ struct tstream {
 static TAILQ_HEAD(tstream_list, tstream) tstreams =
 			    TAILQ_HEAD_INITIALIZER(tstreams);
 static int		 ntstreams;
+static TAILQ_HEAD(, tstream_job) jobs = TAILQ_HEAD_INITIALIZER(jobs);
+static int		 job_pipe[2] = { -1, -1 };
+static struct event	*job_ev;	/* tstream_job_done() */
 static int		 tstream_on;	/* between start and stop */
 
 static void	tstream_read_due(evutil_socket_t, short, void *);
+static void	tstream_soon(int64_t);
 
 /* The kept stream of tournament id, or NULL. */
 static struct tstream *
@@ -254,42 +282,52 @@ tstream_emit(struct tstream *ts, int done, char *json, size_t n)
 	return 0;
 }
 
+/* Read job's tournament back from the log, on any thread. */
+static void
+tstream_job_read(struct tstream_job *j)
+{
+	FILE	*f;
+
+	j->began_us = util_now_us();
+	if ((f = open_memstream(&j->buf, &j->len)) == NULL) {
+		snprintf(j->err, sizeof(j->err), "out of memory");
+		j->code = 503;
+		return;
+	}
+	j->code = replay_tournament(f, j->path, j->id, &j->ti, j->err,
+	    sizeof(j->err));
+	if (fclose(f) != 0 && j->code == 0) {
+		snprintf(j->err, sizeof(j->err), "out of memory");
+		j->code = 503;
+	}
+	j->cost_us = util_now_us() - j->began_us;
+}
+
 /*
- * Read ts's tournament back from the log and, if its matches done or
- * its state changed since its last event, send it as a new one; once
- * it is over for good, end its clients' streams.  Returns 0, or an
- * HTTP status with the reason in err.
+ * What a read of ts found: if its matches done or its state changed
+ * since its last event, a new event to every client; once it is over
+ * for good, its clients' streams end.  Returns 0, or an HTTP status with
+ * the reason in err.
  */
 static int
-tstream_read(struct tstream *ts, char *err, size_t errlen)
+tstream_apply(struct tstream *ts, struct tstream_job *j, char *err,
+    size_t errlen)
 {
-	struct replay_tinfo ti;
-	char		*buf = NULL;
-	size_t		 len = 0;
-	FILE		*f;
-	int		 code;
+	int	 code = j->code;
 
-	if ((f = open_memstream(&buf, &len)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return 503;
-	}
-	memset(&ti, 0, sizeof(ti));
-	ts->read_us = util_now_us();
-	code = replay_tournament(f, conf.db_path, ts->id, &ti, err, errlen);
-	ts->cost_us = util_now_us() - ts->read_us;
-	if (fclose(f) != 0 && code == 0) {
-		snprintf(err, errlen, "out of memory");
-		code = 503;
-	}
-	if (code == 0 && (ts->nev == 0 || ti.done !=
-	    ts->ev[ts->nev - 1].done || strcmp(ti.state, ts->state) != 0)) {
-		if (tstream_emit(ts, ti.done, buf, len) == -1) {
+	ts->read_us = j->began_us;
+	ts->cost_us = j->cost_us;
+	if (code != 0)
+		snprintf(err, errlen, "%s", j->err);
+	if (code == 0 && (ts->nev == 0 || j->ti.done !=
+	    ts->ev[ts->nev - 1].done || strcmp(j->ti.state, ts->state) != 0)) {
+		if (tstream_emit(ts, j->ti.done, j->buf, j->len) == -1) {
 			snprintf(err, errlen, "out of memory");
 			code = 503;
 		} else
-			snprintf(ts->state, sizeof(ts->state), "%s", ti.state);
+			snprintf(ts->state, sizeof(ts->state), "%s",
+			    j->ti.state);
 	}
-	free(buf);
 	if (code == 0 && tdef_over(ts->state)) {
 		ts->over = 1;
 		tstream_end_clients(ts);
@@ -297,17 +335,127 @@ tstream_read(struct tstream *ts, char *err, size_t errlen)
 	return code;
 }
 
+/* Let go of a finished read. */
+static void
+tstream_job_free(struct tstream_job *j)
+{
+	free(j->buf);
+	free(j);
+}
+
+/* A read for tournament id, not begun; NULL when out of memory. */
+static struct tstream_job *
+tstream_job_new(int64_t id)
+{
+	struct tstream_job *j;
+
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return NULL;
+	j->id = id;
+	snprintf(j->path, sizeof(j->path), "%s", conf.db_path);
+	return j;
+}
+
+/*
+ * Read ts's tournament here, the loop waiting: its first read, which its
+ * first client waits for.  Returns as tstream_apply().
+ */
+static int
+tstream_read(struct tstream *ts, char *err, size_t errlen)
+{
+	struct tstream_job *j;
+	int		 code;
+
+	if ((j = tstream_job_new(ts->id)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return 503;
+	}
+	tstream_job_read(j);
+	code = tstream_apply(ts, j, err, errlen);
+	tstream_job_free(j);
+	return code;
+}
+
+/* A read's thread: the read, then the job down the pipe to the loop. */
+static void *
+tstream_job_run(void *arg)
+{
+	struct tstream_job *j = arg;
+	ssize_t		 n;
+
+	tstream_job_read(j);
+	/* a pointer is less than PIPE_BUF: written whole or not at all */
+	do
+		n = write(job_pipe[1], &j, sizeof(j));
+	while (n == -1 && errno == EINTR);
+	return NULL;
+}
+
+/* Reads are done: what they found to their tournaments' clients. */
+static void
+tstream_job_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct tstream_job *j;
+	struct tstream	*ts;
+	char		 err[256];
+
+	(void)what;
+	(void)arg;
+	while (read(fd, &j, sizeof(j)) == (ssize_t)sizeof(j)) {
+		pthread_join(j->thread, NULL);
+		TAILQ_REMOVE(&jobs, j, entry);
+		/* its stream may have gone meanwhile, or come again */
+		if ((ts = tstream_find(j->id)) != NULL && ts->job == j) {
+			ts->job = NULL;
+			if (tstream_apply(ts, j, err, sizeof(err)) != 0)
+				log_warnx("site: tournament %lld: %s",
+				    (long long)ts->id, err);
+			if (ts->again) {
+				ts->again = 0;
+				tstream_soon(ts->id);
+			}
+		}
+		tstream_job_free(j);
+	}
+}
+
+/*
+ * Start a read of ts on a thread of its own, so that a large
+ * tournament's standings never hold the loop and the matches' clocks
+ * it runs; a read under way is followed by another when it is done.
+ */
+static void
+tstream_read_start(struct tstream *ts)
+{
+	struct tstream_job *j;
+	int		 e;
+
+	if (ts->job != NULL) {
+		ts->again = 1;
+		return;
+	}
+	if ((j = tstream_job_new(ts->id)) == NULL) {
+		log_warnx("site: tournament %lld: out of memory",
+		    (long long)ts->id);
+		return;
+	}
+	if ((e = util_thread(&j->thread, tstream_job_run, j)) != 0) {
+		log_warnx("site: tournament %lld: thread: %s",
+		    (long long)ts->id, strerror(e));
+		tstream_job_free(j);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&jobs, j, entry);
+	ts->job = j;
+}
+
 /* A read of ts is due: a match of it ended. */
 static void
 tstream_read_due(evutil_socket_t fd, short what, void *arg)
 {
-	struct tstream	*ts = arg;
-	char		 err[256];
-
 	(void)fd;
 	(void)what;
-	if (tstream_read(ts, err, sizeof(err)) != 0)
-		log_warnx("site: tournament %lld: %s", (long long)ts->id, err);
+	tstream_read_start(arg);
 }
 
 /*
@@ -419,25 +567,46 @@ tstream_events(struct evhttp_request *req, int64_t id, const char *last)
 
 /*
  * Hear of matches' and tournaments' ends from now on.  Returns 0, or -1
- * when there are too many observers.
+ * when out of descriptors or memory, or with too many observers.
  */
 int
 tstream_start(void)
 {
-	if (match_observe(NULL, tstream_match_done) == -1 ||
+	if (pipe2(job_pipe, O_CLOEXEC | O_NONBLOCK) == -1)
+		return -1;
+	if ((job_ev = event_new(base, job_pipe[0], EV_READ | EV_PERSIST,
+	    tstream_job_done, NULL)) == NULL || event_add(job_ev, NULL) == -1 ||
+	    match_observe(NULL, tstream_match_done) == -1 ||
 	    tourney_observe(tstream_tourney_done) == -1)
 		return -1;
 	tstream_on = 1;
 	return 0;
 }
 
-/* Let go of every kept stream; http_close() has ended their clients. */
+/*
+ * Let go of every kept stream, http_close() having ended their clients,
+ * once every read under way is done.
+ */
 void
 tstream_stop(void)
 {
 	struct tstream	*ts;
+	struct tstream_job *j;
 
 	tstream_on = 0;
+	while ((j = TAILQ_FIRST(&jobs)) != NULL) {
+		TAILQ_REMOVE(&jobs, j, entry);
+		pthread_join(j->thread, NULL);
+		tstream_job_free(j);
+	}
+	if (job_ev != NULL)
+		event_free(job_ev);
+	job_ev = NULL;
+	if (job_pipe[0] != -1) {
+		close(job_pipe[0]);
+		close(job_pipe[1]);
+		job_pipe[0] = job_pipe[1] = -1;
+	}
 	while ((ts = TAILQ_FIRST(&tstreams)) != NULL)
 		tstream_forget(ts);
 }

@@ -87,6 +87,8 @@ def test_replay(r, port):
     """A finished match's replay reaches a deep link (deal 2, trick 3,
     its second play) and shows that play of the log; the keyboard steps;
     the seat toggle shows exactly what refctl show --seat prints; the
+    hands at the link and at its trick's first play are those the log
+    gives (API 1's full form); the
     audit's verdict is shown."""
     bots = web.slow_bots(r, 2, 1)
     mid = r.start("classic2", bots)
@@ -98,6 +100,17 @@ def test_replay(r, port):
     assert out["link"] == "d2t3p2" and out["hash"] == "#d2t3p2", out
     assert "seat %d " % seat in out["text"] and \
         " plays %s" % card in out["text"], (out["text"], seat, card)
+    # the hands it shows there and at the trick's first play (#d2t3p1):
+    # those API 1 writes in full on that row
+    rows = json.loads(web.get(port, "/api/v1/matches/%d/replay" %
+                              mid)[2])["rows"]
+    suits = {"C": "Coppe", "D": "Denari", "B": "Bastoni", "S": "Spade"}
+    for p, got in ((1, out["hands"]), (0, out["hands1"])):
+        h = [x for x in rows if x["k"] == "play" and
+             (x["d"], x["t"], x["p"]) == (2, 2, p)][0]["h"]
+        want = [[c[:-1] + " of " + suits[c[-1]] for c in x.split()] or
+                "empty" for x in h]
+        assert got == want, (p, got, want)
     assert out["next"] != "d2t3p2" and out["back"] == "d2t3p2", out
     assert out["end"].startswith("Match over"), out["end"]
     assert out["verdict"].startswith("Audit: verified"), out["verdict"]

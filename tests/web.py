@@ -621,6 +621,7 @@ def test_secrecy(r, port):
         log = r.query("SELECT seat, card FROM plays WHERE match_id = ? "
                       "ORDER BY deal_no, seq", mid)
         assert plays == [tuple(x) for x in log], mid
+        check_hands(port, mid)
     # plant a leak: an unplayed card of the deal in a recorded table
     mid = dup[0]
     evs = list(rec.streams[mid])
@@ -1011,6 +1012,86 @@ def test_tournament_stream(r, port):
     assert st == 404, st
 
 
+def derive_hands(rows):
+    """Each row's hands as site.js derives them from the replay of API 2:
+    a row's "h" when it has one, else the row before's hands, less the
+    card of a play in its seat's hand; None while none was given."""
+    out, prev = [], None
+    for x in rows:
+        if "h" in x:
+            prev = [h.split() for h in x["h"]]
+        elif prev is not None and x["k"] == "play":
+            prev = [list(h) for h in prev]
+            assert x["card"] in prev[x["seat"]], (x, prev)
+            prev[x["seat"]].remove(x["card"])
+        out.append(prev)
+    return out
+
+
+def check_hands(port, mid):
+    """The replay of API 2 loses nothing of API 1's: every row's fields
+    but "h" the same, and every row's hands, derived as the page derives
+    them, the hands API 1 writes in full on every row (the table of
+    libbriscola's replay of the log after that row); "h" is left out of
+    most play rows."""
+    st, _, body = get(port, "/api/v1/matches/%d/replay" % mid)
+    assert st == 200, (mid, st)
+    full = json.loads(body)
+    st, _, body = get(port, "/api/v2/matches/%d/replay" % mid)
+    assert st == 200, (mid, st, body[:200])
+    rp = json.loads(body)
+    assert rp["api"] == 2 and full["api"] == 1, (rp["api"], full["api"])
+    assert rp["match"] == full["match"] and rp["verdict"] == \
+        full["verdict"], mid
+    assert full["match"]["revealed"], mid
+    rows, frows = rp["rows"], full["rows"]
+    assert len(rows) == len(frows), mid
+    for k, (x, y) in enumerate(zip(rows, frows)):
+        assert {a: b for a, b in x.items() if a != "h"} == \
+            {a: b for a, b in y.items() if a != "h"}, (mid, k, x, y)
+    for k, (h, y) in enumerate(zip(derive_hands(rows), frows)):
+        assert h == [x.split() for x in y["h"]], (mid, k, h, y["h"])
+    plays = [x for x in rows if x["k"] == "play"]
+    assert sum("h" in x for x in plays) * 2 < len(plays), \
+        "hands on most play rows of match %d" % mid
+
+
+def replay_path(mid):
+    """The replay the page asks for, as site.js names it."""
+    with open(os.path.join(harness.SRC, "refd", "site", "site.js")) as f:
+        v = re.search(r'"/api/v(\d)/matches/" \+ id \+ "/replay"',
+                      f.read())
+    assert v, "site.js asks for no replay"
+    return "/api/v%s/matches/%d/replay" % (v.group(1), mid)
+
+
+def test_replay_weight(r, port):
+    """A replay page with its data weighs under 100 KiB uncompressed
+    (issue 33's goal): the page, its style sheet, its script and the
+    replay it asks for, of a chiamata5 match of 5 deals, as scripts/bench
+    web weighs it."""
+    heur = os.path.join(harness.BUILD, "bots", "heurbot")
+    rand = os.path.join(harness.BUILD, "bots", "randbot")
+    r.add("wheur", [heur])
+    r.add("wrand", [rand, "-s", "4"])
+    mid = r.start("chiamata5", [("wheur", "wrand")[i % 2]
+                                for i in range(5)])
+    r.wait(mid)
+    deals = r.query("SELECT count(*) FROM deals WHERE match_id = ?",
+                    mid)[0][0]
+    size = {}
+    for p in ("/match/%d" % mid, "/static/site.css", "/static/site.js",
+              replay_path(mid)):
+        st, _, body = get(port, p)
+        assert st == 200, (p, st)
+        size[p] = len(body)
+    total = sum(size.values())
+    print("# a chiamata5 replay page of %d deals: %.1f KiB (%s)" % (
+        deals, total / 1024, ", ".join("%s %d" % x for x in size.items())))
+    assert deals == 5, deals
+    assert total < 100 * 1024, "%.1f KiB: %s" % (total / 1024, size)
+
+
 def test_replay_secret(r, port):
     """A finished match of a tournament still running is replayed
     without hands, seed or any seat's lines; once the tournament is over
@@ -1175,7 +1256,8 @@ def main():
         r, [test_api, test_stream_and_resume, test_quiet_stream,
             test_long_history, test_slow_reader,
             test_bad_requests,
-            test_secrecy, test_replay_secret, test_tournament_stream],
+            test_secrecy, test_replay_weight, test_replay_secret,
+            test_tournament_stream],
         (r, port))
     p, f = harness.run_tests([test_off_by_default, test_token, test_verdict,
                               test_flood, test_caps],

@@ -125,32 +125,21 @@ function pageIndex() {
 function matchTable(list) {
 	if (list.length === 0)
 		return el("p", { class: "muted" }, "None.");
-	return el("div", { class: "scroll" }, el("table", null,
-	    el("thead", null, el("tr", null, el("th", null, "Match"),
-	    el("th", null, "Variant"), el("th", null, "Bots"),
-	    el("th", null, "State"), el("th", null, "Result"))),
-	    el("tbody", null, list.map(function (m) {
-		return el("tr", null, el("td", null,
-		    link("/match/" + m.id, "#" + m.id)),
-		    el("td", null, m.variant),
-		    el("td", null, m.bots.join(", ")),
-		    el("td", null, m.state), el("td", null, m.result || "-"));
-	    }))));
+	return table(["Match", "Variant", "Bots", "State", "Result"],
+	    list.map(function (m) {
+		return [link("/match/" + m.id, "#" + m.id), m.variant,
+		    m.bots.join(", "), m.state, m.result || "-"];
+	    }));
 }
 
 function tourneyTable(list) {
 	if (list.length === 0)
 		return el("p", { class: "muted" }, "None.");
-	return el("div", { class: "scroll" }, el("table", null,
-	    el("thead", null, el("tr", null, el("th", null, "Tournament"),
-	    el("th", null, "Name"), el("th", null, "State"),
-	    el("th", { class: "num" }, "Matches"))),
-	    el("tbody", null, list.map(function (t) {
-		return el("tr", null, el("td", null,
-		    link("/tournament/" + t.id, "#" + t.id)),
-		    el("td", null, t.name), el("td", null, t.state),
-		    el("td", { class: "num" }, t.done + " / " + t.total));
-	    }))));
+	return table(["Tournament", "Name", "State", "Matches"],
+	    list.map(function (t) {
+		return [link("/tournament/" + t.id, "#" + t.id), t.name,
+		    t.state, t.done + " / " + t.total];
+	    }), [0, 0, 0, 1]);
 }
 
 /* One event as a line of the match's log. */
@@ -274,6 +263,13 @@ function rowText(r, names) {
 	return r.k;
 }
 
+/* A play's time: its ms of its limit, the bank left, a fallback's. */
+function playTime(r) {
+	return r.ms + " ms of " + r.limit + " ms" + (r.bank >= 0 ?
+	    ", bank left " + ms(r.bank) : "") + (r.fault ?
+	    ", played by refd" : "");
+}
+
 /* The deep link of a row: #d3, #d3t5 (a trick), #d3t5p2 (a play). */
 function rowLink(r) {
 	if (r.k === "play")
@@ -309,14 +305,37 @@ function drawVerdict(v) {
 
 /* /match/ID once over: the replay from the log, step by step. */
 function pageReplay(id) {
-	api("/api/v1/matches/" + id + "/replay").then(function (rp) {
+	api("/api/v2/matches/" + id + "/replay").then(function (rp) {
 		drawReplay(id, rp);
 	}).catch(fail);
 }
 
+/*
+ * Each row's hands, as arrays of cards, or null while hidden: a row's
+ * "h" when it has one, else the row before's, less the card a play
+ * names (API 2 writes "h" only where that is not so).
+ */
+function replayHands(rows) {
+	var prev = null;
+
+	return rows.map(function (r) {
+		if (r.h)
+			prev = r.h.map(function (h) {
+				return h ? h.split(" ") : [];
+			});
+		else if (prev && r.k === "play") {
+			prev = prev.slice();
+			prev[r.seat] = prev[r.seat].filter(function (c) {
+				return c !== r.card;
+			});
+		}
+		return prev;
+	});
+}
+
 function drawReplay(id, rp) {
 	var m = rp.match, rows = rp.rows, names = m.names, cur = 0, timer = null;
-	var links = {}, i, seatShown = -1;
+	var links = {}, i, seatShown = -1, hands = replayHands(rows);
 
 	rows.forEach(function (r, k) {
 		var l = rowLink(r);
@@ -359,9 +378,8 @@ function drawReplay(id, rp) {
 		var li = el("li", { id: "r" + k, class: r.k === "fault" ?
 		    "fault" : null }, el("a", { href: "#" + rowLink(r),
 		    "data-step": k }, rowText(r, names)), r.k === "play" ?
-		    el("span", { class: "muted" }, " \u2014 " + r.ms + " ms of " +
-		    r.limit + " ms" + (r.bank >= 0 ? ", bank left " + ms(r.bank) :
-		    "") + (r.fault ? ", played by refd" : "")) : null);
+		    el("span", { class: "muted" }, " \u2014 " + playTime(r)) :
+		    null);
 		log.appendChild(li);
 	});
 	log.addEventListener("click", function (e) {
@@ -457,11 +475,12 @@ function drawReplay(id, rp) {
 			go(links[h], true);
 	}
 	function go(k, fromLink) {
-		var r, table = [], j, last = null, li;
+		var r, table = [], j, last = null, li, h;
 
 		k = Math.max(0, Math.min(rows.length - 1, k));
 		cur = k;
 		r = rows[k];
+		h = hands[k];
 		for (j = k; j >= 0; j--) {
 			if (rows[j].k === "deal")
 				break;
@@ -482,13 +501,11 @@ function drawReplay(id, rp) {
 			    names[j], r.turn === j ? el("span", { class: "tag" },
 			    "to play") : null), dl([["card points",
 			    String(r.pts[j])], ["match points", String(r.mp[j])],
-			    ["hand", r.h ? (r.h[j] ? r.h[j].split(" ").map(card) :
+			    ["hand", h ? (h[j].length ? h[j].map(card) :
 			    "empty") : "hidden"]])));
 		put(view, el("p", { id: "step", "data-link":
 		    rowLink(r) }, el("strong", null, rowText(r, names)),
-		    r.k === "play" ? " (" + r.ms + " ms of " + r.limit + " ms" +
-		    (r.bank >= 0 ? ", bank left " + ms(r.bank) : "") + ")" :
-		    ""), dl([["deal", String(r.d || "-")], ["stock",
+		    r.k === "play" ? " (" + playTime(r) + ")" : ""), dl([["deal", String(r.d || "-")], ["stock",
 		    String(r.stock)]]), el("h2", null, last ? "Trick taken" :
 		    "On the table"), el("div", { class: "table-cards" },
 		    table.length ? table.map(function (p) {
@@ -733,8 +750,7 @@ function route() {
 		return pageIndex();
 	if ((mm = /^\/match\/(\d+)$/.exec(p)))
 		return pageMatch(mm[1]);
-	if ((mm = /^\/tournament\/(\d+)$/.exec(p)) &&
-	    typeof pageTournament === "function")
+	if ((mm = /^\/tournament\/(\d+)$/.exec(p)))
 		return pageTournament(mm[1]);
 	fail(new Error("no such page"));
 }

@@ -106,6 +106,16 @@ const scenarios = {
 		const hash = await page.evaluate(() => location.hash);
 		const verdict = await page.$eval("#verdict", (e) =>
 		    e.textContent);
+		// every seat's hand shown, as its cards' titles
+		const shown = () => page.$$eval("#view section.seat", (l) =>
+		    l.map((sec) => {
+			const dd = Array.from(sec.querySelectorAll("dt")).find(
+			    (t) => t.textContent === "hand").nextElementSibling;
+			const cs = dd.querySelectorAll(".card");
+			return cs.length ? Array.from(cs).map((c) =>
+			    c.getAttribute("title")) : dd.textContent;
+		    }));
+		const hands = await shown();
 		// the keyboard: a step on, then back
 		await page.keyboard.press("ArrowRight");
 		const next = await page.$eval("#step", (e) =>
@@ -115,6 +125,12 @@ const scenarios = {
 		    e.getAttribute("data-link"));
 		await page.keyboard.press("End");
 		const end = await page.$eval("#step", (e) => e.textContent);
+		// the hands at the trick's first play, by its link
+		await page.evaluate(() => { location.hash = "#d2t3p1"; });
+		await page.waitForFunction(() => document.getElementById(
+		    "step").getAttribute("data-link") === "d2t3p1",
+		    { timeout: 30000 });
+		const hands1 = await shown();
 		// the seat toggle, by its button
 		const buttons = await page.$$("#seatbox ~ * button, " +
 		    "div[aria-label=seat] button");
@@ -124,7 +140,8 @@ const scenarios = {
 		    e.textContent);
 		await shoot(page, "match-replay");
 		await page.close();
-		return { link, text, hash, verdict, next, back, end, lines };
+		return { link, text, hash, verdict, hands, hands1, next, back,
+		    end, lines };
 	},
 	// the audit's verdict on a replay, part by part
 	async verdict(browser) {
