@@ -1094,8 +1094,8 @@ def test_replay_weight(r, port):
 
 def test_replay_secret(r, port):
     """A finished match of a tournament still running is replayed
-    without hands, seed or any seat's lines; once the tournament is over
-    they show.  A lone match shows them at once."""
+    without hands, seed or any seat's lines, in API 1 and 2; once the
+    tournament is over they show.  A lone match shows them at once."""
     bots = slow_bots(r, 2, 1)
     lone = r.start("classic2", bots)
     r.wait(lone)
@@ -1128,6 +1128,11 @@ def test_replay_secret(r, port):
     assert not any("h" in x for x in rp["rows"]), "hands before the end"
     seed = r.query("SELECT seed FROM matches WHERE id = ?", done[0])[0][0]
     assert seed.encode() not in body, "the seed in the replay"
+    st, _, body2 = get(port, "/api/v2/matches/%d/replay" % done[0])
+    rp2 = json.loads(body2)
+    assert st == 200 and not rp2["match"]["revealed"], rp2["match"]
+    assert not any("h" in x for x in rp2["rows"]), "API 2: hands"
+    assert seed.encode() not in body2, "the seed in API 2's replay"
     st, _, body = get(port, "/api/v1/matches/%d/seat/0" % done[0])
     assert st == 403, (st, body)
     st, _, body = get(port, "/api/v1/tournaments/%s" % tid)
