@@ -512,6 +512,31 @@ al_event(struct al *al, const char *kind, long long id, long long tid,
 	return 0;
 }
 
+/*
+ * A walk of the log h begun: al cleared, and the key given in hex, if
+ * any, taken as the one every signature must verify with (what names
+ * it in the failure).  0, or -1 with the failure printed.
+ */
+static int
+al_begin(struct al *al, sqlite3 *h, FILE *out, const char *key,
+    const char *what)
+{
+	size_t	 bin;
+
+	memset(al, 0, sizeof(*al));
+	al->h = h;
+	al->out = out;
+	if (key == NULL)
+		return 0;
+	if (sodium_hex2bin(al->pk, sizeof(al->pk), key, strlen(key), NULL,
+	    &bin, NULL) != 0 || bin != sizeof(al->pk)) {
+		fprintf(out, "log FAILED: %s is not 64 hex digits\n", what);
+		return -1;
+	}
+	al->have_pk = al->given = 1;
+	return 0;
+}
+
 int
 al_log(sqlite3 *h, const char *key, FILE *out)
 {
@@ -522,21 +547,11 @@ al_log(sqlite3 *h, const char *key, FILE *out)
 	char			 hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
 	struct al_origin	 origin;
 	long long		 no, id, tid, i, count = 0;
-	size_t			 n, bin;
+	size_t			 n;
 	int			 rc;
 
-	memset(&al, 0, sizeof(al));
-	al.h = h;
-	al.out = out;
-	if (key != NULL) {
-		if (sodium_hex2bin(al.pk, sizeof(al.pk), key, strlen(key),
-		    NULL, &bin, NULL) != 0 || bin != sizeof(al.pk)) {
-			fprintf(out, "log FAILED: --key is not 64 hex "
-			    "digits\n");
-			return 1;
-		}
-		al.have_pk = al.given = 1;
-	}
+	if (al_begin(&al, h, out, key, "--key") == -1)
+		return 1;
 	al.nm = al_max(h, "SELECT max(max(coalesce((SELECT max(id) FROM"
 	    " matches), 0), coalesce((SELECT max(match_id) FROM log_chain),"
 	    " 0)), 0)");
@@ -641,24 +656,13 @@ al_end(sqlite3 *h, long long id, const char *key, FILE *out)
 	sqlite3_stmt		*st;
 	const char		*kind, *text, *stored, *sig, *prev, *k;
 	char			 hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
-	size_t			 bin;
 	int			 rc = -1, orc;
 
 	if (id < 1 || id > AL_MAXIDS)
 		return -1;
-	memset(&al, 0, sizeof(al));
-	al.h = h;
-	al.out = out;
+	if (al_begin(&al, h, out, key, "the key") == -1)
+		return 1;
 	al.nm = id;
-	if (key != NULL) {
-		if (sodium_hex2bin(al.pk, sizeof(al.pk), key, strlen(key),
-		    NULL, &bin, NULL) != 0 || bin != sizeof(al.pk)) {
-			fprintf(out, "log FAILED: the key is not 64 hex "
-			    "digits\n");
-			return 1;
-		}
-		al.have_pk = al.given = 1;
-	}
 	if ((orc = al_origin(h, &o)) == -1) {
 		fprintf(out, "log FAILED: its origin (log_origin) is "
 		    "malformed\n");

@@ -326,6 +326,24 @@ replay_verdict(FILE *out, struct au *a, int r, long long id,
 	free(sig);
 }
 
+/* A walker of the log at path, opened read-only, or NULL with err. */
+static struct au *
+replay_walker(const char *path, char *err, size_t errlen)
+{
+	struct au	*a;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (au_open(path, &a->h) == -1) {
+		free(a);
+		snprintf(err, errlen, "the log cannot be read");
+		return NULL;
+	}
+	return a;
+}
+
 /*
  * Write match id's replay from the log at path to out, as JSON of API
  * version api (1 or 2: replay_hands()): the match, every move with the
@@ -344,15 +362,8 @@ replay_match(FILE *out, const char *path, long long id, int api,
 	memset(&rp, 0, sizeof(rp));
 	rp.out = out;
 	rp.api = api;
-	if ((a = calloc(1, sizeof(*a))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+	if ((a = replay_walker(path, err, errlen)) == NULL)
 		return 503;
-	}
-	if (au_open(path, &a->h) == -1) {
-		free(a);
-		snprintf(err, errlen, "the log cannot be read");
-		return 503;
-	}
 	if ((rp.revealed = replay_reveal(a->h, id)) == -1) {
 		sqlite3_close(a->h);
 		free(a);
@@ -395,15 +406,8 @@ replay_seat(FILE *out, const char *path, long long id, int seat, char *err,
 	struct au	*a;
 	int		 r, rev;
 
-	if ((a = calloc(1, sizeof(*a))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+	if ((a = replay_walker(path, err, errlen)) == NULL)
 		return 503;
-	}
-	if (au_open(path, &a->h) == -1) {
-		free(a);
-		snprintf(err, errlen, "the log cannot be read");
-		return 503;
-	}
 	rev = replay_reveal(a->h, id);
 	if (rev != 1) {
 		sqlite3_close(a->h);
