@@ -835,6 +835,20 @@ static int
 match_log_play(struct match *m, int seat, bri_card c, int trick,
     int64_t ms, int fault, const struct bri_event *ev)
 {
+	int64_t	*t;
+
+	/* what a worker reports, without reading the plays back */
+	if (m->conf.keep_times && !fault && m->ntimes >= 0) {
+		if (m->ntimes == m->captimes && (t = reallocarray(m->times,
+		    m->captimes ? 2 * m->captimes : 64, sizeof(*t))) != NULL) {
+			m->times = t;
+			m->captimes = m->captimes ? 2 * m->captimes : 64;
+		}
+		if (m->ntimes < m->captimes)
+			m->times[m->ntimes++] = (int64_t)seat << 32 | (int)ms;
+		else
+			m->ntimes = -1;
+	}
 	if (ev->joker == BRI_NOSEAT && !ev->trick_done && !ev->deal_over)
 		return db_play(logdb, &m->dbm, m->bm.ndeals, m->nplays++,
 		    trick, seat, c, (int)ms, fault);
@@ -1354,5 +1368,6 @@ match_free(struct match *m)
 	if (m->wait_timer != NULL)
 		event_free(m->wait_timer);
 	free(m->end);
+	free(m->times);
 	free(m);
 }

@@ -47,6 +47,8 @@ struct match_conf {
 	enum notify_mode notify;	/* when seats hear of notes */
 	int64_t		 tournament;	/* 0 when not part of one */
 	int		 slot;		/* its slot in the schedule */
+	int		 keep_times;	/* each move's time kept in memory
+					   (a cluster's worker reports them) */
 };
 
 struct match {
@@ -69,6 +71,9 @@ struct match {
 	int		 slot_wait;	/* waits for max_connections room
 					   for its spawned bots */
 	char		 result[16];	/* "seat1", "draw", "forfeit2" */
+	int64_t		*times;		/* conf.keep_times: each card a seat
+					   chose, logged, as seat << 32 | ms */
+	int		 ntimes, captimes;	/* ntimes -1: memory ran out */
 	int		 end_unlogged;	/* the log refused its end: retry */
 	char		 reason[256];
 	TAILQ_HEAD(, ctl_conn) watchers;

@@ -1052,8 +1052,8 @@ cl_audit(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		if (tstand_load_match(logs[i].a->h, mid, &d, slot, &one, err,
-		    sizeof(err)) == -1 || tstand_record(&one, 0, rec,
+		if (tstand_load_match(logs[i].a->h, NULL, mid, &d, slot, &one,
+		    err, sizeof(err)) == -1 || tstand_record(&one, 0, rec,
 		    TSTAND_RECMAX + 1) == -1) {
 			printf("slot %d FAILED: match %lld of worker %s: %s\n",
 			    slot, mid, w, err);
@@ -1068,9 +1068,9 @@ cl_audit(int argc, char **argv)
 			continue;
 		}
 		/* its thinking times, each figure the log's */
-		if (tstand_times_record(logs[i].a->h, mid,
-		    bri_variant_seats(d.opt.variant), times, TSTAND_TIMESMAX +
-		    1, err, sizeof(err)) == -1) {
+		if (tstand_times_record(logs[i].a->h, NULL, mid,
+		    bri_variant_seats(d.opt.variant), NULL, 0, times,
+		    TSTAND_TIMESMAX + 1, err, sizeof(err)) == -1) {
 			printf("slot %d FAILED: match %lld of worker %s: %s\n",
 			    slot, mid, w, err);
 			bad++;

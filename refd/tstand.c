@@ -99,8 +99,64 @@ deal_result(const char *r)
 	return -1;
 }
 
-static int	tstand_read(sqlite3 *, sqlite3_stmt *, const struct tdef *,
-		    struct tstand *, char *, size_t);
+static int	tstand_read(sqlite3 *, struct tstand_cache *, sqlite3_stmt *,
+		    const struct tdef *, struct tstand *, char *, size_t);
+
+/* The statements a cache keeps, by number. */
+enum { TC_MATCH, TC_SEATS, TC_FAULTS, TC_DEALS, TC_PLAYS, TC_TIMEOUTS };
+
+/*
+ * Statement i, sql, on h into *st: prepared now, or without a cache
+ * (c NULL), or kept in c from the last call on the same handle.  0, or
+ * -1 (sqlite3_errmsg(h) says why).
+ */
+static int
+tstand_prep(sqlite3 *h, struct tstand_cache *c, int i, const char *sql,
+    sqlite3_stmt **st)
+{
+	if (c == NULL)
+		return sqlite3_prepare_v2(h, sql, -1, st, NULL) == SQLITE_OK ?
+		    0 : -1;
+	if (c->h != h) {
+		tstand_cache_free(c);
+		c->h = h;
+	}
+	if (c->st[i] == NULL && sqlite3_prepare_v3(h, sql, -1,
+	    SQLITE_PREPARE_PERSISTENT, &c->st[i], NULL) != SQLITE_OK)
+		return -1;
+	*st = c->st[i];
+	return 0;
+}
+
+/* Done with st: finalized, or reset for the next call if c keeps it. */
+static void
+tstand_unprep(struct tstand_cache *c, sqlite3_stmt *st)
+{
+	if (st == NULL)
+		return;
+	if (c == NULL)
+		sqlite3_finalize(st);
+	else {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+}
+
+/*
+ * Finalize the statements c keeps, before their handle closes; c may
+ * be used again.
+ */
+void
+tstand_cache_free(struct tstand_cache *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(c->st) / sizeof(c->st[0]); i++) {
+		sqlite3_finalize(c->st[i]);
+		c->st[i] = NULL;
+	}
+	c->h = NULL;
+}
 
 /* Free what tstand_load() allocated. */
 void
@@ -135,30 +191,31 @@ tstand_load(sqlite3 *h, int64_t tid, const struct tdef *d, int from,
 	}
 	sqlite3_bind_int64(sm, 1, tid);
 	sqlite3_bind_int(sm, 2, from);
-	return tstand_read(h, sm, d, t, err, errlen);
+	return tstand_read(h, NULL, sm, d, t, err, errlen);
 }
 
 /*
  * Read one finished match, match mid of the log h, into t as the match
- * of slot of d: what a cluster's worker reports (tstand_record()).
- * Returns 0, or -1 with the reason in err.
+ * of slot of d: what a cluster's worker reports (tstand_record()); its
+ * statements kept in c for the next match (NULL: none kept).  Returns
+ * 0, or -1 with the reason in err.
  */
 int
-tstand_load_match(sqlite3 *h, int64_t mid, const struct tdef *d, int slot,
-    struct tstand *t, char *err, size_t errlen)
+tstand_load_match(sqlite3 *h, struct tstand_cache *c, int64_t mid,
+    const struct tdef *d, int slot, struct tstand *t, char *err,
+    size_t errlen)
 {
 	sqlite3_stmt	*sm;
 
 	memset(t, 0, sizeof(*t));
-	if (sqlite3_prepare_v2(h, "SELECT id, ?2, result, mpoints FROM "
-	    "matches WHERE id = ?1 AND state = 'done'", -1, &sm, NULL) !=
-	    SQLITE_OK) {
+	if (tstand_prep(h, c, TC_MATCH, "SELECT id, ?2, result, mpoints FROM "
+	    "matches WHERE id = ?1 AND state = 'done'", &sm) == -1) {
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		return -1;
 	}
 	sqlite3_bind_int64(sm, 1, mid);
 	sqlite3_bind_int(sm, 2, slot);
-	if (tstand_read(h, sm, d, t, err, errlen) == -1)
+	if (tstand_read(h, c, sm, d, t, err, errlen) == -1)
 		return -1;
 	if (t->n != 1) {
 		snprintf(err, errlen, "match %lld: not finished in the log",
@@ -174,8 +231,8 @@ tstand_load_match(sqlite3 *h, int64_t mid, const struct tdef *d, int slot,
  * finalized here) finds, with their seats, faults and deals, into t.
  */
 static int
-tstand_read(sqlite3 *h, sqlite3_stmt *sm, const struct tdef *d,
-    struct tstand *t, char *err, size_t errlen)
+tstand_read(sqlite3 *h, struct tstand_cache *c, sqlite3_stmt *sm,
+    const struct tdef *d, struct tstand *t, char *err, size_t errlen)
 {
 	sqlite3_stmt	*ss = NULL, *sf = NULL, *sd = NULL;
 	int		 nd = 0, capm = 0, capd = 0, rc = -1, i, k;
@@ -183,16 +240,16 @@ tstand_read(sqlite3 *h, sqlite3_stmt *sm, const struct tdef *d,
 	int		 mp[BRI_MAXSEATS];
 	const char	*name;
 
-	if (sqlite3_prepare_v2(h, "SELECT seat, bot FROM seats WHERE "
-	    "match_id = ? ORDER BY seat", -1, &ss, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h, "SELECT seat, count(*) FROM faults WHERE "
-	    "match_id = ? GROUP BY seat", -1, &sf, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h, "SELECT r.result, r.winner, r.mpoints, "
-	    "j.seat, d.caller, d.partner FROM deal_results r LEFT JOIN "
-	    "jokers j ON j.match_id = r.match_id AND j.deal_no = r.deal_no "
-	    "LEFT JOIN deals d ON d.match_id = r.match_id AND "
+	if (tstand_prep(h, c, TC_SEATS, "SELECT seat, bot FROM seats WHERE "
+	    "match_id = ? ORDER BY seat", &ss) == -1 ||
+	    tstand_prep(h, c, TC_FAULTS, "SELECT seat FROM faults WHERE "
+	    "match_id = ?", &sf) == -1 ||
+	    tstand_prep(h, c, TC_DEALS, "SELECT r.result, r.winner, "
+	    "r.mpoints, j.seat, d.caller, d.partner FROM deal_results r LEFT "
+	    "JOIN jokers j ON j.match_id = r.match_id AND j.deal_no = "
+	    "r.deal_no LEFT JOIN deals d ON d.match_id = r.match_id AND "
 	    "d.deal_no = r.deal_no WHERE r.match_id = ? ORDER BY r.deal_no",
-	    -1, &sd, NULL) != SQLITE_OK) {
+	    &sd) == -1) {
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
@@ -247,10 +304,11 @@ tstand_read(sqlite3 *h, sqlite3_stmt *sm, const struct tdef *d,
 			goto out;
 		}
 		sqlite3_bind_int64(sf, 1, id);
+		/* counted here: a GROUP BY's temporary b-tree costs more */
 		while (sqlite3_step(sf) == SQLITE_ROW) {
 			i = sqlite3_column_int(sf, 0);
 			if (i >= 0 && i < m->nseats)
-				m->faults[i] = sqlite3_column_int(sf, 1);
+				m->faults[i]++;
 		}
 		sqlite3_reset(sf);
 		sqlite3_bind_int64(sd, 1, id);
@@ -303,10 +361,10 @@ tstand_read(sqlite3 *h, sqlite3_stmt *sm, const struct tdef *d,
 	}
 	rc = 0;
 out:
-	sqlite3_finalize(sm);
-	sqlite3_finalize(ss);
-	sqlite3_finalize(sf);
-	sqlite3_finalize(sd);
+	tstand_unprep(c, sm);
+	tstand_unprep(c, ss);
+	tstand_unprep(c, sf);
+	tstand_unprep(c, sd);
 	if (rc == -1)
 		tstand_free(t);
 	return rc;
@@ -1044,7 +1102,7 @@ tstand_put_list(char **p, char *end, const int *v, int n)
 	int	 i, k;
 
 	for (i = 0; i < n; i++) {
-		k = snprintf(*p, end - *p, "%s%d", i ? "," : "", v[i]);
+		k = util_format(*p, end - *p, "%s%d", i ? "," : "", v[i]);
 		if (k < 0 || k >= end - *p)
 			return -1;
 		*p += k;
@@ -1052,7 +1110,11 @@ tstand_put_list(char **p, char *end, const int *v, int n)
 	return 0;
 }
 
-/* Append with printf, within end; -1 if cut. */
+/*
+ * Append with printf, within end; -1 if cut.  By util_vformat(): a
+ * worker formats every match it reports, and vsnprintf() was most of
+ * that.
+ */
 static int
 tstand_put(char **p, char *end, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -1063,7 +1125,7 @@ tstand_put(char **p, char *end, const char *fmt, ...)
 	int	 k;
 
 	va_start(ap, fmt);
-	k = vsnprintf(*p, end - *p, fmt, ap);
+	k = util_vformat(*p, end - *p, fmt, ap);
 	va_end(ap);
 	if (k < 0 || k >= end - *p)
 		return -1;
@@ -1247,49 +1309,109 @@ oom:
 #define TSTAND_MSMAX	86400000	/* a move's time, at most */
 #define TSTAND_NMAX	1000000		/* moves of one time, time-outs */
 
-/* Match mid of the log h (nseats seats) as times into buf. */
+/*
+ * Sort the n (seat, ms) pairs of v, packed into one number each, in
+ * place: a shell sort (Ciura's gaps), where qsort(3) took a worker
+ * more than the rest of a match's times.
+ */
+static void
+tstand_sort(int64_t *v, int n)
+{
+	int64_t		 x;
+	int		 gaps[40] = { 1, 4, 10, 23, 57, 132, 301, 701, 1750 };
+	int		 ng = 9, g, gap, i, j;
+
+	/* past Ciura's, each gap 2.25 times the last, up to n */
+	while (ng < 40 && gaps[ng - 1] < n / 2) {
+		gaps[ng] = gaps[ng - 1] * 9 / 4;
+		ng++;
+	}
+	for (g = ng - 1; g >= 0; g--) {
+		gap = gaps[g];
+		for (i = gap; i < n; i++) {
+			x = v[i];
+			for (j = i; j >= gap && v[j - gap] > x; j -= gap)
+				v[j] = v[j - gap];
+			v[j] = x;
+		}
+	}
+}
+
+/*
+ * Match mid of the log h (nseats seats) as times into buf, the
+ * statements kept in c (NULL: none).  The plays are counted here, not
+ * by a GROUP BY: SQLite's temporary b-tree for it cost a worker more
+ * than the rest of the reading back.  A worker that kept the match's
+ * plays (struct match's times, seat << 32 | ms each, sorted here) gives
+ * them as plays, and only the time-outs are read; else plays is NULL.
+ */
 int
-tstand_times_record(sqlite3 *h, int64_t mid, int nseats, char *buf,
-    size_t len, char *err, size_t errlen)
+tstand_times_record(sqlite3 *h, struct tstand_cache *c, int64_t mid,
+    int nseats, int64_t *plays, int nplays, char *buf, size_t len,
+    char *err, size_t errlen)
 {
 	sqlite3_stmt	*sp = NULL, *sf = NULL;
 	char		*p = buf, *end = buf + len;
-	int		 to[BRI_MAXSEATS], seat, i, row, rc = -1;
+	int64_t		*v = NULL, *nv;
+	int		 to[BRI_MAXSEATS], seat, ms, i, j, k, n = 0, cap = 0;
+	int		 rc = -1;
 
 	memset(to, 0, sizeof(to));
-	if (sqlite3_prepare_v2(h, "SELECT seat, ms, count(*) FROM plays WHERE "
-	    "match_id = ? AND fault = 0 GROUP BY seat, ms ORDER BY seat, ms",
-	    -1, &sp, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h, "SELECT seat, count(*) FROM faults WHERE "
-	    "match_id = ? AND kind = 'timeout' GROUP BY seat", -1, &sf,
-	    NULL) != SQLITE_OK) {
+	if ((plays == NULL && tstand_prep(h, c, TC_PLAYS, "SELECT seat, ms "
+	    "FROM plays WHERE match_id = ? AND fault = 0", &sp) == -1) ||
+	    tstand_prep(h, c, TC_TIMEOUTS, "SELECT seat FROM faults WHERE "
+	    "match_id = ? AND kind = 'timeout'", &sf) == -1) {
 		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
 		goto out;
 	}
 	sqlite3_bind_int64(sf, 1, mid);
 	while (sqlite3_step(sf) == SQLITE_ROW)
 		if ((i = sqlite3_column_int(sf, 0)) >= 0 && i < nseats)
-			to[i] = sqlite3_column_int(sf, 1);
-	sqlite3_bind_int64(sp, 1, mid);
-	row = sqlite3_step(sp) == SQLITE_ROW;
+			to[i]++;
+	if (plays != NULL) {
+		for (k = 0; k < nplays; k++)
+			if (plays[k] >> 32 < 0 || plays[k] >> 32 >= nseats) {
+				snprintf(err, errlen, "match %lld: a play of "
+				    "seat %d, not one of its %d", (long long)mid,
+				    (int)(plays[k] >> 32), nseats);
+				goto out;
+			}
+		v = plays;
+		n = nplays;
+	} else
+		sqlite3_bind_int64(sp, 1, mid);
+	while (sp != NULL && sqlite3_step(sp) == SQLITE_ROW) {
+		seat = sqlite3_column_int(sp, 0);
+		ms = sqlite3_column_int(sp, 1);
+		if (seat < 0 || seat >= nseats || ms < 0) {
+			snprintf(err, errlen, "match %lld: a play of seat %d "
+			    "(%d ms), not one of its %d", (long long)mid, seat,
+			    ms, nseats);
+			goto out;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			v = nv;
+		}
+		v[n++] = (int64_t)seat << 32 | ms;
+	}
+	tstand_sort(v, n);
 	if (tstand_put(&p, end, "t1") == -1)
 		goto cut;
-	for (seat = 0; seat < nseats; seat++) {
+	for (seat = 0, k = 0; seat < nseats; seat++) {
 		if (tstand_put(&p, end, " %d/", to[seat]) == -1)
 			goto cut;
-		for (i = 0; row && sqlite3_column_int(sp, 0) == seat; i++) {
+		for (i = 0; k < n && v[k] >> 32 == seat; i++, k = j) {
+			for (j = k; j < n && v[j] == v[k]; j++)
+				;
 			if (tstand_put(&p, end, "%s%d*%d", i ? "," : "",
-			    sqlite3_column_int(sp, 1),
-			    sqlite3_column_int(sp, 2)) == -1)
+			    (int)(v[k] & 0xffffffff), j - k) == -1)
 				goto cut;
-			row = sqlite3_step(sp) == SQLITE_ROW;
 		}
-	}
-	if (row) {
-		snprintf(err, errlen, "match %lld: a play of seat %d, not one "
-		    "of its %d", (long long)mid, sqlite3_column_int(sp, 0),
-		    nseats);
-		goto out;
 	}
 	rc = 0;
 	goto out;
@@ -1297,8 +1419,10 @@ cut:
 	snprintf(err, errlen, "match %lld: thinking times too long",
 	    (long long)mid);
 out:
-	sqlite3_finalize(sp);
-	sqlite3_finalize(sf);
+	if (v != plays)
+		free(v);
+	tstand_unprep(c, sp);
+	tstand_unprep(c, sf);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "tdef.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 #define TSTAND_RECMAX	65536	/* a match's record (tstand_record()) */
 #define TSTAND_TIMESMAX	65536	/* its thinking times (tstand_times_record()) */
@@ -34,6 +35,17 @@ struct tstand_time {
  */
 struct tstand_tv {
 	int		 slot, bot, ms, n;
+};
+
+/*
+ * Statements kept prepared from one call to the next on the same log
+ * (tstand_load_match(), tstand_times_record()): a cluster's worker reads
+ * back each match it played.  Zeroed to begin; tstand_cache_free()
+ * before the handle closes.
+ */
+struct tstand_cache {
+	struct sqlite3		*h;
+	struct sqlite3_stmt	*st[6];
 };
 
 /* What the log says of the tournament itself. */
@@ -65,13 +77,14 @@ struct tstand {
 
 int	tstand_load(struct sqlite3 *, int64_t, const struct tdef *, int,
 	    struct tstand *, char *, size_t);
-int	tstand_load_match(struct sqlite3 *, int64_t, const struct tdef *,
-	    int, struct tstand *, char *, size_t);
+int	tstand_load_match(struct sqlite3 *, struct tstand_cache *, int64_t,
+	    const struct tdef *, int, struct tstand *, char *, size_t);
+void	tstand_cache_free(struct tstand_cache *);
 int	tstand_record(const struct tstand *, int, char *, size_t);
 int	tstand_add_record(struct tstand *, const struct tdef *, int,
 	    int64_t, const char *, char *, size_t);
-int	tstand_times_record(struct sqlite3 *, int64_t, int, char *, size_t,
-	    char *, size_t);
+int	tstand_times_record(struct sqlite3 *, struct tstand_cache *, int64_t,
+	    int, int64_t *, int, char *, size_t, char *, size_t);
 int	tstand_add_times(struct tstand *, int, const char *, char *, size_t);
 int	tstand_times(struct tstand *, int);
 int	tstand_times_diff(const char *, const char *, int, char *, size_t);

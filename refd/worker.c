@@ -104,6 +104,7 @@ static struct worker {
 	double		 pace_ms;	/* a match's mean time */
 	int		 paced;
 	int		 reported, refusedn;	/* counts, for status */
+	struct tstand_cache stmts;	/* each match read back from the log */
 	enum wquery	 q;		/* under way */
 	int64_t		 qlease;	/* WQ_REPORT: its lease and slot */
 	int		 qslot;
@@ -255,6 +256,7 @@ worker_fill(void)
 		if (clash)
 			continue;
 		tourney_slot_conf(&w.def, &s->ts, &mc);
+		mc.keep_times = 1;	/* reported without reading them back */
 		s->state = WS_RUNNING;
 		s->match = 0;
 		s->started_us = util_now_us();
@@ -311,8 +313,8 @@ worker_match_done(struct match *m)
 		return;
 	}
 	if ((rec = malloc(TSTAND_RECMAX + 1)) == NULL ||
-	    tstand_load_match(db_handle(logdb), m->id, &w.def, s->slot, &ts,
-	    err, sizeof(err)) == -1) {
+	    tstand_load_match(db_handle(logdb), &w.stmts, m->id, &w.def,
+	    s->slot, &ts, err, sizeof(err)) == -1) {
 		log_warnx("cluster: slot %d: match %lld: %s", s->slot,
 		    (long long)m->id, rec == NULL ? "out of memory" : err);
 		free(rec);
@@ -329,9 +331,10 @@ worker_match_done(struct match *m)
 	tstand_free(&ts);
 	/* the time report's figures, summed exactly by refctl cluster */
 	if ((times = malloc(TSTAND_TIMESMAX + 1)) == NULL ||
-	    tstand_times_record(db_handle(logdb), m->id,
-	    bri_variant_seats(w.def.opt.variant), times, TSTAND_TIMESMAX + 1,
-	    err, sizeof(err)) == -1) {
+	    tstand_times_record(db_handle(logdb), &w.stmts, m->id,
+	    bri_variant_seats(w.def.opt.variant), m->ntimes >= 0 ? m->times :
+	    NULL, m->ntimes, times, TSTAND_TIMESMAX + 1, err, sizeof(err)) ==
+	    -1) {
 		log_warnx("cluster: slot %d: %s", s->slot, times == NULL ?
 		    "out of memory" : err);
 		free(times);
@@ -968,4 +971,5 @@ worker_free(void)
 	if (w.tick != NULL)
 		event_free(w.tick);
 	w.tick = NULL;
+	tstand_cache_free(&w.stmts);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "briscola.h"
 #include "standings.h"
@@ -1284,6 +1285,96 @@ test_times(void **state)
 	free(t.tv);
 }
 
+static int
+cmp64(const void *a, const void *b)
+{
+	int64_t	 x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A match's thinking times as a worker reports them from the plays it
+ * kept (any order) and as the audit reads them from the log: the same
+ * text, and the one qsort(3) and a count give, over 5000 plays of
+ * spread times (the sort is the worker's own).
+ */
+static void
+test_times_record(void **state)
+{
+	enum { N = 5000 };
+	static int64_t	 v[N], w[N];
+	sqlite3		*h;
+	sqlite3_stmt	*st;
+	char		*a, *b, *ref, *p, err[128];
+	int		 i, j, k, seat, x;
+	unsigned int	 r = 12345;
+
+	(void)state;
+	a = malloc(TSTAND_TIMESMAX + 1);
+	b = malloc(TSTAND_TIMESMAX + 1);
+	ref = malloc(TSTAND_TIMESMAX + 1);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(ref);
+	assert_int_equal(sqlite3_open(":memory:", &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "CREATE TABLE plays (match_id, seat, "
+	    "ms, fault); CREATE TABLE faults (match_id, seat, kind); INSERT "
+	    "INTO faults VALUES (7, 2, 'timeout'), (7, 2, 'timeout'), (7, 1, "
+	    "'illegal'), (8, 0, 'timeout')", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "INSERT INTO plays VALUES (7, "
+	    "?, ?, ?)", -1, &st, NULL), SQLITE_OK);
+	for (i = 0; i < N; i++) {
+		r = r * 1103515245 + 12345;
+		seat = (r >> 16) % 3;
+		r = r * 1103515245 + 12345;
+		x = (r >> 16) % 700;
+		v[i] = (int64_t)seat << 32 | x;
+		sqlite3_bind_int(st, 1, seat);
+		sqlite3_bind_int(st, 2, x);
+		sqlite3_bind_int(st, 3, 0);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	/* a fault's fallback card is no move of the bot's */
+	sqlite3_bind_int(st, 1, 0);
+	sqlite3_bind_int(st, 2, 99999);
+	sqlite3_bind_int(st, 3, 1);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_int_equal(tstand_times_record(h, NULL, 7, 3, NULL, 0, a,
+	    TSTAND_TIMESMAX + 1, err, sizeof(err)), 0);
+	memcpy(w, v, sizeof(w));
+	assert_int_equal(tstand_times_record(h, NULL, 7, 3, w, N, b,
+	    TSTAND_TIMESMAX + 1, err, sizeof(err)), 0);
+	assert_string_equal(a, b);
+	/* the reference: sorted by qsort(3), runs counted */
+	memcpy(w, v, sizeof(w));
+	qsort(w, N, sizeof(w[0]), cmp64);
+	p = ref + sprintf(ref, "t1");
+	for (seat = 0, k = 0; seat < 3; seat++) {
+		p += sprintf(p, " %d/", seat == 2 ? 2 : 0);
+		for (i = 0; k < N && w[k] >> 32 == seat; i++, k = j) {
+			for (j = k; j < N && w[j] == w[k]; j++)
+				;
+			p += sprintf(p, "%s%d*%d", i ? "," : "",
+			    (int)(w[k] & 0xffffffff), j - k);
+		}
+	}
+	assert_string_equal(a, ref);
+	/* a play of a seat the match has not: refused */
+	w[0] = (int64_t)3 << 32;
+	assert_int_equal(tstand_times_record(h, NULL, 7, 3, w, 1, b,
+	    TSTAND_TIMESMAX + 1, err, sizeof(err)), -1);
+	/* too long for the room given: refused, not cut */
+	assert_int_equal(tstand_times_record(h, NULL, 7, 3, NULL, 0, b, 64,
+	    err, sizeof(err)), -1);
+	sqlite3_close(h);
+	free(a);
+	free(b);
+	free(ref);
+}
+
 int
 main(void)
 {
@@ -1312,6 +1403,7 @@ main(void)
 		cmocka_unit_test(test_teams_partner),
 		cmocka_unit_test(test_teams_units),
 		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_times_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
