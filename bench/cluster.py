@@ -198,7 +198,8 @@ def main():
         with open(script, "w") as f:
             f.write("SELECT l_lease, l_slot FROM refd.lease(%s, '%s', 1) "
                     "\\gset\nSELECT refd.report(:l_lease, :l_slot, 1, "
-                    "'r1 w0 1,0 0,1 0,0 0', 1, '%s', '%s');\n" % (
+                    "'r1 w0 1,0 0,1 0,0 0', 1, '%s', '%s', "
+                    "'t1 0/0*35,1*4,2*1 0/0*38,1*2');\n" % (
                         tid, idents, "0" * 64, "0" * 128))
         cinfos = []
         for i in range(8):

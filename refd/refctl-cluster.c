@@ -39,6 +39,8 @@
 #define CL_MAXFILE	(256 * 1024)
 #define CL_LOCK		"7265666463"	/* the migrations' advisory lock */
 #define CL_LEASE_MS	60000		/* a lease's default time */
+/* UTC in ISO 8601, as the log writes its dates */
+#define CL_ISO		"'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'"
 
 /* Connect, or say why not. */
 static PGconn *
@@ -493,8 +495,10 @@ cl_tournament(PGconn *c, const char *name, int64_t *id, struct tdef *d,
 
 	if ((r = cl_exec(c, "SELECT id, definition, commitment, "
 	    "coalesce(seed, ''), nslots, state, coalesce(reason, ''), "
-	    "lease_ms, coalesce(decided_by, '') FROM refd.tournaments WHERE "
-	    "name = $1", 1, v)) == NULL)
+	    "lease_ms, coalesce(decided_by, ''), to_char(submitted AT TIME "
+	    "ZONE 'UTC', " CL_ISO "), coalesce(to_char(ended AT TIME ZONE "
+	    "'UTC', " CL_ISO "), '') FROM refd.tournaments WHERE name = $1",
+	    1, v)) == NULL)
 		return -1;
 	if (PQntuples(r) != 1) {
 		fprintf(stderr, "refctl: cluster: no tournament %s\n", name);
@@ -542,10 +546,15 @@ cl_open(const char *conninfo, const char *name, int64_t *id,
 
 /*
  * The results of tournament id, in schedule order, into ts: each
- * record read back, its seats checked against the schedule's.
+ * record read back, its seats checked against the schedule's, and its
+ * thinking times taken (tstand_add_times()).  With row, the
+ * tournament's (cl_tournament()), the time report is ts's when every
+ * result carries its times (tstand_report() prints them), with the
+ * tournament's name, id, seed once revealed, dates and state.
  */
 static int
-cl_results(PGconn *c, int64_t id, const struct tdef *d, struct tstand *ts)
+cl_results(PGconn *c, int64_t id, const struct tdef *d, struct tstand *ts,
+    const PGresult *row)
 {
 	PGresult	*r;
 	char		 tid[24], err[256], seats[64];
@@ -554,9 +563,9 @@ cl_results(PGconn *c, int64_t id, const struct tdef *d, struct tstand *ts)
 
 	memset(ts, 0, sizeof(*ts));
 	snprintf(tid, sizeof(tid), "%" PRId64, id);
-	if ((r = cl_exec(c, "SELECT r.slot, r.match_id, r.record, s.bots "
-	    "FROM refd.results r JOIN refd.slots s ON s.tid = r.tid AND "
-	    "s.slot = r.slot WHERE r.tid = $1 ORDER BY r.slot", 1, v)) ==
+	if ((r = cl_exec(c, "SELECT r.slot, r.match_id, r.record, s.bots, "
+	    "r.times FROM refd.results r JOIN refd.slots s ON s.tid = r.tid "
+	    "AND s.slot = r.slot WHERE r.tid = $1 ORDER BY r.slot", 1, v)) ==
 	    NULL)
 		return -1;
 	for (i = 0; i < PQntuples(r); i++) {
@@ -576,8 +585,27 @@ cl_results(PGconn *c, int64_t id, const struct tdef *d, struct tstand *ts)
 			    PQgetvalue(r, i, 3));
 			goto fail;
 		}
+		if (!PQgetisnull(r, i, 4) && tstand_add_times(ts, ts->n - 1,
+		    PQgetvalue(r, i, 4), err, sizeof(err)) == -1) {
+			fprintf(stderr, "refctl: cluster: %s\n", err);
+			goto fail;
+		}
 	}
 	PQclear(r);
+	if (row != NULL && ts->timed == ts->n) {
+		ts->have_extra = 1;
+		ts->meta.id = id;
+		snprintf(ts->meta.name, sizeof(ts->meta.name), "%s", d->name);
+		snprintf(ts->meta.seed, sizeof(ts->meta.seed), "%s",
+		    PQgetvalue(row, 0, 3)[0] != '\0' ? PQgetvalue(row, 0, 3) :
+		    "-");
+		snprintf(ts->meta.started, sizeof(ts->meta.started), "%s",
+		    PQgetvalue(row, 0, 9));
+		snprintf(ts->meta.ended, sizeof(ts->meta.ended), "%s",
+		    PQgetvalue(row, 0, 10));
+		snprintf(ts->meta.state, sizeof(ts->meta.state), "%s",
+		    PQgetvalue(row, 0, 5));
+	}
 	return 0;
 fail:
 	PQclear(r);
@@ -623,11 +651,11 @@ cl_standings(int argc, char **argv)
 		return REFCTL_USAGE;
 	if ((c = cl_open(argv[2], argv[3], &id, &d, &row, &rc)) == NULL)
 		return rc;
-	PQclear(row);
-	if (cl_results(c, id, &d, &ts) == 0) {
+	if (cl_results(c, id, &d, &ts, row) == 0) {
 		rc = tstand_report(stdout, &d, &ts, fmt) == 0 ? 0 : 1;
 		tstand_free(&ts);
 	}
+	PQclear(row);
 	tdef_free(&d);
 	PQfinish(c);
 	return rc;
@@ -683,25 +711,33 @@ cl_status(int argc, char **argv)
 		    strcmp(PQgetvalue(r, i, 2), "t") == 0 ? "yes" : "no",
 		    PQgetvalue(r, i, 3), PQgetvalue(r, i, 4));
 	PQclear(r);
-	if (d.sprt && cl_results(c, id, &d, &ts) == 0) {
-		if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
-			tstand_sprt(&d, slots, nslots, &ts, &sp);
-			printf("sprt llr %.4f lower %.4f upper %.4f units %d "
-			    "games %d-%d-%d state %s\n", sp.llr, sp.lower,
-			    sp.upper, sp.units, sp.wins, sp.draws, sp.losses,
-			    tstand_sprt_state(&sp));
-			/* a worker's word ended it: is it the rows'? */
-			if (PQgetvalue(row, 0, 8)[0] != '\0' &&
-			    !cl_decision_ok(&d, slots, nslots, &ts,
-			    PQgetvalue(row, 0, 6), err, sizeof(err)))
-				printf("decision unsupported: worker %s ended "
-				    "it, the results say \"%s\"\n",
-				    PQgetvalue(row, 0, 8), err);
-			free(slots);
-		}
-		tstand_free(&ts);
-	}
+	/* the rows' figures: a malformed one is named, the rest stands */
 	rc = 0;
+	if (cl_results(c, id, &d, &ts, row) == -1)
+		goto out;
+	if (d.sprt &&
+	    tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == 0) {
+		tstand_sprt(&d, slots, nslots, &ts, &sp);
+		printf("sprt llr %.4f lower %.4f upper %.4f units %d games "
+		    "%d-%d-%d state %s\n", sp.llr, sp.lower, sp.upper, sp.units,
+		    sp.wins, sp.draws, sp.losses, tstand_sprt_state(&sp));
+		/* a worker's word ended it: is it the rows'? */
+		if (PQgetvalue(row, 0, 8)[0] != '\0' && !cl_decision_ok(&d,
+		    slots, nslots, &ts, PQgetvalue(row, 0, 6), err,
+		    sizeof(err)))
+			printf("decision unsupported: worker %s ended it, the "
+			    "results say \"%s\"\n", PQgetvalue(row, 0, 8), err);
+		/* the time report counts what the standings count */
+		tstand_sprt_prefix(&d, slots, nslots, &ts, &sp);
+		free(slots);
+	}
+	/* the time report, by tstand_extra()'s figures, in d's order */
+	if (!ts.have_extra)
+		printf("times %d of %d results carry no thinking times\n",
+		    ts.n - ts.timed, ts.n);
+	else if (tstand_times(&ts, d.nbots) == 0)
+		tstand_times_print(stdout, &d, &ts, NULL);
+	tstand_free(&ts);
 out:
 	PQclear(row);
 	tdef_free(&d);
@@ -857,6 +893,7 @@ cl_audit(int argc, char **argv)
 	PGconn		*c;
 	PGresult	*row = NULL, *rw = NULL, *rr = NULL;
 	char		 tid[24], key[65], err[512], *rec = NULL, *sa, *sb;
+	char		*times = NULL;
 	char		**who = NULL;
 	const char	*names[TDEF_MAXBOTS * 4], *v[1] = { tid };
 	const char	*w, *reason;
@@ -889,11 +926,12 @@ cl_audit(int argc, char **argv)
 	if ((rw = cl_exec(c, "SELECT name, coalesce(pubkey, '') FROM "
 	    "refd.workers ORDER BY name", 0, NULL)) == NULL ||
 	    (rr = cl_exec(c, "SELECT slot, worker, match_id, record, "
-	    "head_no, head, sig FROM refd.results WHERE tid = $1 ORDER BY "
-	    "slot", 1, v)) == NULL)
+	    "head_no, head, sig, times FROM refd.results WHERE tid = $1 "
+	    "ORDER BY slot", 1, v)) == NULL)
 		goto out;
 	if ((logs = calloc(nlogs, sizeof(*logs))) == NULL ||
 	    (rec = malloc(TSTAND_RECMAX + 1)) == NULL ||
+	    (times = malloc(TSTAND_TIMESMAX + 1)) == NULL ||
 	    (who = calloc(PQntuples(rr) + 1, sizeof(*who))) == NULL)
 		goto out;
 	/* each log, by its key, to the worker that registered it */
@@ -948,6 +986,12 @@ cl_audit(int argc, char **argv)
 		who[k] = PQgetvalue(rr, k, 1);
 		if (tstand_add_record(&tdb, &d, slot, mid, PQgetvalue(rr, k, 3),
 		    err, sizeof(err)) == -1) {
+			printf("slot %d FAILED: %s\n", slot, err);
+			bad++;
+			continue;
+		}
+		if (!PQgetisnull(rr, k, 7) && tstand_add_times(&tdb, tdb.n - 1,
+		    PQgetvalue(rr, k, 7), err, sizeof(err)) == -1) {
 			printf("slot %d FAILED: %s\n", slot, err);
 			bad++;
 			continue;
@@ -1023,8 +1067,31 @@ cl_audit(int argc, char **argv)
 			bad++;
 			continue;
 		}
+		/* its thinking times, each figure the log's */
+		if (tstand_times_record(logs[i].a->h, mid,
+		    bri_variant_seats(d.opt.variant), times, TSTAND_TIMESMAX +
+		    1, err, sizeof(err)) == -1) {
+			printf("slot %d FAILED: match %lld of worker %s: %s\n",
+			    slot, mid, w, err);
+			bad++;
+			continue;
+		}
+		if (PQgetisnull(rr, k, 7)) {
+			printf("slot %d FAILED: match %lld of worker %s: no "
+			    "thinking times reported\n", slot, mid, w);
+			bad++;
+			continue;
+		}
+		if (tstand_times_diff(PQgetvalue(rr, k, 7), times,
+		    bri_variant_seats(d.opt.variant), err, sizeof(err)) != -1) {
+			printf("slot %d FAILED: match %lld of worker %s: %s\n",
+			    slot, mid, w, err);
+			bad++;
+			continue;
+		}
 		if (tstand_add_record(&tlog, &d, slot, mid, rec, err,
-		    sizeof(err)) == -1) {
+		    sizeof(err)) == -1 || tstand_add_times(&tlog, tlog.n - 1,
+		    times, err, sizeof(err)) == -1) {
 			printf("slot %d FAILED: %s\n", slot, err);
 			bad++;
 			continue;
@@ -1040,7 +1107,9 @@ cl_audit(int argc, char **argv)
 		    "-", reason, err);
 		bad++;
 	}
-	/* the standings recounted from the logs */
+	/* the standings and time report recounted from the logs */
+	tdb.have_extra = tdb.timed == tdb.n;
+	tlog.have_extra = tlog.timed == tlog.n;
 	sa = cl_standings_text(&d, &tdb);
 	sb = cl_standings_text(&d, &tlog);
 	if (sa == NULL || sb == NULL || strcmp(sa, sb) != 0) {
@@ -1069,6 +1138,7 @@ out:
 	free(logs);
 	free(who);
 	free(rec);
+	free(times);
 	free(slots);
 	tstand_free(&tdb);
 	tstand_free(&tlog);
@@ -1098,11 +1168,11 @@ cl_export(int argc, char **argv)
 	if ((c = cl_open(argv[2], argv[3], &id, &d, &row, &rc)) == NULL)
 		return rc;
 	snprintf(tid, sizeof(tid), "%" PRId64, id);
-	if (cl_results(c, id, &d, &ts) == -1)
+	if (cl_results(c, id, &d, &ts, row) == -1)
 		goto out;
 	if ((r = cl_exec(c, "SELECT slot, worker, match_id, lease, record, "
-	    "head_no, head, sig FROM refd.results WHERE tid = $1 ORDER BY "
-	    "slot", 1, v)) == NULL || (rw = cl_exec(c, "SELECT name, "
+	    "head_no, head, sig, coalesce(times, '') FROM refd.results WHERE "
+	    "tid = $1 ORDER BY slot", 1, v)) == NULL || (rw = cl_exec(c, "SELECT name, "
 	    "coalesce(pubkey, '') FROM refd.workers ORDER BY name", 0,
 	    NULL)) == NULL) {
 		tstand_free(&ts);
@@ -1139,9 +1209,11 @@ cl_export(int argc, char **argv)
 		printf(", \"match\": %s, \"lease\": %s, \"record\": ",
 		    PQgetvalue(r, i, 2), PQgetvalue(r, i, 3));
 		tstand_json_str(stdout, PQgetvalue(r, i, 4));
-		printf(", \"head_no\": %s, \"head\": \"%s\", \"sig\": \"%s\"}",
-		    PQgetvalue(r, i, 5), PQgetvalue(r, i, 6),
+		printf(", \"head_no\": %s, \"head\": \"%s\", \"sig\": \"%s\", "
+		    "\"times\": ", PQgetvalue(r, i, 5), PQgetvalue(r, i, 6),
 		    PQgetvalue(r, i, 7));
+		tstand_json_str(stdout, PQgetvalue(r, i, 8));
+		printf("}");
 	}
 	printf("\n]}\n");
 	tstand_free(&ts);

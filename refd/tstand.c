@@ -110,6 +110,7 @@ tstand_free(struct tstand *t)
 	free(t->deals);
 	free(t->id);
 	free(t->slot);
+	free(t->tv);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -686,6 +687,28 @@ tstand_flat_warn(FILE *f)
 	    "alike): they say nothing of the error\n");
 }
 
+/*
+ * The time report: each bot's thinking times of ts (tstand_extra() or
+ * tstand_times()), as text, in the rank order of the table t, or in d's
+ * order without one.
+ */
+void
+tstand_times_print(FILE *f, const struct tdef *d, const struct tstand *ts,
+    const struct st_table *t)
+{
+	const struct tstand_time *tm;
+	int			 i, b;
+
+	fprintf(f, "\n%-16s %8s %9s %9s %9s %8s\n", "thinking (ms)", "moves",
+	    "mean", "p99", "max", "timeouts");
+	for (i = 0; i < (t != NULL ? t->nbots : d->nbots); i++) {
+		b = t != NULL ? t->row[i].bot : i;
+		tm = &ts->time[b];
+		fprintf(f, "%-16.16s %8d %9.1f %9d %9d %8d\n", d->bots[b],
+		    tm->moves, tm->mean, tm->p99, tm->max, tm->timeouts);
+	}
+}
+
 void
 tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
     const struct st_table *t, const struct st_sprt *sp, enum tstand_fmt fmt)
@@ -884,16 +907,8 @@ tstand_print(FILE *f, const struct tdef *d, const struct tstand *ts,
 	}
 	if (chiamata)
 		tstand_roles(f, d, t);
-	if (ts != NULL && ts->have_extra) {
-		fprintf(f, "\n%-16s %8s %9s %9s %9s %8s\n", "thinking (ms)",
-		    "moves", "mean", "p99", "max", "timeouts");
-		for (i = 0; i < t->nbots; i++) {
-			tm = &ts->time[t->row[i].bot];
-			fprintf(f, "%-16.16s %8d %9.1f %9d %9d %8d\n",
-			    d->bots[t->row[i].bot], tm->moves, tm->mean, tm->p99,
-			    tm->max, tm->timeouts);
-		}
-	}
+	if (ts != NULL && ts->have_extra)
+		tstand_times_print(f, d, ts, t);
 	if (t->tdeals > 0) {
 		fprintf(f, "\nrole-aware rating: %d deals, side against side\n",
 		    t->tdeals);
@@ -1215,6 +1230,300 @@ oom:
 }
 
 /*
+ * A finished match's thinking times as one line of text, so that they
+ * travel with its record (tstand_record()) from a cluster's worker to
+ * the time report, which sums them exactly (tstand_add_times(),
+ * tstand_times()):
+ *
+ *	t1 SEAT...
+ *
+ * one SEAT a seat, TIMEOUTS/MS*N,MS*N...: its time-out faults, then
+ * each time in milliseconds the cards it chose itself took, in
+ * ascending order, with how many took it (nothing after the slash for
+ * a seat that chose none).  The whole distribution, not a summary, so
+ * that the 99th percentile over every move of a tournament is the same
+ * as one log gives.
+ */
+#define TSTAND_MSMAX	86400000	/* a move's time, at most */
+#define TSTAND_NMAX	1000000		/* moves of one time, time-outs */
+
+/* Match mid of the log h (nseats seats) as times into buf. */
+int
+tstand_times_record(sqlite3 *h, int64_t mid, int nseats, char *buf,
+    size_t len, char *err, size_t errlen)
+{
+	sqlite3_stmt	*sp = NULL, *sf = NULL;
+	char		*p = buf, *end = buf + len;
+	int		 to[BRI_MAXSEATS], seat, i, row, rc = -1;
+
+	memset(to, 0, sizeof(to));
+	if (sqlite3_prepare_v2(h, "SELECT seat, ms, count(*) FROM plays WHERE "
+	    "match_id = ? AND fault = 0 GROUP BY seat, ms ORDER BY seat, ms",
+	    -1, &sp, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "SELECT seat, count(*) FROM faults WHERE "
+	    "match_id = ? AND kind = 'timeout' GROUP BY seat", -1, &sf,
+	    NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "log: %s", sqlite3_errmsg(h));
+		goto out;
+	}
+	sqlite3_bind_int64(sf, 1, mid);
+	while (sqlite3_step(sf) == SQLITE_ROW)
+		if ((i = sqlite3_column_int(sf, 0)) >= 0 && i < nseats)
+			to[i] = sqlite3_column_int(sf, 1);
+	sqlite3_bind_int64(sp, 1, mid);
+	row = sqlite3_step(sp) == SQLITE_ROW;
+	if (tstand_put(&p, end, "t1") == -1)
+		goto cut;
+	for (seat = 0; seat < nseats; seat++) {
+		if (tstand_put(&p, end, " %d/", to[seat]) == -1)
+			goto cut;
+		for (i = 0; row && sqlite3_column_int(sp, 0) == seat; i++) {
+			if (tstand_put(&p, end, "%s%d*%d", i ? "," : "",
+			    sqlite3_column_int(sp, 1),
+			    sqlite3_column_int(sp, 2)) == -1)
+				goto cut;
+			row = sqlite3_step(sp) == SQLITE_ROW;
+		}
+	}
+	if (row) {
+		snprintf(err, errlen, "match %lld: a play of seat %d, not one "
+		    "of its %d", (long long)mid, sqlite3_column_int(sp, 0),
+		    nseats);
+		goto out;
+	}
+	rc = 0;
+	goto out;
+cut:
+	snprintf(err, errlen, "match %lld: thinking times too long",
+	    (long long)mid);
+out:
+	sqlite3_finalize(sp);
+	sqlite3_finalize(sf);
+	return rc;
+}
+
+/* A number of rec at *p in [lo, hi], digits only, nothing after read. */
+static int
+tstand_num(const char **p, int lo, int hi, int *v)
+{
+	char	*e;
+	long	 l;
+
+	if (**p < '0' || **p > '9')
+		return -1;
+	l = strtol(*p, &e, 10);
+	if (l < lo || l > hi)
+		return -1;
+	*v = (int)l;
+	*p = e;
+	return 0;
+}
+
+/* Room for one more figure in t->tv; -1 when memory runs out. */
+static int
+tstand_tv_add(struct tstand *t, int slot, int bot, int ms, int n)
+{
+	struct tstand_tv	*v;
+	int			 cap;
+
+	if (t->ntv == t->captv) {
+		cap = t->captv ? 2 * t->captv : 256;
+		if ((v = reallocarray(t->tv, cap, sizeof(*v))) == NULL)
+			return -1;
+		t->tv = v;
+		t->captv = cap;
+	}
+	v = &t->tv[t->ntv++];
+	v->slot = slot;
+	v->bot = bot;
+	v->ms = ms;
+	v->n = n;
+	return 0;
+}
+
+/*
+ * Add the thinking times rec (tstand_times_record()) of match k of t,
+ * whose seats say whose they are.  Hostile: anything malformed, out of
+ * range or out of order is refused, with the reason in err, and t keeps
+ * nothing of it.  Returns 0 or -1.
+ */
+int
+tstand_add_times(struct tstand *t, int k, const char *rec, char *err,
+    size_t errlen)
+{
+	const struct st_match	*m = &t->m[k];
+	const char		*p = rec;
+	int			 base = t->ntv, seat, to, ms, n, prev;
+
+	if (rec == NULL || strlen(rec) > TSTAND_TIMESMAX ||
+	    strncmp(p, "t1", 2) != 0)
+		goto bad;
+	p += 2;
+	for (seat = 0; seat < m->nseats; seat++) {
+		if (*p++ != ' ' || tstand_num(&p, 0, TSTAND_NMAX, &to) == -1 ||
+		    *p++ != '/')
+			goto bad;
+		if (to > 0 && tstand_tv_add(t, t->slot[k], m->bot[seat], -1,
+		    to) == -1)
+			goto oom;
+		for (prev = -1; *p != ' ' && *p != '\0'; prev = ms) {
+			if ((prev >= 0 && *p++ != ',') ||
+			    tstand_num(&p, 0, TSTAND_MSMAX, &ms) == -1 ||
+			    ms <= prev || *p++ != '*' ||
+			    tstand_num(&p, 1, TSTAND_NMAX, &n) == -1)
+				goto bad;
+			if (tstand_tv_add(t, t->slot[k], m->bot[seat], ms,
+			    n) == -1)
+				goto oom;
+		}
+	}
+	if (*p != '\0')
+		goto bad;
+	t->timed++;
+	return 0;
+bad:
+	t->ntv = base;
+	snprintf(err, errlen, "slot %d: malformed thinking times", t->slot[k]);
+	return -1;
+oom:
+	t->ntv = base;
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+static int
+tstand_tv_cmp(const void *a, const void *b)
+{
+	const struct tstand_tv	*x = a, *y = b;
+
+	return (x->ms > y->ms) - (x->ms < y->ms);
+}
+
+/*
+ * Each of nbots bots' thinking time (struct tstand_time) summed from
+ * the figures tstand_add_times() took, of the slots the standings count
+ * (below t->upto, if set), into t->time: what tstand_extra() reads from
+ * one log, the same figures from the same moves.  Returns 0, or -1 when
+ * memory runs out or the counts overflow.
+ */
+int
+tstand_times(struct tstand *t, int nbots)
+{
+	struct tstand_time	*tm;
+	struct tstand_tv	*v;
+	long long		 moves, sum, rank, c, x;
+	int			 b, i, nv, rc = -1;
+
+	if ((v = calloc(t->ntv + 1, sizeof(*v))) == NULL)
+		return -1;
+	memset(t->time, 0, sizeof(t->time));
+	for (b = 0; b < nbots && b < TDEF_MAXBOTS; b++) {
+		tm = &t->time[b];
+		moves = sum = 0;
+		for (i = nv = 0; i < t->ntv; i++) {
+			if (t->tv[i].bot != b || (t->upto > 0 &&
+			    t->tv[i].slot >= t->upto))
+				continue;
+			if (t->tv[i].ms < 0) {
+				if (__builtin_add_overflow(tm->timeouts,
+				    t->tv[i].n, &tm->timeouts))
+					goto out;
+				continue;
+			}
+			v[nv++] = t->tv[i];
+			if (__builtin_mul_overflow((long long)t->tv[i].ms,
+			    t->tv[i].n, &x) ||
+			    __builtin_add_overflow(sum, x, &sum))
+				goto out;
+			moves += t->tv[i].n;
+		}
+		if (moves == 0)
+			continue;
+		if (moves > INT_MAX)
+			goto out;
+		qsort(v, nv, sizeof(*v), tstand_tv_cmp);
+		tm->moves = (int)moves;
+		/* as SQLite's avg() of the integers */
+		tm->mean = (double)sum / (double)moves;
+		tm->max = v[nv - 1].ms;
+		/* nearest rank: the ceil(0.99 n)-th smallest */
+		rank = (99 * moves + 99) / 100;
+		for (i = 0, c = 0; i < nv; i++)
+			if ((c += v[i].n) >= rank) {
+				tm->p99 = v[i].ms;
+				break;
+			}
+	}
+	rc = 0;
+out:
+	free(v);
+	return rc;
+}
+
+/*
+ * Which seat's thinking times differ between a (reported) and b (the
+ * log's), two records of a match of nseats seats, with their figures
+ * in why: the seat, or -1 if they do not differ.
+ */
+int
+tstand_times_diff(const char *a, const char *b, int nseats, char *why,
+    size_t len)
+{
+	struct st_match		 m;
+	struct tstand		 t[2];
+	const struct tstand_time *x, *y;
+	const char		*ga = a, *gb = b;
+	char			 err[128];
+	int			 slot = 0, i, ok[2], seat = -1;
+
+	if (strcmp(a, b) == 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.nseats = nseats;
+	for (i = 0; i < nseats; i++)
+		m.bot[i] = i;
+	for (i = 0; i < 2; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		t[i].m = &m;
+		t[i].slot = &slot;
+		t[i].n = 1;
+		ok[i] = tstand_add_times(&t[i], 0, i ? b : a, err,
+		    sizeof(err)) == 0 && tstand_times(&t[i], nseats) == 0;
+	}
+	if (!ok[0] || !ok[1]) {
+		snprintf(why, len, "the thinking times %s are malformed",
+		    ok[0] ? "of the log" : "reported");
+		seat = 0;
+		goto out;
+	}
+	/* the first seat whose part of the text differs */
+	for (seat = 0; seat < nseats; seat++) {
+		ga = strchr(ga, ' ');
+		gb = strchr(gb, ' ');
+		if (ga == NULL || gb == NULL)
+			break;
+		ga++;
+		gb++;
+		if (strcspn(ga, " ") != strcspn(gb, " ") ||
+		    strncmp(ga, gb, strcspn(ga, " ")) != 0)
+			break;
+	}
+	if (seat == nseats)
+		seat = nseats - 1;
+	x = &t[0].time[seat];
+	y = &t[1].time[seat];
+	snprintf(why, len, "seat %d's thinking times reported (%d moves, "
+	    "mean %.1f, p99 %d, max %d, %d timeouts) are not the log's (%d "
+	    "moves, mean %.1f, p99 %d, max %d, %d timeouts)", seat, x->moves,
+	    x->mean, x->p99, x->max, x->timeouts, y->moves, y->mean, y->p99,
+	    y->max, y->timeouts);
+out:
+	free(t[0].tv);
+	free(t[1].tv);
+	return seat;
+}
+
+/*
  * The standings of d over the finished matches ts, printed in fmt: the
  * table (st_compute()), the role-aware rating by units of the schedule,
  * and a gauntlet's SPRT in schedule order; what `refctl tournament
@@ -1237,6 +1546,12 @@ tstand_report(FILE *f, const struct tdef *d, struct tstand *ts,
 	if (tdef_schedule(d, &slots, &nslots, err, sizeof(err)) == 0)
 		/* after the SPRT's verdict, only what it read counts */
 		tstand_sprt_prefix(d, slots, nslots, ts, &sp);
+	/* a cluster's times, of the matches counted (tstand_add_times()) */
+	if (ts->timed > 0 && tstand_times(ts, d->nbots) == -1) {
+		free(slots);
+		free(tab);
+		return -1;
+	}
 	st_compute(ts->m, ts->n, d->nbots, 1, tab);
 	if (slots != NULL) {
 		if ((unit = tstand_units(d, slots, nslots, ts)) != NULL)

@@ -15,6 +15,7 @@
 struct sqlite3;
 
 #define TSTAND_RECMAX	65536	/* a match's record (tstand_record()) */
+#define TSTAND_TIMESMAX	65536	/* its thinking times (tstand_times_record()) */
 
 enum tstand_fmt { TSTAND_TEXT, TSTAND_CSV, TSTAND_JSON };
 
@@ -24,6 +25,15 @@ struct tstand_time {
 	double		 mean;
 	int		 p99, max;	/* nearest-rank 99th percentile */
 	int		 timeouts;	/* time-out faults */
+};
+
+/*
+ * n moves of ms milliseconds each (ms -1: n time-outs) of bot in slot:
+ * a match's thinking times as a cluster's row carries them
+ * (tstand_add_times()), summed by tstand_times().
+ */
+struct tstand_tv {
+	int		 slot, bot, ms, n;
 };
 
 /* What the log says of the tournament itself. */
@@ -45,6 +55,9 @@ struct tstand {
 	int		 upto;		/* only slots below it count, 0:
 					   all (tstand_sprt_prefix()) */
 	int		 capm, capd, nd;	/* tstand_add_record()'s room */
+	struct tstand_tv *tv;		/* tstand_add_times()'s figures */
+	int		 ntv, captv;
+	int		 timed;		/* matches given their times */
 	int		 have_extra;	/* tstand_extra() filled these: */
 	struct tstand_meta meta;
 	struct tstand_time time[TDEF_MAXBOTS];	/* by bot index */
@@ -57,6 +70,13 @@ int	tstand_load_match(struct sqlite3 *, int64_t, const struct tdef *,
 int	tstand_record(const struct tstand *, int, char *, size_t);
 int	tstand_add_record(struct tstand *, const struct tdef *, int,
 	    int64_t, const char *, char *, size_t);
+int	tstand_times_record(struct sqlite3 *, int64_t, int, char *, size_t,
+	    char *, size_t);
+int	tstand_add_times(struct tstand *, int, const char *, char *, size_t);
+int	tstand_times(struct tstand *, int);
+int	tstand_times_diff(const char *, const char *, int, char *, size_t);
+void	tstand_times_print(FILE *, const struct tdef *, const struct tstand *,
+	    const struct st_table *);
 int	tstand_report(FILE *, const struct tdef *, struct tstand *,
 	    enum tstand_fmt);
 int	tstand_extra(struct sqlite3 *, int64_t, const struct tdef *,

@@ -63,6 +63,7 @@ struct wslot {
 	int		 tries;
 	int64_t		 started_us;
 	char		*record;	/* WS_PLAYED: what is reported */
+	char		*times;		/* and its thinking times */
 	long long	 head_no;
 	char		 head[2 * DB_HASHLEN + 1];
 	char		 sig[129];
@@ -161,8 +162,10 @@ worker_drop(const char *why)
 		    !match_over(m))
 			match_stop(m, why);
 	}
-	for (i = 0; i < w.nslots; i++)
+	for (i = 0; i < w.nslots; i++) {
 		free(w.slots[i].record);
+		free(w.slots[i].times);
+	}
 	free(w.slots);
 	w.slots = NULL;
 	w.nslots = w.nrunning = 0;
@@ -210,6 +213,7 @@ worker_compact(void)
 	for (i = j = 0; i < w.nslots; i++) {
 		if (w.slots[i].state == WS_DONE && w.starting != &w.slots[i]) {
 			free(w.slots[i].record);
+			free(w.slots[i].times);
 			continue;
 		}
 		w.slots[j++] = w.slots[i];
@@ -280,7 +284,7 @@ worker_match_done(struct match *m)
 {
 	struct wslot	*s = NULL;
 	struct tstand	 ts;
-	char		 err[256], *rec;
+	char		 err[256], *rec, *times;
 	double		 ms;
 	int		 i;
 
@@ -323,7 +327,20 @@ worker_match_done(struct match *m)
 		return;
 	}
 	tstand_free(&ts);
+	/* the time report's figures, summed exactly by refctl cluster */
+	if ((times = malloc(TSTAND_TIMESMAX + 1)) == NULL ||
+	    tstand_times_record(db_handle(logdb), m->id,
+	    bri_variant_seats(w.def.opt.variant), times, TSTAND_TIMESMAX + 1,
+	    err, sizeof(err)) == -1) {
+		log_warnx("cluster: slot %d: %s", s->slot, times == NULL ?
+		    "out of memory" : err);
+		free(times);
+		free(rec);
+		s->state = WS_DONE;
+		return;
+	}
 	s->record = rec;
+	s->times = times;
 	s->head_no = m->dbm.head_no;
 	util_hex(m->dbm.head, DB_HASHLEN, s->head);
 	snprintf(s->sig, sizeof(s->sig), "%s", m->dbm.sig);
@@ -738,8 +755,8 @@ worker_decide_cb(void *arg, const PGresult *res, const char *err)
 static void
 worker_ask(void)
 {
-	char		 a[7][64], beat[16 * 24 + 3];
-	const char	*v[7];
+	char		 a[8][64], beat[16 * 24 + 3];
+	const char	*v[8];
 	int64_t		 now = util_now_us(), period;
 	int		 i, n, busy, nmax;
 
@@ -770,10 +787,11 @@ worker_ask(void)
 		v[4] = a[4];
 		v[5] = w.slots[i].head;
 		v[6] = w.slots[i].sig;
+		v[7] = w.slots[i].times;
 		w.qlease = w.slots[i].lease;
 		w.qslot = w.slots[i].slot;
 		if (pgconn_query(w.pg, "SELECT refd.report($1, $2, $3, $4, $5, "
-		    "$6, $7) AS report, $1::bigint, $2::integer", 7, v,
+		    "$6, $7, $8) AS report, $1::bigint, $2::integer", 8, v,
 		    worker_timeout(), worker_report_cb, NULL) == 0)
 			w.q = WQ_REPORT;
 		return;

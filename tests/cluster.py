@@ -28,6 +28,7 @@ import pgproxy  # noqa: E402
 
 REFCTL = harness.REFCTL
 SEED = "cd" * 32
+TIMES = "t1 0/ 0/"      # a two-seat match's thinking times: no moves
 
 
 def refctl(*args, check=True, timeout=120):
@@ -125,11 +126,62 @@ class Cluster:
         assert not bad, "workers exited badly: %s" % bad
 
 
+THINK = r"\nthinking \(ms\)[^\n]*\n((?:[^\n]+\n)*)"
+
+
 def standings_part(text):
     """The standings from their table on, without thinking times (which
     are each machine's own)."""
     text = text[text.index("rank "):]
-    return re.sub(r"\nthinking \(ms\)[^\n]*\n(?:[^\n]+\n)*", "", text)
+    return re.sub(THINK, "", text)
+
+
+def think_rows(text):
+    """The thinking-time table of standings or status text: its rows,
+    each [bot, moves, mean, p99, max, timeouts], in the order printed."""
+    m = re.search(THINK, text)
+    assert m, "no thinking times:\n" + text
+    return [l.split() for l in m.group(1).splitlines()]
+
+
+def think_counts(text):
+    """Each bot's moves and time-outs in the time report, in its order:
+    what does not depend on the machine's clock."""
+    return [(r[0], r[1], r[5]) for r in think_rows(text)]
+
+
+def think_from_logs(cl, order, tid=1):
+    """The thinking-time rows the workers' logs give for the matches the
+    database names, computed as refctl tournament standings does over
+    one log (nearest-rank 99th percentile), each bot in order."""
+    import sqlite3
+    ms = {b: [] for b in order}
+    tout = {b: 0 for b in order}
+    rows = cl.psql("SELECT slot, worker, match_id FROM refd.results "
+                   "WHERE tid = %d ORDER BY slot" % tid)[1].splitlines()
+    for slot, worker, mid in (r.split("|") for r in rows):
+        con = sqlite3.connect(cl.workers[worker].db)
+        for bot, t in con.execute(
+                "SELECT s.bot, p.ms FROM plays p JOIN seats s ON "
+                "s.match_id = p.match_id AND s.seat = p.seat WHERE "
+                "p.match_id = ? AND p.fault = 0", (int(mid),)):
+            ms[bot].append(t)
+        for bot, n in con.execute(
+                "SELECT s.bot, count(*) FROM faults f JOIN seats s ON "
+                "s.match_id = f.match_id AND s.seat = f.seat WHERE "
+                "f.match_id = ? AND f.kind = 'timeout' GROUP BY s.bot",
+                (int(mid),)):
+            tout[bot] += n
+        con.close()
+    out = []
+    for b in order:
+        v = sorted(ms[b])
+        n = len(v)
+        p99 = v[(99 * n + 99) // 100 - 1] if n else 0
+        out.append(("%-16.16s %8d %9.1f %9d %9d %8d" % (
+            b, n, sum(v) / n if n else 0.0, p99, v[-1] if n else 0,
+            tout[b])).split())
+    return out
 
 
 def one_machine(tmp, path):
@@ -189,13 +241,29 @@ def test_same_standings(tmp):
         results = [int(w.split()[-1]) for w in st["worker"]]
         assert sum(results) == 48 and all(results), st["worker"]
         cl_text = refctl("cluster", "standings", cl.ci, "same").stdout
+        st_text = refctl("cluster", "status", cl.ci, "same").stdout
         check_once(cl, path)
         audit_cluster(cl, "same", 48)
+        # the time report: each figure the logs give, summed exactly;
+        # status and export give the same
+        think = think_rows(cl_text)
+        assert think == think_from_logs(cl, [r[0] for r in think]), \
+            (think, cl_text)
+        assert sorted(think_rows(st_text)) == sorted(think), st_text
+        import json
+        ex = json.loads(refctl("cluster", "export", cl.ci, "same").stdout)
+        assert sorted([t["bot"], str(t["moves"]), "%.1f" % t["mean_ms"],
+                       str(t["p99_ms"]), str(t["max_ms"]),
+                       str(t["timeouts"])] for t in
+                      ex["standings"]["times"]) == sorted(think), ex
     finally:
         cl.stop()
     one = one_machine(tmp, path)
     assert standings_part(one) == standings_part(cl_text), \
         "one machine:\n%s\ncluster:\n%s" % (one, cl_text)
+    # thinking times are wall-clock, each machine's own: the moves and
+    # time-outs of each bot are the same, byte for byte
+    assert think_counts(one) == think_counts(cl_text), (one, cl_text)
 
 
 def small(tmp, name, matches=8, extra=""):
@@ -248,9 +316,29 @@ def test_roles(tmp):
         # b cannot report under a's lease, nor a twice for one slot
         rec = "r1 w0 1,0 0,1 0,0 0"
         ok, out = cl.psql("SELECT refd.report(%s, %s, 7, '%s', 3, '%s', "
-                          "'%s')" % (lease, slot, rec, "0" * 64, "0" * 128),
-                          "b", check=False)
+                          "'%s', '%s')" % (lease, slot, rec, "0" * 64,
+                                           "0" * 128, TIMES), "b",
+                          check=False)
         assert not ok and "worker b holds no lease" in out, out
+        # hostile thinking times: each raises, saying why; nothing taken
+        for times, why in (("t1 " + "0/0*1," * 12000 + " 0/",
+                            "at most 65536 bytes"),
+                           ("t1 0/", "one per seat: 2"),
+                           ("t1 0/5*1,3*1 0/", "not in ascending order"),
+                           ("t1 0/x 0/", "malformed"),
+                           ("t1 0/999999999*1 0/", "malformed"),
+                           ("t2 0/ 0/", "malformed")):
+            ok, out = cl.psql("SELECT refd.report(%s, %s, 7, '%s', 3, "
+                              "'%s', '%s', '%s')" % (
+                                  lease, slot, rec, "0" * 64, "0" * 128,
+                                  times), "a", check=False)
+            assert not ok and "thinking times" in out and why in out, \
+                (times[:40], out)
+        ok, out = cl.psql("SELECT refd.report(%s, %s, 7, '%s', 3, '%s', "
+                          "'%s', NULL)" % (lease, slot, rec, "0" * 64,
+                                           "0" * 128), "a", check=False)
+        assert not ok and "thinking times" in out, out
+        assert cl.psql("SELECT count(*) FROM refd.results")[1] == "0"
         ok, out = cl.psql("SELECT refd.decide(1, 'SPRT: H1 accepted')",
                           "a", check=False)
         assert not ok and "with the units it read" in out, out
@@ -292,14 +380,15 @@ def test_fencing(tmp):
                           "a")
         assert out, "no lease after the heartbeat"
         l2 = out.split("|")[0]
-        cl.psql("SELECT refd.report(%s, %s, 5, '%s', 1, '%s', '%s')" % (
-            l2, out.split("|")[1], rec, "1" * 64, "2" * 128), "a")
+        cl.psql("SELECT refd.report(%s, %s, 5, '%s', 1, '%s', '%s', '%s')"
+                % (l2, out.split("|")[1], rec, "1" * 64, "2" * 128, TIMES),
+                "a")
         # lease a runs out: its late report is refused, though nobody
         # has taken the lease back yet; b's lease then takes its slots
         time.sleep(6)
         slot = lease_a[0].split("|")[1]
-        late = "SELECT refd.report(%s, %s, 9, '%s', 1, '%s', '%s')" % (
-            la, slot, rec, "3" * 64, "4" * 128)
+        late = "SELECT refd.report(%s, %s, 9, '%s', 1, '%s', '%s', " \
+            "'%s')" % (la, slot, rec, "3" * 64, "4" * 128, TIMES)
         ok, out = cl.psql(late, "a")
         assert out == "refused: lease %s expired" % la, out
         ok, out = cl.psql("SELECT * FROM refd.lease(1, '%s', 4)" % idents,
@@ -310,8 +399,8 @@ def test_fencing(tmp):
             (taken, lease_a)
         for row in lb:
             l, sl = row.split("|")[:2]
-            q = "SELECT refd.report(%s, %s, 11, '%s', 2, '%s', '%s')" % (
-                l, sl, rec, "5" * 64, "6" * 128)
+            q = "SELECT refd.report(%s, %s, 11, '%s', 2, '%s', '%s', " \
+                "'%s')" % (l, sl, rec, "5" * 64, "6" * 128, TIMES)
             assert cl.psql(q, "b")[1] == "ok"
             assert cl.psql(q, "b")[1] == "ok", "a resent report refused"
         ok, out = cl.psql(late, "a")
@@ -349,8 +438,8 @@ def test_reclaim_race(tmp):
                               "ON_ERROR_STOP=1"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
         a.stdin.write("BEGIN;\nSELECT refd.report(%s, %s, 3, 'r1 w0 1,0 0,1 "
-                      "0,0 0', 1, '%s', '%s');\nSELECT pg_sleep(4);\n"
-                      "COMMIT;\n" % (la, s0, "1" * 64, "2" * 128))
+                      "0,0 0', 1, '%s', '%s', '%s');\nSELECT pg_sleep(4);\n"
+                      "COMMIT;\n" % (la, s0, "1" * 64, "2" * 128, TIMES))
         a.stdin.close()
         time.sleep(3.5)         # the lease is over, the report not in
         out = cl.psql("SELECT * FROM refd.lease(1, '%s', 2)" % idents,
@@ -431,6 +520,30 @@ def audit_cluster(cl, name, n):
         "signed end" in p.stdout, p.stdout
     cl.psql("UPDATE refd.results SET head_no = head_no - 1 WHERE slot = %s"
             % slot)
+    # a thinking-time figure forged: one more time-out for seat 1, then
+    # a move of seat 0 made slower
+    times = cl.psql("SELECT times FROM refd.results WHERE slot = %s" %
+                    slot)[1]
+    assert re.match(r"^t1 \d+/\d", times), times
+    seats = times.split(" ")
+    to, moves = seats[2].split("/")
+    more = " ".join(seats[:2] + ["%d/%s" % (int(to) + 1, moves)] + seats[3:])
+    to, moves = seats[1].split("/")
+    ms, n = moves.split(",")[-1].split("*")
+    slower = " ".join(seats[:1] + ["%s/%s" % (to, ",".join(
+        moves.split(",")[:-1] + ["%d*%s" % (int(ms) + 500, n)]))] +
+        seats[2:])
+    for forged, seat in ((more, 1), (slower, 0)):
+        cl.psql("UPDATE refd.results SET times = '%s' WHERE slot = %s" %
+                (forged, slot))
+        p = refctl("cluster", "audit", cl.ci, name, *logs, check=False)
+        assert p.returncode == 1 and re.search(
+            r"slot %s FAILED: match \d+ of worker \w+: seat %d's thinking "
+            r"times reported \(.*\) are not the log's" % (slot, seat),
+            p.stdout) and "standings recounted from the logs differ" in \
+            p.stdout, p.stdout
+    cl.psql("UPDATE refd.results SET times = '%s' WHERE slot = %s" %
+            (times, slot))
     # a log left out: the slots of its worker are named
     p = refctl("cluster", "audit", cl.ci, name, *logs[1:], check=False)
     w = list(cl.workers)[0]
@@ -660,8 +773,10 @@ def test_sprt(tmp):
     assert state == "done " + reason, (state, reason)
     sprt = lambda t: t[t.index("\nSPRT "):]
     assert sprt(one) == sprt(text), (one, text)
-    # the standings count what the SPRT read, on both
+    # the standings count what the SPRT read, on both, and so do the
+    # time reports
     assert standings_part(one) == standings_part(text), (one, text)
+    assert think_counts(one) == think_counts(text), (one, text)
 
 
 def test_sprt_liar(tmp):

@@ -2,19 +2,24 @@
  * test_standings.c: the standings of refd-standings(7) on hand-made
  * match records whose every count was worked out on paper; the rating's
  * order, symmetry and interval; bit-for-bit determinism; the SPRT's
- * decisions; and no NaN on empty or degenerate input.
+ * decisions; and no NaN on empty or degenerate input.  Also the time
+ * report a cluster sums from its rows' thinking times (tstand_times()):
+ * its figures worked out on paper, and hostile times refused.
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "briscola.h"
 #include "standings.h"
+#include "tstand.h"
 
 #define A	0	/* the bots of the hand-made set */
 #define B	1
@@ -1194,6 +1199,91 @@ test_teams_units(void **state)
 	assert_int_equal(st_teams(one, 1, NULL, 3, SEED, &t2), -1);
 }
 
+/*
+ * A cluster's time report: two matches' thinking times summed per bot,
+ * the seats swapped in the second, as one log of the same moves gives
+ * them (nearest-rank 99th percentile); only the slots the standings
+ * count; malformed times refused, nothing of them kept.
+ */
+static void
+test_times(void **state)
+{
+	static const char *const bad[] = { "", "t1", "t1 0/", "t1 0/ 0/ 0/",
+	    "t2 0/ 0/", "t1 0/5*1,5*1 0/", "t1 0/5*1,4*1 0/", "t1 0/5*0 0/",
+	    "t1 -1/ 0/", "t1 0/86400001*1 0/", "t1 0/1*1000001 0/",
+	    "t1 1000001/ 0/", "t1 0/1*1, 0/", "t1 0/1 0/", "t1 0/1*1  0/",
+	    "t1 0/ 0/ ", "t1 0/+1*1 0/", "t1 0/1*1 0/x", "T1 0/ 0/",
+	    "t1 0/99999999999999999999*1 0/" };
+	struct st_match	 m[2];
+	struct tstand	 t;
+	int		 slot[2] = { 0, 1 }, i;
+	char		 err[128], why[256], *big;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(m, 0, sizeof(m));
+	m[0].nseats = m[1].nseats = 2;
+	m[0].bot[0] = m[1].bot[1] = 0;
+	m[0].bot[1] = m[1].bot[0] = 1;
+	t.m = m;
+	t.slot = slot;
+	t.n = 2;
+	assert_int_equal(tstand_add_times(&t, 0, "t1 2/0*3,5*1,9*2 0/", err,
+	    sizeof(err)), 0);
+	assert_int_equal(tstand_add_times(&t, 1, "t1 0/4*1 1/7*95,100*5", err,
+	    sizeof(err)), 0);
+	assert_int_equal(t.timed, 2);
+	assert_int_equal(tstand_times(&t, 2), 0);
+	/* bot 0: 0 x3, 5, 9 x2, 7 x95, 100 x5: 106 moves, 1188 ms */
+	assert_int_equal(t.time[0].moves, 106);
+	assert_true(t.time[0].mean == 1188.0 / 106.0);
+	assert_int_equal(t.time[0].p99, 100);	/* the 105th of 106 */
+	assert_int_equal(t.time[0].max, 100);
+	assert_int_equal(t.time[0].timeouts, 3);
+	assert_int_equal(t.time[1].moves, 1);
+	assert_true(t.time[1].mean == 4.0);
+	assert_int_equal(t.time[1].p99, 4);
+	assert_int_equal(t.time[1].max, 4);
+	assert_int_equal(t.time[1].timeouts, 0);
+	/* after an SPRT's decision, only the slots it read */
+	t.upto = 1;
+	assert_int_equal(tstand_times(&t, 2), 0);
+	assert_int_equal(t.time[0].moves, 6);
+	assert_true(t.time[0].mean == 23.0 / 6.0);
+	assert_int_equal(t.time[0].p99, 9);
+	assert_int_equal(t.time[0].timeouts, 2);
+	assert_int_equal(t.time[1].moves, 0);
+	assert_true(t.time[1].mean == 0.0);
+	assert_int_equal(t.time[1].p99, 0);
+	/* hostile: refused, and nothing kept */
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+		assert_int_equal(tstand_add_times(&t, 0, bad[i], err,
+		    sizeof(err)), -1);
+		assert_int_equal(t.ntv, 8);
+		assert_int_equal(t.timed, 2);
+	}
+	assert_int_equal(tstand_add_times(&t, 0, NULL, err, sizeof(err)), -1);
+	big = malloc(TSTAND_TIMESMAX + 16);
+	assert_non_null(big);
+	memcpy(big, "t1 0/", 5);
+	for (i = 5; i < TSTAND_TIMESMAX + 8; i += 4)
+		memcpy(big + i, "1*1,", 4);
+	memcpy(big + i - 1, " 0/", 4);
+	assert_int_equal(tstand_add_times(&t, 0, big, err, sizeof(err)), -1);
+	free(big);
+	/* which seat's figures a forged time changes */
+	assert_int_equal(tstand_times_diff("t1 0/1*2 0/", "t1 0/1*2 0/", 2,
+	    why, sizeof(why)), -1);
+	assert_int_equal(tstand_times_diff("t1 0/1*2 1/3*1", "t1 0/1*2 0/3*1",
+	    2, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "seat 1's thinking times reported (1 "
+	    "moves, mean 3.0, p99 3, max 3, 1 timeouts) are not the log's (1 "
+	    "moves, mean 3.0, p99 3, max 3, 0 timeouts)"));
+	assert_int_equal(tstand_times_diff("t1 0/1*3 0/", "t1 0/1*2 0/", 2,
+	    why, sizeof(why)), 0);
+	free(t.tv);
+}
+
 int
 main(void)
 {
@@ -1221,6 +1311,7 @@ main(void)
 		cmocka_unit_test(test_teams_recover),
 		cmocka_unit_test(test_teams_partner),
 		cmocka_unit_test(test_teams_units),
+		cmocka_unit_test(test_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
