@@ -9,9 +9,9 @@
  * carry (an unknown word or key is dropped, never passed on), with the
  * table's state from libbriscola's view for no seat (bri_view_build()
  * with BRI_NOSEAT: no hand, no stock, no hidden partner).  A match's
- * events are kept, as they were sent, while it plays and for the last
- * SITE_KEEP finished matches, so that a client that reconnects with
- * Last-Event-ID gets exactly what it missed.  An event's id is the
+ * events are kept (sse.c), as they were sent, while it plays and for
+ * the last SITE_KEEP finished matches, so that a client that reconnects
+ * with Last-Event-ID gets exactly what it missed.  An event's id is the
  * match's last link in the log when the event left ("L"), and
  * "L.k" for the k-th further event at that same link.
  */
@@ -38,6 +38,7 @@
 #include "match.h"
 #include "replay.h"
 #include "site.h"
+#include "sse.h"
 #include "tstream.h"
 #include "util.h"
 
@@ -56,23 +57,6 @@ struct site_file {
 #define SITE_FLUSH_MS	20	/* events of a busy match wait for each
 				   other this long, at most */
 
-struct site_match;
-
-/* One client of a match's event stream. */
-struct site_client {
-	TAILQ_ENTRY(site_client) entry;
-	struct site_match *sm;
-	struct http_stream *st;
-	size_t		 off;		/* its match's kept text sent so far */
-};
-
-/* Where one event starts in a match's kept text, and its id. */
-struct site_ev {
-	long long	 link;
-	int		 sub;
-	size_t		 off;
-};
-
 /* What the site keeps of one match: every event it sent. */
 struct site_match {
 	LIST_ENTRY(site_match) hash;
@@ -82,12 +66,7 @@ struct site_match {
 	int		 over;		/* its end event is sent */
 	int		 isdirty;	/* on site_dirty */
 	int64_t		 flushed_ms;	/* when its clients last got some */
-	char		*buf;		/* every event as sent */
-	size_t		 len, cap;
-	size_t		 sent;		/* of buf, sent at the last flush */
-	struct site_ev	*ev;
-	int		 nev, evcap;
-	TAILQ_HEAD(, site_client) clients;
+	struct sse	*kept;		/* its events and their clients */
 };
 
 static LIST_HEAD(, site_match) site_hash[SITE_BUCKETS];
@@ -306,8 +285,11 @@ site_get(int64_t id, int make)
 			return sm;
 	if (!make || (sm = calloc(1, sizeof(*sm))) == NULL)
 		return NULL;
+	if ((sm->kept = sse_new(0)) == NULL) {
+		free(sm);
+		return NULL;
+	}
 	sm->id = id;
-	TAILQ_INIT(&sm->clients);
 	LIST_INSERT_HEAD(&site_hash[h], sm, hash);
 	return sm;
 }
@@ -323,57 +305,23 @@ site_forget(struct site_match *sm)
 		TAILQ_REMOVE(&site_done, sm, done);
 		site_ndone--;
 	}
-	free(sm->buf);
-	free(sm->ev);
+	sse_free(sm->kept);
 	free(sm);
 }
 
-/* A client of a stream went: forget it. */
-static void
-site_client_gone(void *arg)
-{
-	struct site_client *c = arg;
-
-	TAILQ_REMOVE(&c->sm->clients, c, entry);
-	free(c);
-}
-
 /*
- * Send each client of sm what it has not had yet, in one chunk.  Every
- * client that had the last flush (all of them but one that came since)
- * gets the same bytes: they are copied once into a chunk that each
- * client's queue refers to.
+ * Send each client of sm what it has not had yet, in one chunk
+ * (sse_flush()).
  */
 static void
 site_flush(struct site_match *sm)
 {
-	struct site_client *c, *t;
-	struct http_chunk *ch = NULL;
-	int		 r;
-
 	if (sm->isdirty) {
 		TAILQ_REMOVE(&site_dirty, sm, dirty);
 		sm->isdirty = 0;
 	}
 	sm->flushed_ms = util_now_ms();
-	TAILQ_FOREACH_SAFE(c, &sm->clients, entry, t) {
-		if (c->off >= sm->len)
-			continue;
-		if (c->off == sm->sent && ch == NULL)
-			ch = http_chunk_new(sm->buf + sm->sent, sm->len -
-			    sm->sent);
-		/* a client dropped here is gone from the list with c */
-		if (c->off == sm->sent && ch != NULL)
-			r = http_stream_send_chunk(c->st, ch);
-		else
-			r = http_stream_send(c->st, sm->buf + c->off,
-			    sm->len - c->off);
-		if (r == 0)
-			c->off = sm->len;
-	}
-	if (ch != NULL)
-		http_chunk_unref(ch);
-	sm->sent = sm->len;
+	sse_flush(sm->kept);
 }
 
 /* The flush timer: every match whose clients wait. */
@@ -427,59 +375,17 @@ site_flush_soon(struct site_match *sm)
 }
 
 /*
- * Keep one event of sm, made of json, under the match's link now; its
+ * Keep one event of sm, json (n bytes), under the match's link now; its
  * clients get it at the next flush (site_flush_soon()).
  */
 static void
-site_emit(struct site_match *sm, long long link, const char *json)
+site_emit(struct site_match *sm, long long link, const char *json, size_t n)
 {
-	struct site_ev	*ev;
-	char		 head[64];
-	size_t		 hl, jl = strlen(json), need, cap;
-	void		*p;
-	int		 sub = 0;
-
-	if (sm->nev > 0 && sm->ev[sm->nev - 1].link >= link) {
-		link = sm->ev[sm->nev - 1].link;
-		sub = sm->ev[sm->nev - 1].sub + 1;
-	}
-	if (sub == 0)
-		hl = (size_t)snprintf(head, sizeof(head), "id: %lld\ndata: ",
-		    link);
-	else
-		hl = (size_t)snprintf(head, sizeof(head), "id: %lld.%d\n"
-		    "data: ", link, sub);
-	need = sm->len + hl + jl + 2;
-	if (need > sm->cap) {
-		cap = sm->cap ? sm->cap : 4096;
-		while (cap < need)
-			cap *= 2;
-		if ((p = realloc(sm->buf, cap)) == NULL)
-			goto nomem;
-		sm->buf = p;
-		sm->cap = cap;
-	}
-	if (sm->nev == sm->evcap) {
-		cap = sm->evcap ? 2 * (size_t)sm->evcap : 64;
-		if ((p = reallocarray(sm->ev, cap, sizeof(*sm->ev))) == NULL)
-			goto nomem;
-		sm->ev = p;
-		sm->evcap = (int)cap;
-	}
-	ev = &sm->ev[sm->nev++];
-	ev->link = link;
-	ev->sub = sub;
-	ev->off = sm->len;
-	memcpy(sm->buf + sm->len, head, hl);
-	memcpy(sm->buf + sm->len + hl, json, jl);
-	memcpy(sm->buf + sm->len + hl + jl, "\n\n", 2);
-	sm->len = need;
-	if (!TAILQ_EMPTY(&sm->clients))
+	if (sse_emit(sm->kept, link, json, n) == -1)
+		log_warnx("site: match %lld: an event lost: out of memory",
+		    (long long)sm->id);
+	else if (sse_clients(sm->kept) > 0)
 		site_flush_soon(sm);
-	return;
-nomem:
-	log_warnx("site: match %lld: an event lost: out of memory",
-	    (long long)sm->id);
 }
 
 /* The definition of an event word, or NULL. */
@@ -551,7 +457,7 @@ site_match_event(struct match *m, const char *line)
 		    (long long)m->id);
 		return;
 	}
-	site_emit(sm, (long long)m->dbm.links, out);
+	site_emit(sm, (long long)m->dbm.links, out, b.len);
 }
 
 /*
@@ -574,7 +480,6 @@ void
 site_match_done(struct match *m)
 {
 	struct site_match *sm, *old;
-	struct site_client *c;
 	struct site_buf	 b;
 	char		 out[SITE_EVMAX], why[256];
 
@@ -593,13 +498,9 @@ site_match_done(struct match *m)
 	site_ints(&b, m->bm.mpoints, m->nseats);
 	site_cat(&b, ",\"state\":{\"state\":\"%s\"}}",
 	    match_state_name(m->state));
-	site_emit(sm, (long long)m->dbm.links, out);
+	site_emit(sm, (long long)m->dbm.links, out, b.len);
 	site_flush(sm);
-	while ((c = TAILQ_FIRST(&sm->clients)) != NULL) {
-		TAILQ_REMOVE(&sm->clients, c, entry);
-		http_stream_end(c->st);
-		free(c);
-	}
+	sse_close(sm->kept);
 	sm->over = 1;
 	TAILQ_INSERT_TAIL(&site_done, sm, done);
 	if (++site_ndone > SITE_KEEP) {
@@ -779,33 +680,6 @@ site_api_match(struct evhttp_request *req, int64_t id, int arg,
 }
 
 /*
- * Parse a Last-Event-ID, "L" or "L.k" (a match's and a tournament's,
- * tstream.c); -1 if it is not one.
- */
-int
-site_last_id(const char *s, long long *link, int *sub)
-{
-	char		 num[24];
-	const char	*dot = strchr(s, '.'), *errstr;
-	size_t		 n = dot != NULL ? (size_t)(dot - s) : strlen(s);
-
-	if (n == 0 || n >= sizeof(num))
-		return -1;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	*link = util_num(num, 0, INT64_MAX, &errstr);
-	if (errstr != NULL)
-		return -1;
-	*sub = 0;
-	if (dot != NULL) {
-		*sub = (int)util_num(dot + 1, 1, INT32_MAX, &errstr);
-		if (errstr != NULL)
-			return -1;
-	}
-	return 0;
-}
-
-/*
  * GET /api/v1/matches/ID/events: the match's events, from the first or
  * after Last-Event-ID, then each as it happens; the stream ends with
  * the match's end.
@@ -816,13 +690,11 @@ site_api_events(struct evhttp_request *req, int64_t id, int arg,
 {
 	(void)arg;
 	struct site_match *sm;
-	struct site_client *c;
 	struct match	*m;
 	long long	 link = -1;
-	int		 sub = 0, i;
-	size_t		 off;
+	int		 sub = 0;
 
-	if (last != NULL && site_last_id(last, &link, &sub) == -1) {
+	if (last != NULL && sse_id_parse(last, &link, &sub) == -1) {
 		http_error(req, 400, "Last-Event-ID: not an event id");
 		return;
 	}
@@ -840,32 +712,7 @@ site_api_events(struct evhttp_request *req, int64_t id, int arg,
 			return;
 		}
 	}
-	for (i = 0; i < sm->nev; i++)
-		if (sm->ev[i].link > link ||
-		    (sm->ev[i].link == link && sm->ev[i].sub > sub))
-			break;
-	off = i < sm->nev ? sm->ev[i].off : sm->len;
-	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		http_error(req, 503, "out of memory");
-		return;
-	}
-	c->sm = sm;
-	if ((c->st = http_stream_open(req, site_client_gone, c)) == NULL) {
-		free(c);
-		return;
-	}
-	TAILQ_INSERT_TAIL(&sm->clients, c, entry);
-	c->off = sm->len;
-	if (http_stream_send(c->st, "retry: 2000\n\n", 13) == -1)
-		return;		/* gone, c with it */
-	if (off < sm->len && http_stream_send(c->st, sm->buf + off,
-	    sm->len - off) == -1)
-		return;
-	if (sm->over) {
-		TAILQ_REMOVE(&sm->clients, c, entry);
-		http_stream_end(c->st);
-		free(c);
-	}
+	(void)sse_open(sm->kept, req, sse_after(sm->kept, link, sub));
 }
 
 /* What a request reads back from the log: one of replay.c's writers. */

@@ -14,6 +14,5 @@ int		 site_start(char *, size_t);
 void		 site_stop(void);
 void		 site_match_event(struct match *, const char *);
 void		 site_match_done(struct match *);
-int		 site_last_id(const char *, long long *, int *);
 
 #endif /* REFD_SITE_H */

@@ -27,7 +27,8 @@
  * kept event after it, in order, and nothing it had; one that comes
  * without gets the latest event, which holds the whole state.  Each
  * event is the whole state, not a change: an event a client missed only
- * tells it what a later one tells it too.
+ * tells it what a later one tells it too.  The events and their clients
+ * are kept by sse.c, as a match's are.
  */
 #include "config.h"
 
@@ -50,7 +51,7 @@
 #include "log.h"
 #include "match.h"
 #include "replay.h"
-#include "site.h"
+#include "sse.h"
 #include "tdef.h"
 #include "tourney.h"
 #include "tstream.h"
@@ -62,22 +63,6 @@
 #define TSTREAM_MS	100	/* matches' ends gathered into one read */
 #define TSTREAM_SHARE	10	/* a read waits that many times as long as
 				   the one before took */
-
-struct tstream;
-
-/* One client of a tournament's stream. */
-struct tstream_client {
-	TAILQ_ENTRY(tstream_client) entry;
-	struct tstream	*ts;
-	struct http_stream *st;
-};
-
-/* Where one event starts in the kept text, and its id D.k. */
-struct tstream_ev {
-	int		 done;		/* D */
-	int		 sub;		/* k, 0 for none */
-	size_t		 off;
-};
 
 /* One read of a tournament from the log, here or on a thread. */
 struct tstream_job {
@@ -105,11 +90,7 @@ struct tstream {
 	int		 over;		/* done or cancelled: its last event
 					   is sent, its streams ended */
 	char		 state[32];	/* as its last event read it */
-	char		*buf;		/* every event kept, as sent */
-	size_t		 len, cap;
-	struct tstream_ev *ev;
-	int		 nev, evcap;
-	TAILQ_HEAD(, tstream_client) clients;
+	struct sse	*kept;		/* its events and their clients */
 };
 
 static TAILQ_HEAD(tstream_list, tstream) tstreams =
@@ -135,29 +116,14 @@ tstream_find(int64_t id)
 	return NULL;
 }
 
-/* End every client's stream from refd's side: the tournament is over. */
-static void
-tstream_end_clients(struct tstream *ts)
-{
-	struct tstream_client *c;
-
-	while ((c = TAILQ_FIRST(&ts->clients)) != NULL) {
-		TAILQ_REMOVE(&ts->clients, c, entry);
-		http_stream_end(c->st);
-		free(c);
-	}
-}
-
 /* Let go of a kept stream, its clients ended. */
 static void
 tstream_forget(struct tstream *ts)
 {
-	tstream_end_clients(ts);
 	TAILQ_REMOVE(&tstreams, ts, entry);
 	ntstreams--;
 	event_free(ts->timer);
-	free(ts->buf);
-	free(ts->ev);
+	sse_free(ts->kept);
 	free(ts);
 }
 
@@ -172,7 +138,7 @@ tstream_new(int64_t id)
 	struct tstream	*ts, *old;
 
 	TAILQ_FOREACH_REVERSE(old, &tstreams, tstream_list, entry)
-		if (ntstreams >= TSTREAM_KEEP && TAILQ_EMPTY(&old->clients)) {
+		if (ntstreams >= TSTREAM_KEEP && sse_clients(old->kept) == 0) {
 			tstream_forget(old);
 			break;
 		}
@@ -182,104 +148,15 @@ tstream_new(int64_t id)
 		free(ts);
 		return NULL;
 	}
+	if ((ts->kept = sse_new(TSTREAM_BYTES)) == NULL) {
+		event_free(ts->timer);
+		free(ts);
+		return NULL;
+	}
 	ts->id = id;
-	TAILQ_INIT(&ts->clients);
 	TAILQ_INSERT_HEAD(&tstreams, ts, entry);
 	ntstreams++;
 	return ts;
-}
-
-/* A client of a stream went: forget it. */
-static void
-tstream_client_gone(void *arg)
-{
-	struct tstream_client *c = arg;
-
-	TAILQ_REMOVE(&c->ts->clients, c, entry);
-	free(c);
-}
-
-/* Drop the oldest kept events while they are over TSTREAM_BYTES. */
-static void
-tstream_trim(struct tstream *ts)
-{
-	size_t	 cut;
-	int	 n = 0, i;
-
-	while (n < ts->nev - 1 && ts->len - ts->ev[n].off > TSTREAM_BYTES)
-		n++;
-	if (n == 0)
-		return;
-	cut = ts->ev[n].off;
-	memmove(ts->buf, ts->buf + cut, ts->len - cut);
-	ts->len -= cut;
-	for (i = n; i < ts->nev; i++) {
-		ts->ev[i - n] = ts->ev[i];
-		ts->ev[i - n].off -= cut;
-	}
-	ts->nev -= n;
-}
-
-/*
- * Keep one event of ts, json (n bytes, its newlines made spaces: JSON's
- * strings hold none raw), read when done matches were done, and send it
- * to every client.  Returns 0, or -1 when out of memory.
- */
-static int
-tstream_emit(struct tstream *ts, int done, char *json, size_t n)
-{
-	struct tstream_client *c, *t;
-	struct tstream_ev *ev;
-	char		 head[64];
-	size_t		 hl, need, cap, i, off;
-	void		*p;
-	int		 sub = 0;
-
-	if (ts->nev > 0 && ts->ev[ts->nev - 1].done >= done) {
-		done = ts->ev[ts->nev - 1].done;
-		sub = ts->ev[ts->nev - 1].sub + 1;
-	}
-	if (sub == 0)
-		hl = (size_t)snprintf(head, sizeof(head), "id: %d\ndata: ",
-		    done);
-	else
-		hl = (size_t)snprintf(head, sizeof(head), "id: %d.%d\n"
-		    "data: ", done, sub);
-	for (i = 0; i < n; i++)
-		if (json[i] == '\n' || json[i] == '\r')
-			json[i] = ' ';
-	while (n > 0 && json[n - 1] == ' ')
-		n--;
-	need = ts->len + hl + n + 2;
-	if (need > ts->cap) {
-		cap = ts->cap ? ts->cap : 16384;
-		while (cap < need)
-			cap *= 2;
-		if ((p = realloc(ts->buf, cap)) == NULL)
-			return -1;
-		ts->buf = p;
-		ts->cap = cap;
-	}
-	if (ts->nev == ts->evcap) {
-		cap = ts->evcap ? 2 * (size_t)ts->evcap : 16;
-		if ((p = reallocarray(ts->ev, cap, sizeof(*ts->ev))) == NULL)
-			return -1;
-		ts->ev = p;
-		ts->evcap = (int)cap;
-	}
-	ev = &ts->ev[ts->nev++];
-	ev->done = done;
-	ev->sub = sub;
-	ev->off = off = ts->len;
-	memcpy(ts->buf + off, head, hl);
-	memcpy(ts->buf + off + hl, json, n);
-	memcpy(ts->buf + off + hl + n, "\n\n", 2);
-	ts->len = need;
-	/* a client dropped here is gone from the list with c */
-	TAILQ_FOREACH_SAFE(c, &ts->clients, entry, t)
-		http_stream_send(c->st, ts->buf + off, need - off);
-	tstream_trim(ts);
-	return 0;
 }
 
 /* Read job's tournament back from the log, on any thread. */
@@ -319,18 +196,20 @@ tstream_apply(struct tstream *ts, struct tstream_job *j, char *err,
 	ts->cost_us = j->cost_us;
 	if (code != 0)
 		snprintf(err, errlen, "%s", j->err);
-	if (code == 0 && (ts->nev == 0 || j->ti.done !=
-	    ts->ev[ts->nev - 1].done || strcmp(j->ti.state, ts->state) != 0)) {
-		if (tstream_emit(ts, j->ti.done, j->buf, j->len) == -1) {
+	if (code == 0 && (sse_last(ts->kept) == -1 || j->ti.done !=
+	    sse_last(ts->kept) || strcmp(j->ti.state, ts->state) != 0)) {
+		if (sse_emit(ts->kept, j->ti.done, j->buf, j->len) == -1) {
 			snprintf(err, errlen, "out of memory");
 			code = 503;
-		} else
+		} else {
+			sse_flush(ts->kept);
 			snprintf(ts->state, sizeof(ts->state), "%s",
 			    j->ti.state);
+		}
 	}
 	if (code == 0 && tdef_over(ts->state)) {
 		ts->over = 1;
-		tstream_end_clients(ts);
+		sse_close(ts->kept);
 	}
 	return code;
 }
@@ -509,12 +388,12 @@ void
 tstream_events(struct evhttp_request *req, int64_t id, const char *last)
 {
 	struct tstream	*ts;
-	struct tstream_client *c;
 	long long	 done = -1;
 	char		 err[256];
-	int		 sub = 0, i, code;
+	size_t		 from;
+	int		 sub = 0, code;
 
-	if (last != NULL && site_last_id(last, &done, &sub) == -1) {
+	if (last != NULL && sse_id_parse(last, &done, &sub) == -1) {
 		http_error(req, 400, "Last-Event-ID: not an event id");
 		return;
 	}
@@ -532,37 +411,13 @@ tstream_events(struct evhttp_request *req, int64_t id, const char *last)
 		TAILQ_REMOVE(&tstreams, ts, entry);
 		TAILQ_INSERT_HEAD(&tstreams, ts, entry);
 	}
-	if (last == NULL)
-		i = ts->nev - 1;
-	else
-		for (i = 0; i < ts->nev; i++)
-			if (ts->ev[i].done > done ||
-			    (ts->ev[i].done == done && ts->ev[i].sub > sub))
-				break;
-	if (ts->over && i >= ts->nev) {
+	from = last == NULL ? sse_latest(ts->kept) : sse_after(ts->kept, done,
+	    sub);
+	if (ts->over && from == sse_end(ts->kept)) {
 		http_reply(req, 204, "text/event-stream", "", 0);
 		return;
 	}
-	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		http_error(req, 503, "out of memory");
-		return;
-	}
-	c->ts = ts;
-	if ((c->st = http_stream_open(req, tstream_client_gone, c)) == NULL) {
-		free(c);
-		return;
-	}
-	TAILQ_INSERT_TAIL(&ts->clients, c, entry);
-	if (http_stream_send(c->st, "retry: 2000\n\n", 13) == -1)
-		return;		/* gone, c with it */
-	if (i < ts->nev && http_stream_send(c->st, ts->buf + ts->ev[i].off,
-	    ts->len - ts->ev[i].off) == -1)
-		return;
-	if (ts->over) {
-		TAILQ_REMOVE(&ts->clients, c, entry);
-		http_stream_end(c->st);
-		free(c);
-	}
+	(void)sse_open(ts->kept, req, from);
 }
 
 /*

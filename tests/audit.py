@@ -1658,6 +1658,29 @@ def test_receipts(log):
     print("#   heurbot, randbot.js, randbot.sh transcripts verified")
 
 
+def test_checks(log):
+    """refd's own connection leaves the schema's CHECKs to db.c and the
+    audit: a row outside its CHECK, in a table no chain covers, fails
+    audit --all by name; the honest log passes."""
+    rc, out, err = refctl("audit", "--db", log.db, "--all")
+    assert rc == 0 and "CHECK" not in out, out[-2000:] + err
+    for table, sql in (
+            ("bot_events", "UPDATE bot_events SET seat = 9 WHERE rowid = "
+             "(SELECT min(rowid) FROM bot_events WHERE seat IS NOT NULL)"),
+            ("tournaments", "UPDATE tournaments SET total = 0 WHERE id = "
+             "(SELECT min(id) FROM tournaments)")):
+        path = log.copy("checks-" + table)
+        con = sqlite3.connect(path, isolation_level=None)
+        con.execute("PRAGMA ignore_check_constraints = ON")
+        assert con.execute(sql).rowcount == 1, sql
+        con.close()
+        rc, out, err = refctl("audit", "--db", path, "--all")
+        assert rc == 1 and ("log FAILED: CHECK constraint failed in %s"
+                            % table) in out, (table, out[-2000:] + err)
+        print("#   %s: %s" % (table, next(l for l in out.splitlines()
+                                         if "CHECK" in l)))
+
+
 def test_hostile(log):
     """Corrupt logs: a message and exit 1 or 2, never a crash."""
     j = log.mid["joker3"]
@@ -1847,7 +1870,7 @@ TESTS = [test_audit_verifies, test_tamper, test_seat_views, test_show,
          test_export, test_crash, test_running, test_wal_damage,
          test_wal_live,
          test_missing_match, test_tamper_v3, test_key, test_migrate_v2,
-         test_receipts, test_standings_recount, test_hostile,
+         test_receipts, test_standings_recount, test_checks, test_hostile,
          test_audit_holds_no_wal]
 
 

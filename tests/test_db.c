@@ -545,6 +545,27 @@ test_failed_write(void **state)
 	    bm.deal.hand[bm.deal.turn][0], 1, 0), 0);
 	memcpy(chain, m.chain, DB_HASHLEN);
 	links = m.links;
+	/* values the schema's CHECKs bound are refused by db.c itself, since
+	   refd's own connection has SQLite skip the CHECKs (db_own_keys()) */
+	assert_int_equal(db_play(db, &m, 1, 40, 0, 0, 0, 1, 0), -1);
+	assert_non_null(strstr(db_error(db), "out of range"));
+	assert_int_equal(db_play(db, &m, 1, 1, 20, 0, 0, 1, 0), -1);
+	assert_int_equal(db_play(db, &m, 1, 1, 0, 6, 0, 1, 0), -1);
+	assert_int_equal(db_play(db, &m, 1, 1, 0, -1, 0, 1, 0), -1);
+	assert_int_equal(db_play(db, &m, 1, 1, 0, 0, 0, -1, 0), -1);
+	assert_int_equal(db_trick(db, &m, 1, 20, 0, 0), -1);
+	assert_int_equal(db_trick(db, &m, 1, 0, 6, 0), -1);
+	assert_int_equal(db_trick(db, &m, 1, 0, 0, 121), -1);
+	assert_int_equal(db_joker(db, &m, 1, 6), -1);
+	assert_int_equal(db_bid(db, &m, 1, 17, 0, 3, 1, 0), -1);
+	assert_int_equal(db_bid(db, &m, 1, 0, 6, 3, 1, 0), -1);
+	assert_int_equal(db_bid(db, &m, 1, 0, 0, 3, -1, 0), -1);
+	assert_int_equal(db_fault(db, &m, 1, 6, "timeout", "", 1, "forfeit"),
+	    -1);
+	assert_int_equal(db_fault(db, &m, 1, 0, "timeout", "", -1, "forfeit"),
+	    -1);
+	assert_int_equal(m.links, links);
+	assert_memory_equal(m.chain, chain, DB_HASHLEN);
 	/* the same seq twice */
 	assert_int_equal(db_play(db, &m, 1, 0, 0, bm.deal.turn,
 	    bm.deal.hand[bm.deal.turn][1], 1, 0), -1);
