@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libpq-fe.h>
 #include <sodium.h>
 #include <sqlite3.h>
 
@@ -27,6 +26,7 @@
 #include "auditlog.h"
 #include "bots.h"
 #include "gtp.h"
+#include "pqdl.h"
 #include "refctl.h"
 #include "tdef.h"
 #include "tstand.h"
@@ -46,12 +46,18 @@
 static PGconn *
 cl_connect(const char *conninfo)
 {
-	PGconn	*c = PQconnectdb(conninfo);
+	PGconn	*c;
+	char	 err[256];
 
-	if (c == NULL || PQstatus(c) != CONNECTION_OK) {
+	if (pqdl_load(err, sizeof(err)) == -1) {
+		fprintf(stderr, "refctl: cluster: %s\n", err);
+		return NULL;
+	}
+	if ((c = pq.connectdb(conninfo)) == NULL ||
+	    pq.status(c) != CONNECTION_OK) {
 		fprintf(stderr, "refctl: cluster: %s", c != NULL ?
-		    PQerrorMessage(c) : "out of memory\n");
-		PQfinish(c);
+		    pq.errorMessage(c) : "out of memory\n");
+		pq.finish(c);
 		return NULL;
 	}
 	return c;
@@ -61,12 +67,12 @@ cl_connect(const char *conninfo)
 static PGresult *
 cl_exec(PGconn *c, const char *sql, int n, const char *const *v)
 {
-	PGresult	*r = PQexecParams(c, sql, n, NULL, v, NULL, NULL, 0);
-	ExecStatusType	 st = PQresultStatus(r);
+	PGresult	*r = pq.execParams(c, sql, n, NULL, v, NULL, NULL, 0);
+	ExecStatusType	 st = pq.resultStatus(r);
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		fprintf(stderr, "refctl: cluster: %s", PQerrorMessage(c));
-		PQclear(r);
+		fprintf(stderr, "refctl: cluster: %s", pq.errorMessage(c));
+		pq.clear(r);
 		return NULL;
 	}
 	return r;
@@ -76,12 +82,12 @@ cl_exec(PGconn *c, const char *sql, int n, const char *const *v)
 static int
 cl_run(PGconn *c, const char *sql)
 {
-	PGresult	*r = PQexec(c, sql);
-	ExecStatusType	 st = PQresultStatus(r);
+	PGresult	*r = pq.exec(c, sql);
+	ExecStatusType	 st = pq.resultStatus(r);
 
-	PQclear(r);
+	pq.clear(r);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		fprintf(stderr, "refctl: cluster: %s", PQerrorMessage(c));
+		fprintf(stderr, "refctl: cluster: %s", pq.errorMessage(c));
 		return -1;
 	}
 	return 0;
@@ -106,15 +112,15 @@ cl_init(int argc, char **argv)
 	    (r = cl_exec(c, "SELECT to_regclass('refd.meta') IS NOT NULL", 0,
 	    NULL)) == NULL)
 		goto fail;
-	have = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
-	PQclear(r);
+	have = strcmp(pq.getvalue(r, 0, 0), "t") == 0;
+	pq.clear(r);
 	from = 0;
 	if (have) {
 		if ((r = cl_exec(c, "SELECT version FROM refd.meta", 0,
 		    NULL)) == NULL)
 			goto fail;
-		from = atoi(PQgetvalue(r, 0, 0));
-		PQclear(r);
+		from = atoi(pq.getvalue(r, 0, 0));
+		pq.clear(r);
 	}
 	if (from > CL_SCHEMA) {
 		fprintf(stderr, "refctl: cluster: the schema is at version %d, "
@@ -128,16 +134,16 @@ cl_init(int argc, char **argv)
 		if ((r = cl_exec(c, "UPDATE refd.meta SET version = $1", 1,
 		    vv)) == NULL)
 			goto fail;
-		PQclear(r);
+		pq.clear(r);
 	}
 	if (cl_run(c, "COMMIT") == -1)
 		goto fail;
 	printf("cluster schema at version %d%s\n", CL_SCHEMA, from ==
 	    CL_SCHEMA ? " already" : "");
-	PQfinish(c);
+	pq.finish(c);
 	return 0;
 fail:
-	PQfinish(c);
+	pq.finish(c);
 	return 1;
 }
 
@@ -221,11 +227,11 @@ cl_add_worker(int argc, char **argv)
 	util_hex(raw, sizeof(raw), pw);
 	/* only the password's SCRAM verifier reaches the server */
 	if (cl_scram(pw, hash, sizeof(hash)) == -1 ||
-	    (id = PQescapeIdentifier(c, role, strlen(role))) == NULL ||
-	    (lit = PQescapeLiteral(c, hash, strlen(hash))) == NULL ||
+	    (id = pq.escapeIdentifier(c, role, strlen(role))) == NULL ||
+	    (lit = pq.escapeLiteral(c, hash, strlen(hash))) == NULL ||
 	    asprintf(&sql, "CREATE ROLE %s LOGIN PASSWORD %s IN ROLE "
 	    "refd_worker", id, lit) == -1) {
-		fprintf(stderr, "refctl: cluster: %s", PQerrorMessage(c));
+		fprintf(stderr, "refctl: cluster: %s", pq.errorMessage(c));
 		sql = NULL;
 		goto out;
 	}
@@ -235,7 +241,7 @@ cl_add_worker(int argc, char **argv)
 	    (r = cl_exec(c, "INSERT INTO refd.workers (name, role) VALUES "
 	    "($1, $2)", 2, v)) == NULL)
 		goto out;
-	PQclear(r);
+	pq.clear(r);
 	if (cl_run(c, "COMMIT") == -1)
 		goto out;
 	printf("worker %s\nuser %s\npassword %s\n", argv[3], role, pw);
@@ -244,9 +250,9 @@ out:
 	sodium_memzero(pw, sizeof(pw));
 	free(sql);
 	sodium_memzero(hash, sizeof(hash));
-	PQfreemem(id);
-	PQfreemem(lit);
-	PQfinish(c);
+	pq.freemem(id);
+	pq.freemem(lit);
+	pq.finish(c);
 	return rc;
 }
 
@@ -392,14 +398,14 @@ cl_submit(int argc, char **argv)
 	    "lease_ms) VALUES ($1, $2, $3, $4, $5) RETURNING id", 5, v)) ==
 	    NULL)
 		goto out;
-	snprintf(tid, sizeof(tid), "%s", PQgetvalue(r, 0, 0));
-	PQclear(r);
+	snprintf(tid, sizeof(tid), "%s", pq.getvalue(r, 0, 0));
+	pq.clear(r);
 	v[0] = tid;
 	v[1] = bri_seed_format(&d.seed, seed);
 	if ((r = cl_exec(c, "INSERT INTO refd.secrets (tid, seed) VALUES "
 	    "($1, $2)", 2, v)) == NULL)
 		goto out;
-	PQclear(r);
+	pq.clear(r);
 	/* each participant's identity: its words and its program */
 	for (i = 0; i < d.nbots; i++) {
 		if ((n = cl_botdef(&d, d.bots[i], line, sizeof(line), w)) ==
@@ -423,7 +429,7 @@ cl_submit(int argc, char **argv)
 		if ((r = cl_exec(c, "INSERT INTO refd.bots (tid, idx, name, "
 		    "ident) VALUES ($1, $2, $3, $4)", 4, v)) == NULL)
 			goto out;
-		PQclear(r);
+		pq.clear(r);
 	}
 	/* every slot a row: arrays of its columns, unnested in one go */
 	for (k = 0; k < 4; k++)
@@ -453,7 +459,7 @@ cl_submit(int argc, char **argv)
 	    "seed) SELECT $1, unnest($2::int[]), unnest($3::int[]), "
 	    "unnest($4::text[]), unnest($5::text[])", 5, v)) == NULL)
 		goto out;
-	PQclear(r);
+	pq.clear(r);
 	if (cl_run(c, "COMMIT") == -1)
 		goto out;
 	/*
@@ -477,7 +483,7 @@ out:
 	free(pub);
 	free(text);
 	tdef_free(&d);
-	PQfinish(c);
+	pq.finish(c);
 	return rc;
 }
 
@@ -500,21 +506,21 @@ cl_tournament(PGconn *c, const char *name, int64_t *id, struct tdef *d,
 	    "'UTC', " CL_ISO "), '') FROM refd.tournaments WHERE name = $1",
 	    1, v)) == NULL)
 		return -1;
-	if (PQntuples(r) != 1) {
+	if (pq.ntuples(r) != 1) {
 		fprintf(stderr, "refctl: cluster: no tournament %s\n", name);
-		PQclear(r);
+		pq.clear(r);
 		return -1;
 	}
-	*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	*id = strtoll(pq.getvalue(r, 0, 0), NULL, 10);
 	snprintf(fname, sizeof(fname), "tournament %s", name);
-	if (tdef_parse(PQgetvalue(r, 0, 1), fname, d, err, sizeof(err)) ==
+	if (tdef_parse(pq.getvalue(r, 0, 1), fname, d, err, sizeof(err)) ==
 	    -1) {
 		fprintf(stderr, "refctl: cluster: %s\n", err);
-		PQclear(r);
+		pq.clear(r);
 		return -1;
 	}
-	if (PQgetvalue(r, 0, 3)[0] != '\0' &&
-	    bri_seed_parse(PQgetvalue(r, 0, 3), &d->seed) == BRI_OK)
+	if (pq.getvalue(r, 0, 3)[0] != '\0' &&
+	    bri_seed_parse(pq.getvalue(r, 0, 3), &d->seed) == BRI_OK)
 		d->have_seed = 1;
 	*row = r;
 	return 0;
@@ -537,7 +543,7 @@ cl_open(const char *conninfo, const char *name, int64_t *id,
 		return NULL;
 	}
 	if (cl_tournament(c, name, id, d, row) == -1) {
-		PQfinish(c);
+		pq.finish(c);
 		*rc = 1;
 		return NULL;
 	}
@@ -568,10 +574,10 @@ cl_results(PGconn *c, int64_t id, const struct tdef *d, struct tstand *ts,
 	    "AND s.slot = r.slot WHERE r.tid = $1 ORDER BY r.slot", 1, v)) ==
 	    NULL)
 		return -1;
-	for (i = 0; i < PQntuples(r); i++) {
-		slot = atoi(PQgetvalue(r, i, 0));
-		if (tstand_add_record(ts, d, slot, strtoll(PQgetvalue(r, i, 1),
-		    NULL, 10), PQgetvalue(r, i, 2), err, sizeof(err)) == -1) {
+	for (i = 0; i < pq.ntuples(r); i++) {
+		slot = atoi(pq.getvalue(r, i, 0));
+		if (tstand_add_record(ts, d, slot, strtoll(pq.getvalue(r, i, 1),
+		    NULL, 10), pq.getvalue(r, i, 2), err, sizeof(err)) == -1) {
 			fprintf(stderr, "refctl: cluster: %s\n", err);
 			goto fail;
 		}
@@ -579,36 +585,36 @@ cl_results(PGconn *c, int64_t id, const struct tdef *d, struct tstand *ts,
 		for (k = 0; k < ts->m[ts->n - 1].nseats; k++)
 			n += snprintf(seats + n, sizeof(seats) - n, "%s%d",
 			    k ? "," : "", ts->m[ts->n - 1].bot[k]);
-		if (strcmp(seats, PQgetvalue(r, i, 3)) != 0) {
+		if (strcmp(seats, pq.getvalue(r, i, 3)) != 0) {
 			fprintf(stderr, "refctl: cluster: slot %d: its seats "
 			    "%s are not the schedule's %s\n", slot, seats,
-			    PQgetvalue(r, i, 3));
+			    pq.getvalue(r, i, 3));
 			goto fail;
 		}
-		if (!PQgetisnull(r, i, 4) && tstand_add_times(ts, ts->n - 1,
-		    PQgetvalue(r, i, 4), err, sizeof(err)) == -1) {
+		if (!pq.getisnull(r, i, 4) && tstand_add_times(ts, ts->n - 1,
+		    pq.getvalue(r, i, 4), err, sizeof(err)) == -1) {
 			fprintf(stderr, "refctl: cluster: %s\n", err);
 			goto fail;
 		}
 	}
-	PQclear(r);
+	pq.clear(r);
 	if (row != NULL && ts->timed == ts->n) {
 		ts->have_extra = 1;
 		ts->meta.id = id;
 		snprintf(ts->meta.name, sizeof(ts->meta.name), "%s", d->name);
 		snprintf(ts->meta.seed, sizeof(ts->meta.seed), "%s",
-		    PQgetvalue(row, 0, 3)[0] != '\0' ? PQgetvalue(row, 0, 3) :
+		    pq.getvalue(row, 0, 3)[0] != '\0' ? pq.getvalue(row, 0, 3) :
 		    "-");
 		snprintf(ts->meta.started, sizeof(ts->meta.started), "%s",
-		    PQgetvalue(row, 0, 9));
+		    pq.getvalue(row, 0, 9));
 		snprintf(ts->meta.ended, sizeof(ts->meta.ended), "%s",
-		    PQgetvalue(row, 0, 10));
+		    pq.getvalue(row, 0, 10));
 		snprintf(ts->meta.state, sizeof(ts->meta.state), "%s",
-		    PQgetvalue(row, 0, 5));
+		    pq.getvalue(row, 0, 5));
 	}
 	return 0;
 fail:
-	PQclear(r);
+	pq.clear(r);
 	tstand_free(ts);
 	return -1;
 }
@@ -655,9 +661,9 @@ cl_standings(int argc, char **argv)
 		rc = tstand_report(stdout, &d, &ts, fmt) == 0 ? 0 : 1;
 		tstand_free(&ts);
 	}
-	PQclear(row);
+	pq.clear(row);
 	tdef_free(&d);
-	PQfinish(c);
+	pq.finish(c);
 	return rc;
 }
 
@@ -687,17 +693,17 @@ cl_status(int argc, char **argv)
 	    "FROM refd.refused WHERE tid = $1)", 1, v)) == NULL)
 		goto out;
 	printf("tournament %s %s %s\nprogress %s/%s\nleased %s\nrefused %s\n"
-	    "lease_ms %s\n", tid, d.name, PQgetvalue(row, 0, 5),
-	    PQgetvalue(r, 0, 0), PQgetvalue(row, 0, 4), PQgetvalue(r, 0, 1),
-	    PQgetvalue(r, 0, 2), PQgetvalue(row, 0, 7));
-	PQclear(r);
-	if (PQgetvalue(row, 0, 6)[0] != '\0')
-		printf("reason %s\n", PQgetvalue(row, 0, 6));
-	if (PQgetvalue(row, 0, 8)[0] != '\0')
-		printf("decided_by %s\n", PQgetvalue(row, 0, 8));
-	printf("commitment %s\n", PQgetvalue(row, 0, 2));
-	if (PQgetvalue(row, 0, 3)[0] != '\0')
-		printf("seed %s\n", PQgetvalue(row, 0, 3));
+	    "lease_ms %s\n", tid, d.name, pq.getvalue(row, 0, 5),
+	    pq.getvalue(r, 0, 0), pq.getvalue(row, 0, 4), pq.getvalue(r, 0, 1),
+	    pq.getvalue(r, 0, 2), pq.getvalue(row, 0, 7));
+	pq.clear(r);
+	if (pq.getvalue(row, 0, 6)[0] != '\0')
+		printf("reason %s\n", pq.getvalue(row, 0, 6));
+	if (pq.getvalue(row, 0, 8)[0] != '\0')
+		printf("decided_by %s\n", pq.getvalue(row, 0, 8));
+	printf("commitment %s\n", pq.getvalue(row, 0, 2));
+	if (pq.getvalue(row, 0, 3)[0] != '\0')
+		printf("seed %s\n", pq.getvalue(row, 0, 3));
 	if ((r = cl_exec(c, "SELECT w.name, coalesce(extract(epoch FROM "
 	    "now() - w.heard)::int::text, '-'), w.pubkey IS NOT NULL, "
 	    "(SELECT count(*) FROM refd.leases l WHERE l.worker = w.name AND "
@@ -705,12 +711,12 @@ cl_status(int argc, char **argv)
 	    "refd.results x WHERE x.worker = w.name AND x.tid = $1) FROM "
 	    "refd.workers w ORDER BY w.name", 1, v)) == NULL)
 		goto out;
-	for (i = 0; i < PQntuples(r); i++)
+	for (i = 0; i < pq.ntuples(r); i++)
 		printf("worker %s heard %s key %s leases %s results %s\n",
-		    PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-		    strcmp(PQgetvalue(r, i, 2), "t") == 0 ? "yes" : "no",
-		    PQgetvalue(r, i, 3), PQgetvalue(r, i, 4));
-	PQclear(r);
+		    pq.getvalue(r, i, 0), pq.getvalue(r, i, 1),
+		    strcmp(pq.getvalue(r, i, 2), "t") == 0 ? "yes" : "no",
+		    pq.getvalue(r, i, 3), pq.getvalue(r, i, 4));
+	pq.clear(r);
 	/* the rows' figures: a malformed one is named, the rest stands */
 	rc = 0;
 	if (cl_results(c, id, &d, &ts, row) == -1)
@@ -722,11 +728,11 @@ cl_status(int argc, char **argv)
 		    "%d-%d-%d state %s\n", sp.llr, sp.lower, sp.upper, sp.units,
 		    sp.wins, sp.draws, sp.losses, tstand_sprt_state(&sp));
 		/* a worker's word ended it: is it the rows'? */
-		if (PQgetvalue(row, 0, 8)[0] != '\0' && !cl_decision_ok(&d,
-		    slots, nslots, &ts, PQgetvalue(row, 0, 6), err,
+		if (pq.getvalue(row, 0, 8)[0] != '\0' && !cl_decision_ok(&d,
+		    slots, nslots, &ts, pq.getvalue(row, 0, 6), err,
 		    sizeof(err)))
 			printf("decision unsupported: worker %s ended it, the "
-			    "results say \"%s\"\n", PQgetvalue(row, 0, 8), err);
+			    "results say \"%s\"\n", pq.getvalue(row, 0, 8), err);
 		/* the time report counts what the standings count */
 		tstand_sprt_prefix(&d, slots, nslots, &ts, &sp);
 		free(slots);
@@ -739,9 +745,9 @@ cl_status(int argc, char **argv)
 		tstand_times_print(stdout, &d, &ts, NULL);
 	tstand_free(&ts);
 out:
-	PQclear(row);
+	pq.clear(row);
 	tdef_free(&d);
-	PQfinish(c);
+	pq.finish(c);
 	return rc;
 }
 
@@ -916,7 +922,7 @@ cl_audit(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	reason = PQgetvalue(row, 0, 6);
+	reason = pq.getvalue(row, 0, 6);
 	sprt_end = strncmp(reason, "SPRT: ", 6) == 0;
 	if (tdef_schedule(&d, &slots, &nslots, err, sizeof(err)) == -1) {
 		fprintf(stderr, "refctl: cluster: %s\n", err);
@@ -932,7 +938,7 @@ cl_audit(int argc, char **argv)
 	if ((logs = calloc(nlogs, sizeof(*logs))) == NULL ||
 	    (rec = malloc(TSTAND_RECMAX + 1)) == NULL ||
 	    (times = malloc(TSTAND_TIMESMAX + 1)) == NULL ||
-	    (who = calloc(PQntuples(rr) + 1, sizeof(*who))) == NULL)
+	    (who = calloc(pq.ntuples(rr) + 1, sizeof(*who))) == NULL)
 		goto out;
 	/* each log, by its key, to the worker that registered it */
 	for (i = 0; i < nlogs; i++) {
@@ -953,10 +959,10 @@ cl_audit(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		for (j = 0; j < PQntuples(rw); j++)
-			if (strcmp(PQgetvalue(rw, j, 1), key) == 0)
+		for (j = 0; j < pq.ntuples(rw); j++)
+			if (strcmp(pq.getvalue(rw, j, 1), key) == 0)
 				snprintf(logs[i].worker, sizeof(logs[i].worker),
-				    "%s", PQgetvalue(rw, j, 0));
+				    "%s", pq.getvalue(rw, j, 0));
 		if (logs[i].worker[0] == '\0') {
 			printf("log %s FAILED: its key %.16s... is no "
 			    "registered worker's\n", logs[i].path, key);
@@ -969,7 +975,7 @@ cl_audit(int argc, char **argv)
 	}
 	/* every slot once, by the match its worker's log holds */
 	for (i = 0, k = 0; i < nslots; i++) {
-		if (k < PQntuples(rr) && atoi(PQgetvalue(rr, k, 0)) == i) {
+		if (k < pq.ntuples(rr) && atoi(pq.getvalue(rr, k, 0)) == i) {
 			k++;
 			continue;
 		}
@@ -978,20 +984,20 @@ cl_audit(int argc, char **argv)
 			bad++;
 		}
 	}
-	for (k = 0; k < PQntuples(rr); k++) {
-		slot = atoi(PQgetvalue(rr, k, 0));
-		w = PQgetvalue(rr, k, 1);
-		mid = strtoll(PQgetvalue(rr, k, 2), NULL, 10);
-		head_no = strtoll(PQgetvalue(rr, k, 4), NULL, 10);
-		who[k] = PQgetvalue(rr, k, 1);
-		if (tstand_add_record(&tdb, &d, slot, mid, PQgetvalue(rr, k, 3),
+	for (k = 0; k < pq.ntuples(rr); k++) {
+		slot = atoi(pq.getvalue(rr, k, 0));
+		w = pq.getvalue(rr, k, 1);
+		mid = strtoll(pq.getvalue(rr, k, 2), NULL, 10);
+		head_no = strtoll(pq.getvalue(rr, k, 4), NULL, 10);
+		who[k] = pq.getvalue(rr, k, 1);
+		if (tstand_add_record(&tdb, &d, slot, mid, pq.getvalue(rr, k, 3),
 		    err, sizeof(err)) == -1) {
 			printf("slot %d FAILED: %s\n", slot, err);
 			bad++;
 			continue;
 		}
-		if (!PQgetisnull(rr, k, 7) && tstand_add_times(&tdb, tdb.n - 1,
-		    PQgetvalue(rr, k, 7), err, sizeof(err)) == -1) {
+		if (!pq.getisnull(rr, k, 7) && tstand_add_times(&tdb, tdb.n - 1,
+		    pq.getvalue(rr, k, 7), err, sizeof(err)) == -1) {
 			printf("slot %d FAILED: %s\n", slot, err);
 			bad++;
 			continue;
@@ -1011,11 +1017,11 @@ cl_audit(int argc, char **argv)
 			continue;
 		}
 		for (j = 0; j < k; j++)
-			if (strcmp(PQgetvalue(rr, j, 1), w) == 0 &&
-			    strtoll(PQgetvalue(rr, j, 2), NULL, 10) == mid) {
+			if (strcmp(pq.getvalue(rr, j, 1), w) == 0 &&
+			    strtoll(pq.getvalue(rr, j, 2), NULL, 10) == mid) {
 				printf("slot %d FAILED: match %lld of worker %s "
 				    "is slot %s's too\n", slot, mid, w,
-				    PQgetvalue(rr, j, 0));
+				    pq.getvalue(rr, j, 0));
 				bad++;
 			}
 		if (au_match(logs[i].a, mid) != 0) {
@@ -1045,7 +1051,7 @@ cl_audit(int argc, char **argv)
 			continue;
 		}
 		if (!cl_head_ok(logs[i].a->h, head_no, mid,
-		    PQgetvalue(rr, k, 5), PQgetvalue(rr, k, 6))) {
+		    pq.getvalue(rr, k, 5), pq.getvalue(rr, k, 6))) {
 			printf("slot %d FAILED: match %lld of worker %s: the "
 			    "head reported (link %lld) is not its signed end "
 			    "in the log\n", slot, mid, w, head_no);
@@ -1061,7 +1067,7 @@ cl_audit(int argc, char **argv)
 			continue;
 		}
 		tstand_free(&one);
-		if (strcmp(rec, PQgetvalue(rr, k, 3)) != 0) {
+		if (strcmp(rec, pq.getvalue(rr, k, 3)) != 0) {
 			printf("slot %d FAILED: match %lld of worker %s: the "
 			    "result reported is not the log's\n", slot, mid, w);
 			bad++;
@@ -1076,13 +1082,13 @@ cl_audit(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		if (PQgetisnull(rr, k, 7)) {
+		if (pq.getisnull(rr, k, 7)) {
 			printf("slot %d FAILED: match %lld of worker %s: no "
 			    "thinking times reported\n", slot, mid, w);
 			bad++;
 			continue;
 		}
-		if (tstand_times_diff(PQgetvalue(rr, k, 7), times,
+		if (tstand_times_diff(pq.getvalue(rr, k, 7), times,
 		    bri_variant_seats(d.opt.variant), err, sizeof(err)) != -1) {
 			printf("slot %d FAILED: match %lld of worker %s: %s\n",
 			    slot, mid, w, err);
@@ -1103,7 +1109,7 @@ cl_audit(int argc, char **argv)
 	    reason, err, sizeof(err))) {
 		printf("tournament %s FAILED: worker %s ended it with \"%s\", "
 		    "the results say \"%s\"\n", argv[3],
-		    PQgetvalue(row, 0, 8)[0] != '\0' ? PQgetvalue(row, 0, 8) :
+		    pq.getvalue(row, 0, 8)[0] != '\0' ? pq.getvalue(row, 0, 8) :
 		    "-", reason, err);
 		bad++;
 	}
@@ -1121,9 +1127,9 @@ cl_audit(int argc, char **argv)
 		    "equal the database's\n", argv[3]);
 	free(sa);
 	free(sb);
-	for (j = 0; j < PQntuples(rw) && nw < (int)(sizeof(names) /
+	for (j = 0; j < pq.ntuples(rw) && nw < (int)(sizeof(names) /
 	    sizeof(names[0])); j++)
-		names[nw++] = PQgetvalue(rw, j, 0);
+		names[nw++] = pq.getvalue(rw, j, 0);
 	cl_chi2(&d, &tdb, who, names, nw);
 	printf("%d slot%s verified, %d failed\n", ok, ok == 1 ? "" : "s",
 	    bad);
@@ -1142,11 +1148,11 @@ out:
 	free(slots);
 	tstand_free(&tdb);
 	tstand_free(&tlog);
-	PQclear(rw);
-	PQclear(rr);
-	PQclear(row);
+	pq.clear(rw);
+	pq.clear(rr);
+	pq.clear(row);
 	tdef_free(&d);
-	PQfinish(c);
+	pq.finish(c);
 	return rc;
 }
 
@@ -1181,48 +1187,48 @@ cl_export(int argc, char **argv)
 	printf("{\"format\": \"refd-cluster-export-1\",\n\"tournament\": ");
 	tstand_json_str(stdout, d.name);
 	printf(", \"id\": %s, \"state\": ", tid);
-	tstand_json_str(stdout, PQgetvalue(row, 0, 5));
+	tstand_json_str(stdout, pq.getvalue(row, 0, 5));
 	printf(",\n\"definition\": ");
-	tstand_json_str(stdout, PQgetvalue(row, 0, 1));
+	tstand_json_str(stdout, pq.getvalue(row, 0, 1));
 	printf(",\n\"reason\": ");
-	tstand_json_str(stdout, PQgetvalue(row, 0, 6));
-	printf(", \"commitment\": \"%s\", \"seed\": ", PQgetvalue(row, 0, 2));
-	if (PQgetvalue(row, 0, 3)[0] != '\0')
-		printf("\"%s\"", PQgetvalue(row, 0, 3));
+	tstand_json_str(stdout, pq.getvalue(row, 0, 6));
+	printf(", \"commitment\": \"%s\", \"seed\": ", pq.getvalue(row, 0, 2));
+	if (pq.getvalue(row, 0, 3)[0] != '\0')
+		printf("\"%s\"", pq.getvalue(row, 0, 3));
 	else
 		printf("null");
 	printf(",\n\"workers\": [");
-	for (i = 0; i < PQntuples(rw); i++) {
+	for (i = 0; i < pq.ntuples(rw); i++) {
 		printf("%s\n  {\"name\": ", i ? "," : "");
-		tstand_json_str(stdout, PQgetvalue(rw, i, 0));
+		tstand_json_str(stdout, pq.getvalue(rw, i, 0));
 		printf(", \"key\": ");
-		tstand_json_str(stdout, PQgetvalue(rw, i, 1));
+		tstand_json_str(stdout, pq.getvalue(rw, i, 1));
 		printf("}");
 	}
 	printf("\n],\n\"standings\": ");
 	rc = tstand_report(stdout, &d, &ts, TSTAND_JSON) == 0 ? 0 : 1;
 	printf(",\n\"slots\": [");
-	for (i = 0; i < PQntuples(r); i++) {
+	for (i = 0; i < pq.ntuples(r); i++) {
 		printf("%s\n  {\"slot\": %s, \"worker\": ", i ? "," : "",
-		    PQgetvalue(r, i, 0));
-		tstand_json_str(stdout, PQgetvalue(r, i, 1));
+		    pq.getvalue(r, i, 0));
+		tstand_json_str(stdout, pq.getvalue(r, i, 1));
 		printf(", \"match\": %s, \"lease\": %s, \"record\": ",
-		    PQgetvalue(r, i, 2), PQgetvalue(r, i, 3));
-		tstand_json_str(stdout, PQgetvalue(r, i, 4));
+		    pq.getvalue(r, i, 2), pq.getvalue(r, i, 3));
+		tstand_json_str(stdout, pq.getvalue(r, i, 4));
 		printf(", \"head_no\": %s, \"head\": \"%s\", \"sig\": \"%s\", "
-		    "\"times\": ", PQgetvalue(r, i, 5), PQgetvalue(r, i, 6),
-		    PQgetvalue(r, i, 7));
-		tstand_json_str(stdout, PQgetvalue(r, i, 8));
+		    "\"times\": ", pq.getvalue(r, i, 5), pq.getvalue(r, i, 6),
+		    pq.getvalue(r, i, 7));
+		tstand_json_str(stdout, pq.getvalue(r, i, 8));
 		printf("}");
 	}
 	printf("\n]}\n");
 	tstand_free(&ts);
 out:
-	PQclear(r);
-	PQclear(rw);
-	PQclear(row);
+	pq.clear(r);
+	pq.clear(rw);
+	pq.clear(row);
 	tdef_free(&d);
-	PQfinish(c);
+	pq.finish(c);
 	return rc;
 }
 

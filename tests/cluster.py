@@ -837,7 +837,23 @@ def test_sprt_liar(tmp):
         cl.stop()
 
 
-TESTS = [test_roles, test_fencing, test_reclaim_race, test_identity,
+def test_refctl_light(tmp):
+    """refctl loads libpq only when a cluster command runs: linked in,
+    it and the libraries it needs (TLS, Kerberos, LDAP) made every
+    refctl start three times slower.  The cluster commands still reach
+    PostgreSQL (every other test here)."""
+    libs = subprocess.run(["ldd", REFCTL], capture_output=True,
+                          text=True).stdout
+    assert "libc." in libs, libs
+    assert "libpq" not in libs, libs
+    # no database at all: refctl says so through the loaded libpq
+    p = refctl("cluster", "status", "host=%s port=1 connect_timeout=2"
+               % tmp, "none", check=False)
+    assert p.returncode == 2 and "refctl: cluster: connection to server" \
+        in p.stderr and ".s.PGSQL.1" in p.stderr, p
+
+
+TESTS = [test_refctl_light, test_roles, test_fencing, test_reclaim_race, test_identity,
          test_same_standings, test_proxy_faults, test_sigstop,
          test_pg_restarts, test_sprt, test_sprt_liar]
 
