@@ -68,16 +68,28 @@ class Refd:
              "-l", "127.0.0.1:%d" % self.port, "-m", str(move_ms)] +
             list(extra), stderr=self.err, stdin=subprocess.DEVNULL,
             preexec_fn=preexec_fn)
-        # a stale socket of a killed refd may still be there: wait until
-        # this one answers
+        # a stale socket of a killed refd may still be there, even with
+        # a listener a moment longer (a connection to it is reset): wait
+        # until this one answers a command
         for _ in range(250):
+            c = socket.socket(socket.AF_UNIX)
             try:
-                c = socket.socket(socket.AF_UNIX)
+                c.settimeout(10)
                 c.connect(self.sock)
-                c.close()
-                break
+                c.sendall(b"1 name\n")
+                data = b""
+                while not data.endswith(b"\n\n"):
+                    chunk = c.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+                if data.startswith(b"=1"):
+                    break
             except OSError:
-                time.sleep(0.02)
+                pass
+            finally:
+                c.close()
+            time.sleep(0.02)
         else:
             raise RuntimeError("refd did not start")
 
