@@ -203,10 +203,11 @@ conf_line(struct refd_conf *c, int argc, char **argv, char *err,
 	if (strcmp(argv[0], "cluster") == 0 && argc >= 2) {
 		/* a CONNINFO's words (refd-cluster(7)), joined again */
 		c->cluster[0] = '\0';
-		for (k = 1, n = 0; k < argc; k++)
-			n += snprintf(c->cluster + n, n < (long long)sizeof(
-			    c->cluster) ? sizeof(c->cluster) - n : 0, "%s%s",
-			    k > 1 ? " " : "", argv[k]);
+		/* no pointer past the buffer once it is full: stop there */
+		for (k = 1, n = 0; k < argc && n < (long long)sizeof(
+		    c->cluster); k++)
+			n += snprintf(c->cluster + n, sizeof(c->cluster) - n,
+			    "%s%s", k > 1 ? " " : "", argv[k]);
 		if (n >= (long long)sizeof(c->cluster)) {
 			c->cluster[0] = '\0';
 			snprintf(err, errlen, "cluster: too long");
