@@ -72,41 +72,35 @@ class Refd:
         # a listener a moment longer (a connection to it is reset): wait
         # until this one answers a command
         for _ in range(250):
-            c = socket.socket(socket.AF_UNIX)
             try:
-                c.settimeout(10)
-                c.connect(self.sock)
-                c.sendall(b"1 name\n")
-                data = b""
-                while not data.endswith(b"\n\n"):
-                    chunk = c.recv(4096)
-                    if not chunk:
-                        break
-                    data += chunk
-                if data.startswith(b"=1"):
+                if self.ask(("name",), 10).startswith("=1"):
                     break
             except OSError:
                 pass
-            finally:
-                c.close()
             time.sleep(0.02)
         else:
             raise RuntimeError("refd did not start")
 
+    def ask(self, words, timeout):
+        """Send one control command; its whole answer, as text."""
+        c = socket.socket(socket.AF_UNIX)
+        try:
+            c.settimeout(timeout)
+            c.connect(self.sock)
+            c.sendall(("1 " + " ".join(words) + "\n").encode())
+            data = b""
+            while not data.endswith(b"\n\n"):
+                chunk = c.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            c.close()
+        return data.decode()
+
     def ctl(self, *words, timeout=60):
         """One control command; returns (ok, text)."""
-        c = socket.socket(socket.AF_UNIX)
-        c.settimeout(timeout)
-        c.connect(self.sock)
-        c.sendall(("1 " + " ".join(words) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n\n"):
-            chunk = c.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        c.close()
-        text = data.decode()
+        text = self.ask(words, timeout)
         assert text[:2] in ("=1", "?1"), "bad answer %r" % text
         return text[0] == "=", text[2:].strip()
 
