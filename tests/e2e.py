@@ -1089,7 +1089,8 @@ def test_keep_matches(r):
         r2.add("kp-b", EVIL + ["good"])
         r2.add("kp-s", EVIL + ["slow", "150"])
         r2.add("kp-t", EVIL + ["good"])
-        long = r2.start("classic2", ["kp-s", "kp-t"], "deal_cap=1")
+        # it plays until the test stops it, however slow the machine
+        long = r2.start("classic2", ["kp-s", "kp-t"], "deals_to_win=1000")
         ids = []
         for _ in range(7):
             mid = r2.start("classic2", ["kp-a", "kp-b"], "deal_cap=1")
@@ -1119,7 +1120,8 @@ def test_keep_matches(r):
         assert over == 3, st
         assert r2.query("SELECT count(*) FROM matches WHERE state = "
                         "'done'")[0][0] >= 7
-        r2.wait(long)
+        r2.must("match_stop", str(long))
+        assert r2.wait(long)[0] == "aborted", long
     finally:
         assert r2.stop() == 0
     # out of range: refused at start, with the key named
