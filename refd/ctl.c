@@ -596,12 +596,12 @@ ctl_status_text(char *r, size_t len)
 	snprintf(r, len, "version %s\nmatches_running %d\nmatches_over %d\n"
 	    "connections %d\ncontrol_clients %d\nloop_lag_max_us %lld\n"
 	    "loop_lag_own_max_us %lld\n"
-	    "log %s\nlog_key %s\nlog_commits %lld\n"
+	    "log %s\nlog_key %s\nlog_commits %lld\nlog_ends_grouped %lld\n"
 	    "log_checkpoints %lld\nlog_checkpoints_in_loop %lld",
 	    REFD_VERSION, match_running(), done, seat_count(), nconns,
 	    (long long)clock_lag_max(), (long long)clock_lag_own_max(),
-	    conf.db_path, key,
-	    db_group_commits(logdb), ck_thread, ck_loop);
+	    conf.db_path, key, db_group_commits(logdb), db_group_ends(logdb),
+	    ck_thread, ck_loop);
 	/* with -l host:0 this is the only place the real port shows */
 	if (conf.listen_host[0] != '\0') {
 		n = strlen(r);

@@ -38,6 +38,8 @@
 #define DB_CKPT_LOOP	4		/* that many cycles: in the loop */
 #define DB_WAL_LIMIT	"16777216"	/* bytes kept of it after one */
 #define GROUPED(db)	((db)->group_hook != NULL && !(db)->solo)
+#define DB_END_JOIN	8	/* matches in a group: an end joins it */
+#define DB_SYNC_UNCOMMITTED UINT64_MAX /* an end not yet committed */
 
 enum db_stmt {
 	S_BEGIN,
@@ -204,6 +206,8 @@ struct db {
 	uint64_t	(*sync_ask)(void *, struct db_match *);
 	void		*sync_arg;	/* sync_ask syncs a match's end */
 	uint64_t	 sync_asked;	/* the last request's number */
+	int		 group_ends;	/* match ends in the open group */
+	long long	 ends_joined;	/* ends that joined a group so far */
 	uint64_t	 sync_done;	/* every request up to it is synced */
 	int		 ckpt_pages;	/* WAL pages between checkpoints */
 	void		(*ckpt_ask)(void *); /* checkpoints asked of it */
@@ -837,9 +841,10 @@ db_sync_log(struct db *db)
  * when its window is over (db_group_due()), never synced on its own.
  * hook is called when a group opens; lost(m), for each match that wrote
  * in a group that could not be committed, after its chain is back as
- * the table has it.  The start and the end of a match, and tournaments,
- * are not grouped: they commit what is open, then themselves, as
- * outside group mode.
+ * the table has it.  The start of a match, and tournaments, are not
+ * grouped: they commit what is open, then themselves, as outside group
+ * mode; so is a match's end, unless it joins a busy group
+ * (db_end_joins()).
  */
 void
 db_group_mode(struct db *db, void (*hook)(void),
@@ -925,9 +930,12 @@ db_ckpt_counts(struct db *db, long long *thread, long long *loop)
 
 /*
  * Have ask(arg, m) sync the log after m's end is committed
- * (db_match_end_async()), instead of syncing it here; NULL syncs here
- * again.  ask returns the number of its request, and its owner says
- * when it is done (db_sync_heard()); or 0, and the log is synced here.
+ * (db_match_end_async()), or ask(arg, NULL) after a group holding ends
+ * is, instead of syncing it here; NULL syncs here again.  ask returns
+ * the number of its request, and its owner says when it is done
+ * (db_sync_heard()); or 0, and the log is synced here.  Ends join a
+ * group only with an ask: its owner must answer NULL with a request,
+ * as the group's ends are announced when their sync is heard of.
  */
 void
 db_group_async(struct db *db, uint64_t (*ask)(void *, struct db_match *),
@@ -984,11 +992,16 @@ db_end_sync(struct db *db, struct db_match *m)
 	return db_sync_log(db);
 }
 
-/* Sync the log here and now, as a match's end is. */
+/*
+ * Sync the log here and now, as a match's end is; the open group first
+ * committed if it holds ends, which are then synced too.
+ */
 int
 db_sync_now(struct db *db)
 {
 	if (!db_intact(db))
+		return -1;
+	if (db->group_ends > 0 && db_group_commit(db) == -1)
 		return -1;
 	return db_sync_log(db);
 }
@@ -1034,6 +1047,13 @@ long long
 db_group_commits(struct db *db)
 {
 	return db->commits;
+}
+
+/* Match ends that joined a group so far (db_end_joins()). */
+long long
+db_group_ends(struct db *db)
+{
+	return db->ends_joined;
 }
 
 /* How long a group may stay open across passes; 0: commit every pass. */
@@ -1082,6 +1102,43 @@ db_intact(struct db *db)
 }
 
 /*
+ * The group just committed held the ends of matches among its n: have
+ * them synced, on the thread of db_group_async() (each waits for that
+ * request, db_match_unsynced()), or here if it syncs nothing.  A sync
+ * here that fails breaks the log, and those matches hear that it lost
+ * them (db_group_mode()'s lost): their ends are never announced.
+ */
+static int
+db_group_ends_sync(struct db *db, int n)
+{
+	struct db_match	**lost;
+	char		 keep[sizeof(db->err)];
+	uint64_t	 req;
+	int		 i, nlost = 0, rc = 0;
+
+	req = db->sync_ask != NULL ? db->sync_ask(db->sync_arg, NULL) : 0;
+	if (req != 0)
+		db->sync_asked = req;
+	else if ((rc = db_sync_log(db)) == -1)
+		db_break(db, db->err);
+	/* lost() may write again, into a new group that reuses saves */
+	lost = rc == -1 ? calloc((size_t)(n > 0 ? n : 1), sizeof(*lost)) :
+	    NULL;
+	for (i = 0; i < n; i++)
+		if (db->saves[i].m->syncwait == DB_SYNC_UNCOMMITTED) {
+			db->saves[i].m->syncwait = req;
+			if (lost != NULL)
+				lost[nlost++] = db->saves[i].m;
+		}
+	memcpy(keep, db->err, sizeof(keep));
+	for (i = 0; i < nlost && db->group_lost != NULL; i++)
+		db->group_lost(lost[i]);
+	memcpy(db->err, keep, sizeof(keep));
+	free(lost);
+	return rc;
+}
+
+/*
  * Commit the open group, unsynced.  Returns 0, or -1 when the group's
  * rows are lost (rolled back: each match's chain goes back, then lost()
  * hears of it).
@@ -1092,7 +1149,7 @@ db_group_commit(struct db *db)
 	struct db_gsave	*g;
 	struct db_match	**lost;
 	char		 keep[sizeof(db->err)];
-	int		 i, n, committed = 0;
+	int		 i, n, ends, committed = 0;
 
 	if (!db->group_open)
 		return 0;
@@ -1109,8 +1166,10 @@ db_group_commit(struct db *db)
 	db->group_open = db->group_gone = 0;
 	n = db->nsaves;
 	db->nsaves = 0;
+	ends = db->group_ends;
+	db->group_ends = 0;
 	if (committed)
-		return 0;
+		return ends > 0 ? db_group_ends_sync(db, n) : 0;
 	for (i = 0; i < n; i++) {
 		g = &db->saves[i];
 		if (!committed) {
@@ -2068,6 +2127,59 @@ db_deal_end(struct db *db, struct db_match *m, const struct bri_match *bm)
 }
 
 /*
+ * The rows of m's end, inside the caller's transaction: the match's row
+ * closed with its end link l, and the log chain's signed "end" event.
+ */
+static int
+db_end_rows(struct db *db, struct db_match *m, const struct chain_text *l,
+    const char *state, const char *result, const char *mpts, size_t n,
+    const char *reason, const char *ended)
+{
+	char	 fhex[2 * DB_HASHLEN + 1];
+
+	if (db_chained(db, m, S_MATCH_END, l, "IsssSs", m->id, state, result,
+	    mpts, n, reason, ended) == -1)
+		return -1;
+	if (sqlite3_changes(db->h) != 1)
+		return db_failx(db, "match %lld was not running",
+		    (long long)m->id);
+	sodium_bin2hex(fhex, sizeof(fhex), m->chain, DB_HASHLEN);
+	return db_log(db, "end", m->id, m->tournament, 1, "end %lld "
+	    "links=%d final=%s result=%s tournament=%lld slot=%d%s%s",
+	    (long long)m->id, m->links, fhex, result,
+	    (long long)(m->tournament > 0 ? m->tournament : -1),
+	    m->tournament > 0 ? m->slot : -1, m->transcripts != NULL ?
+	    " transcripts=" : "", m->transcripts != NULL ? m->transcripts :
+	    "");
+}
+
+/* m's end is written: the log's head at it, for its receipt. */
+static void
+db_end_head(struct db *db, struct db_match *m)
+{
+	memcpy(m->head, db->last_link, DB_HASHLEN);
+	m->head_no = db->last_no;
+	memcpy(m->sig, db->last_sig, sizeof(m->sig));
+}
+
+/*
+ * May a match's end join the open group, to be committed and synced
+ * with it (db_group_commit()), rather than commit the group and then
+ * itself at once?  Only when the group holds the rows of DB_END_JOIN
+ * matches or more: a commit then writes a page or more of each of them
+ * to the write-ahead log, and a commit of its own for every end made
+ * the log write those pages again and again (PERFORMANCE.md).  With
+ * fewer matches a commit is small, and the end is announced sooner.
+ */
+static int
+db_end_joins(struct db *db)
+{
+	return GROUPED(db) && db->group_window > 0 && db->group_open &&
+	    !db->group_gone && !db->tx_open && db->sync_ask != NULL &&
+	    db->nsaves >= DB_END_JOIN;
+}
+
+/*
  * Record how the match ended, durably, and close its row: result is a
  * word ("seat1", "team0", "draw", "forfeit1", "aborted"; "aborted" marks
  * the match aborted, anything else done), reason free text, mpoints the
@@ -2081,7 +2193,6 @@ db_match_end_at(struct db *db, struct db_match *m, const char *result,
 {
 	struct chain_text l;
 	char		 mpts[DB_LISTMAX], ended[32], keep[sizeof(db->err)];
-	char		 fhex[2 * DB_HASHLEN + 1];
 	uint8_t		 chain[DB_HASHLEN];
 	const char	*state;
 	size_t		 n;
@@ -2101,7 +2212,25 @@ db_match_end_at(struct db *db, struct db_match *m, const char *result,
 	chain_matchend2(&l, result, strlen(result), mpts, strlen(mpts), ended,
 	    strlen(ended), reason, n);
 
-	/* never grouped: the result is on disk before it is announced */
+	if (!here && db_end_joins(db)) {
+		/* in the open group, under a savepoint of its own */
+		if (db_begin(db, m) == -1)
+			return -1;
+		rc = db_end_rows(db, m, &l, state, result, mpts, n, reason,
+		    ended);
+		if (rc == 0)
+			rc = db_commit(db);
+		if (rc == -1) {
+			db_rollback(db);
+			return -1;
+		}
+		m->syncwait = DB_SYNC_UNCOMMITTED;
+		db->group_ends++;
+		db->ends_joined++;
+		db_end_head(db, m);
+		return 0;
+	}
+	/* not grouped: the result is on disk before it is announced */
 	if (db_group_barrier(db) == -1)
 		return -1;
 	db->solo++;
@@ -2109,30 +2238,15 @@ db_match_end_at(struct db *db, struct db_match *m, const char *result,
 	/* the match's end and the log's signed head, in one commit */
 	rc = db_step(db, db->st[S_BEGIN], "match end");
 	if (rc == 0)
-		rc = db_chained(db, m, S_MATCH_END, &l, "IsssSs", m->id, state,
-		    result, mpts, n, reason, ended);
-	if (rc == 0 && sqlite3_changes(db->h) != 1)
-		rc = db_failx(db, "match %lld was not running",
-		    (long long)m->id);
-	if (rc == 0)
-		sodium_bin2hex(fhex, sizeof(fhex), m->chain, DB_HASHLEN);
-	if (rc == 0 && db_log(db, "end", m->id, m->tournament, 1, "end %lld "
-	    "links=%d final=%s result=%s tournament=%lld slot=%d%s%s",
-	    (long long)m->id, m->links, fhex, result,
-	    (long long)(m->tournament > 0 ? m->tournament : -1),
-	    m->tournament > 0 ? m->slot : -1, m->transcripts != NULL ?
-	    " transcripts=" : "", m->transcripts != NULL ? m->transcripts :
-	    "") == -1)
-		rc = -1;
+		rc = db_end_rows(db, m, &l, state, result, mpts, n, reason,
+		    ended);
 	if (rc == 0)
 		rc = db_commit_step(db, "match end commit", here);
 	if (rc == 0 && !here)
 		rc = db_end_sync(db, m);
-	if (rc == 0) {
-		memcpy(m->head, db->last_link, DB_HASHLEN);
-		m->head_no = db->last_no;
-		memcpy(m->sig, db->last_sig, sizeof(m->sig));
-	} else {
+	if (rc == 0)
+		db_end_head(db, m);
+	else {
 		memcpy(keep, db->err, sizeof(keep));
 		if (sqlite3_get_autocommit(db->h) == 0)
 			db_step(db, db->st[S_ROLLBACK], "rollback");

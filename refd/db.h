@@ -32,7 +32,8 @@
  *	db_match_end	result, reason, match points of nseats; committed
  *			and synced with every row before it
  *	db_match_end_async  the same, its sync maybe on db_group_async's
- *			thread: db_match_unsynced until done
+ *			thread, its commit maybe the open group's when
+ *			busy: db_match_unsynced until done
  *	db_bot_event	match id (0 for none), seat (-1 for none), bot,
  *			kind, detail; not chained
  *	db_begin	opens one transaction for a match's next writes;
@@ -44,7 +45,8 @@
  *			open, db_group_due if its window is over (refd(8),
  *			DURABILITY), db_group_spans if a group may outlast
  *			its pass, db_group_commits how many were
- *			committed; db_group_async hands the sync of a
+ *			committed, db_group_ends how many ends joined
+ *			one; db_group_async hands the sync of a
  *			match's end to a thread: db_sync_heard and
  *			db_sync_done say how far its syncs are done,
  *			db_sync_now syncs here
@@ -144,6 +146,7 @@ void		 db_group_window(struct db *, int64_t);
 int		 db_group_spans(struct db *);
 int		 db_group_commit(struct db *);
 long long	 db_group_commits(struct db *);
+long long	 db_group_ends(struct db *);
 void		 db_group_async(struct db *, uint64_t (*)(void *,
 		    struct db_match *), void *);
 void		 db_sync_heard(struct db *, uint64_t);

@@ -1101,9 +1101,10 @@ struct match_end {
  * the log holds, tell the seats (with the seed and the final chain link)
  * and let them go.  A result the log refused is never announced: the
  * match ends aborted instead.  Outside a tournament, with other matches
- * playing, the end's sync runs on the log's thread: the match is ending
- * meanwhile, hears nothing more from its seats, and is announced when
- * the sync is done (match_end_go()).  A tournament's match is synced
+ * playing, the end's sync runs on the log's thread (among many, after
+ * the commit of the group it joined): the match is ending meanwhile,
+ * hears nothing more from its seats, and is announced when the sync is
+ * done (match_end_go()).  A tournament's match is synced
  * here: its standings and its SPRT are read from the log at each end.
  */
 static void

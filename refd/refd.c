@@ -313,15 +313,15 @@ refd_log_synced(void *arg, uint64_t n, int error)
 }
 
 /*
- * The log committed the end of match m: the thread syncs it, and the
- * end is announced once it has.  With one match playing there is
- * nothing for the loop to do meanwhile: 0, the log syncs in the loop.
+ * The log committed the end of match m, or a group holding the ends of
+ * several (m NULL): the thread syncs it, and the ends are announced once
+ * it has.  With one match playing there is nothing for the loop to do
+ * meanwhile: 0, the log syncs in the loop.
  */
 static uint64_t
 refd_sync_ask(void *arg, struct db_match *m)
 {
-	(void)m;
-	return match_playing() > 1 ? logsync_request(arg) : 0;
+	return m == NULL || match_playing() > 1 ? logsync_request(arg) : 0;
 }
 
 /*

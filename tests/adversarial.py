@@ -802,7 +802,8 @@ def test_end_synced_beside(r, tmp):
 
 def test_power_loss_beside_many(r, tmp):
     """Sixteen matches at once on a disk that takes 20 ms a sync, their
-    deals' ends never synced: as each match_end leaves, the prefix of
+    deals' ends never synced, some of their ends committed with the
+    other matches' rows: as each match_end leaves, the prefix of
     the write-ahead log synced so far (SLOWSYNC's d<bytes>), all that a
     power loss then would leave, holds at least as many ended matches as
     had been announced, each whole: a third of the match_end lines
@@ -829,6 +830,11 @@ def test_power_loss_beside_many(r, tmp):
             assert reason == "played out", (m, result, reason)
         ev = shim_events(log, 48)
         deals = r2.query("SELECT count(*) FROM deal_results")[0][0]
+        # some ends joined the busy group, committed with other
+        # matches' rows, not on their own (refd(8), DURABILITY)
+        grouped = int(re.search(r"^log_ends_grouped (\d+)$",
+                                r2.must("status"), re.M).group(1))
+        assert grouped > 0, "no end joined a group"
         syncs = ev.count("B") + ev.count("Bt")
         assert syncs <= 16, "%d syncs for 16 matches' ends" % syncs
         # the log as a power loss at each moment would have left it
@@ -894,8 +900,8 @@ def test_power_loss_beside_many(r, tmp):
         p = subprocess.run([REFCTL, "audit", "--db", r3.db, "--all"],
                            capture_output=True, text=True)
         assert p.returncode == 0, p.stdout[-3000:]
-        FIGURES["16 matches on a 20 ms disk: syncs, deals"] = \
-            "%d syncs, %d deals" % (syncs, deals)
+        FIGURES["16 matches on a 20 ms disk: syncs, deals, ends grouped"] \
+            = "%d syncs, %d deals, %d ends" % (syncs, deals, grouped)
         FIGURES["a power loss mid-run: matches ended / aborted"] = \
             "%d / %d" % (done, dict(states).get("aborted", 0))
         # killed while sixteen play: the log opens whole, the matches

@@ -1287,6 +1287,103 @@ test_end_async(void **state)
 }
 
 /*
+ * Among eight matches or more writing in one group, an end handed to a
+ * thread joins the group instead of committing it (db.c, db_end_joins()):
+ * not in the log, and its match unsynced, until the group's commit, which
+ * asks one sync for every end it holds (m NULL); the chains audit.  With
+ * fewer matches the end commits at once, as before.  A group lost with
+ * an end in it loses that end: its match hears so, and is still running
+ * in the log.  A sync the owner leaves to the loop is made at the commit.
+ */
+#define NJOIN	12
+static void
+test_end_joins(void **state)
+{
+	struct db		*db;
+	struct db_match		 m[NJOIN];
+	struct bri_match	 b[NJOIN];
+	sqlite3			*h;
+	int			 i;
+
+	(void)state;
+	db = open_async();
+	db_group_window(db, 10000000);	/* committed by the test alone */
+	for (i = 0; i < NJOIN; i++)
+		begin_deal(db, &m[i], &b[i]);
+	assert_int_equal(db_group_commit(db), 0);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+
+	/* seven matches in the group: the end commits it, then itself */
+	for (i = 0; i < 7; i++)
+		play_one(db, &m[i], &b[i], 0);
+	ask_n = 0;
+	ask_ret = 3;
+	assert_int_equal(db_match_end_async(db, &m[0], "seat0", "played out",
+	    NULL, 0), 0);
+	assert_int_equal(ask_n, 1);
+	assert_ptr_equal(ask_seen, &m[0]);
+	assert_int_equal(db_group_pending(db), 0);
+	assert_true(match_done(h, m[0].id));
+	db_sync_heard(db, 3);
+	assert_false(db_match_unsynced(db, &m[0]));
+
+	/* eight or more: two ends join the group, asked for at its commit */
+	for (i = 1; i < NJOIN; i++)
+		play_one(db, &m[i], &b[i], 1);
+	ask_n = 0;
+	assert_int_equal(db_match_end_async(db, &m[1], "seat0", "played out",
+	    NULL, 0), 0);
+	assert_int_equal(db_match_end_async(db, &m[2], "seat1", "played out",
+	    NULL, 0), 0);
+	assert_int_equal(ask_n, 0);
+	assert_int_equal(db_group_pending(db), 1);
+	assert_true(db_match_unsynced(db, &m[1]));
+	assert_true(db_match_unsynced(db, &m[2]));
+	assert_false(match_done(h, m[1].id));
+	ask_ret = 4;
+	assert_int_equal(db_group_commit(db), 0);
+	assert_int_equal(ask_n, 1);
+	assert_null(ask_seen);
+	assert_true(match_done(h, m[1].id) && match_done(h, m[2].id));
+	assert_true(db_match_unsynced(db, &m[1]));
+	db_sync_heard(db, 4);
+	assert_false(db_match_unsynced(db, &m[1]));
+	assert_false(db_match_unsynced(db, &m[2]));
+	assert_false(db_match_unsynced(db, &m[3]));
+	assert_int_equal(audit(h, m[1].id, NULL), m[1].links);
+	assert_int_equal(audit(h, m[2].id, NULL), m[2].links);
+
+	/* a joined end whose group is lost: its match hears, still running */
+	for (i = 3; i < NJOIN; i++)
+		play_one(db, &m[i], &b[i], 2);
+	assert_int_equal(db_match_end_async(db, &m[3], "seat0", "played out",
+	    NULL, 0), 0);
+	assert_int_equal(sqlite3_exec(db_handle(db), "ROLLBACK", NULL, NULL,
+	    NULL), SQLITE_OK);
+	nlost = 0;
+	assert_int_equal(db_group_commit(db), -1);
+	assert_int_equal(nlost, NJOIN - 3);
+	assert_true(db_match_unsynced(db, &m[3]));
+	assert_false(match_done(h, m[3].id));
+
+	/* the owner leaves the sync to the loop: made at the commit */
+	for (i = 4; i < NJOIN; i++)
+		play_one(db, &m[i], &b[i], 2);
+	assert_int_equal(db_match_end_async(db, &m[4], "seat0", "played out",
+	    NULL, 0), 0);
+	assert_true(db_match_unsynced(db, &m[4]));
+	ask_ret = 0;
+	assert_int_equal(db_group_commit(db), 0);
+	assert_false(db_match_unsynced(db, &m[4]));
+	assert_true(match_done(h, m[4].id));
+	assert_int_equal(audit(h, m[4].id, NULL), m[4].links);
+	assert_int_equal(audit(h, m[5].id, NULL), m[5].links);
+	sqlite3_close(h);
+	db_group_async(db, NULL, NULL);
+	db_close(db);
+}
+
+/*
  * A transcript hashed as a seat's writes leave (chain_tx_sent(): "ID
  * TEXT\n" lines, ids left out) or as answers are read (chain_tx_bytes())
  * is the one chain_tx_line() gives line by line, which refctl checks
@@ -1423,6 +1520,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_group_unsynced, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_end_async, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_end_joins, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoints, setup,
 		    teardown),
