@@ -51,6 +51,12 @@ def refd(tree, shm=False):
         subprocess.run([ctl, "-c", sock, "match", "--variant", "joker3", "b0", "b1", "b2"],
                        check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - t0; c = cpu() - c0
+    # what a refctl process alone costs, started as the recipe starts
+    # one a match: a command, and out
+    t1 = time.monotonic()
+    for m in range(40):
+        subprocess.run([ctl, "-c", sock, "status"], check=True, stdout=subprocess.DEVNULL)
+    bare = (time.monotonic() - t1) / 40
     out = subprocess.run(["sqlite3", db, "SELECT count(*) FROM plays; SELECT sum((julianday(ended) - julianday(started)) * 86400e6) FROM matches"],
                          capture_output=True, text=True).stdout.split()
     plays, inside = int(out[0]), float(out[1])
@@ -58,21 +64,24 @@ def refd(tree, shm=False):
     for b in br:
         b.kill(); b.wait()
     shutil.rmtree(d, ignore_errors=True)
-    return wall * 1e6 / plays, inside / plays, c * 1e6 / plays
+    return wall * 1e6 / plays, inside / plays, c * 1e6 / plays, bare * 40e6 / plays
 res = {"acpc": [], "load": []}
 for t in trees:
-    res[t] = {"us": [], "inside": [], "cpu": []}
+    res[t] = {"us": [], "inside": [], "cpu": [], "refctl": []}
 for rnd in range(rounds):
     res["load"].append(os.getloadavg()[0])
     res["acpc"].append(acpc())
     for t in (trees if rnd % 2 == 0 else trees[::-1]):
-        a, b, c = refd(t)
+        a, b, c, e = refd(t)
         res[t]["us"].append(a); res[t]["inside"].append(b); res[t]["cpu"].append(c)
+        res[t]["refctl"].append(e)
     print(json.dumps(res), flush=True)
 med = statistics.median
 print("acpc %.1f us/decision, load %s" % (med(res["acpc"]), ["%.1f" % l for l in res["load"]]))
 for t in trees:
-    print("%s: %.1f us/play (%.2f), inside %.1f (%.2f), refd cpu %.1f  rounds %s" % (
+    print("%s: %.1f us/play (%.2f), inside %.1f (%.2f), refd cpu %.1f, "
+          "a refctl process a match %.1f  rounds %s" % (
         t, med(res[t]["us"]), med(res[t]["us"]) / med(res["acpc"]),
         med(res[t]["inside"]), med(res[t]["inside"]) / med(res["acpc"]),
-        med(res[t]["cpu"]), ["%.1f" % x for x in res[t]["us"]]))
+        med(res[t]["cpu"]), med(res[t]["refctl"]),
+        ["%.1f" % x for x in res[t]["us"]]))
