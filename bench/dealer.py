@@ -60,28 +60,38 @@ def refd(tree, shm=False):
     out = subprocess.run(["sqlite3", db, "SELECT count(*) FROM plays; SELECT sum((julianday(ended) - julianday(started)) * 86400e6) FROM matches"],
                          capture_output=True, text=True).stdout.split()
     plays, inside = int(out[0]), float(out[1])
+    # from one match's end to the next one's start, in ms: the end's
+    # sync, refctl's answer and exit, a new refctl, the next start
+    gaps = sorted(float(x) for x in subprocess.run(["sqlite3", db,
+        "SELECT (julianday(started) - julianday(lag(ended) OVER (ORDER BY id)))"
+        " * 86400e3 FROM matches"], capture_output=True, text=True).stdout.split())
+    gap = statistics.median(gaps) if gaps else 0
     r.send_signal(signal.SIGTERM); r.wait()
     for b in br:
         b.kill(); b.wait()
     shutil.rmtree(d, ignore_errors=True)
-    return wall * 1e6 / plays, inside / plays, c * 1e6 / plays, bare * 40e6 / plays
+    return wall * 1e6 / plays, inside / plays, c * 1e6 / plays, bare * 40e6 / plays, gap, bare * 1e3
 res = {"acpc": [], "load": []}
 for t in trees:
-    res[t] = {"us": [], "inside": [], "cpu": [], "refctl": []}
+    res[t] = {"us": [], "inside": [], "cpu": [], "refctl": [], "gap_ms": [],
+              "refctl_ms": []}
 for rnd in range(rounds):
     res["load"].append(os.getloadavg()[0])
     res["acpc"].append(acpc())
     for t in (trees if rnd % 2 == 0 else trees[::-1]):
-        a, b, c, e = refd(t)
+        a, b, c, e, g, f = refd(t)
         res[t]["us"].append(a); res[t]["inside"].append(b); res[t]["cpu"].append(c)
-        res[t]["refctl"].append(e)
+        res[t]["refctl"].append(e); res[t]["gap_ms"].append(g)
+        res[t]["refctl_ms"].append(f)
     print(json.dumps(res), flush=True)
 med = statistics.median
 print("acpc %.1f us/decision, load %s" % (med(res["acpc"]), ["%.1f" % l for l in res["load"]]))
 for t in trees:
     print("%s: %.1f us/play (%.2f), inside %.1f (%.2f), refd cpu %.1f, "
-          "a refctl process a match %.1f  rounds %s" % (
+          "a refctl process a match %.1f (%.2f ms), end to next start "
+          "%.2f ms  rounds %s" % (
         t, med(res[t]["us"]), med(res[t]["us"]) / med(res["acpc"]),
         med(res[t]["inside"]), med(res[t]["inside"]) / med(res["acpc"]),
-        med(res[t]["cpu"]), med(res[t]["refctl"]),
+        med(res[t]["cpu"]), med(res[t]["refctl"]), med(res[t]["refctl_ms"]),
+        med(res[t]["gap_ms"]),
         ["%.1f" % x for x in res[t]["us"]]))
