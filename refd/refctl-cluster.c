@@ -701,6 +701,14 @@ cl_status(int argc, char **argv)
 		printf("reason %s\n", pq.getvalue(row, 0, 6));
 	if (pq.getvalue(row, 0, 8)[0] != '\0')
 		printf("decided_by %s\n", pq.getvalue(row, 0, 8));
+	/* verdicts proposed by one worker, awaiting a second's */
+	if ((r = cl_exec(c, "SELECT worker, reason FROM refd.proposals "
+	    "WHERE tid = $1 ORDER BY made", 1, v)) == NULL)
+		goto out;
+	for (i = 0; i < pq.ntuples(r); i++)
+		printf("proposal %s %s\n", pq.getvalue(r, i, 0),
+		    pq.getvalue(r, i, 1));
+	pq.clear(r);
 	printf("commitment %s\n", pq.getvalue(row, 0, 2));
 	if (pq.getvalue(row, 0, 3)[0] != '\0')
 		printf("seed %s\n", pq.getvalue(row, 0, 3));

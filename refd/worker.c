@@ -749,6 +749,17 @@ worker_decide_cb(void *arg, const PGresult *res, const char *err)
 		    w.tid, worker_val(res, 0, 0));
 		return;
 	}
+	if (strncmp(worker_val(res, 0, 0), "proposed", 8) == 0) {
+		/*
+		 * other workers' results are in it: the verdict stands once
+		 * another proposes it too.  Play on meanwhile, so that a
+		 * tournament whose others are gone still ends, at its last
+		 * slot.
+		 */
+		log_info("cluster: tournament %" PRId64 ": decision %s",
+		    w.tid, worker_val(res, 0, 0));
+		return;
+	}
 	log_info("cluster: tournament %" PRId64 " decided: %s", w.tid,
 	    worker_val(res, 0, 0));
 	worker_drop("the SPRT has decided");

@@ -738,6 +738,9 @@ def test_sprt(tmp):
         st = cl.wait_done("sprt")
         reason = st["reason"][0]
         assert reason.startswith("SPRT: H1 accepted"), st
+        # three workers' results: one worker's word was not enough, a
+        # second proposed the same verdict
+        assert len(st["decided_by"][0].split(",")) == 2, st
         done = int(st["progress"][0].split("/")[0])
         assert done < 400, st
         assert cl.psql("SELECT count(*) FROM refd.leases WHERE state = "
@@ -781,9 +784,11 @@ def test_sprt(tmp):
 
 def test_sprt_liar(tmp):
     """A worker cannot stop an SPRT with a decision of its own making: one
-    that says it read more than the results hold is refused, and one the
-    results do not support is named, with its worker, by status and the
-    audit."""
+    that says it read more than the results hold is refused; one with the
+    right count from a worker whose results are not all of them stays a
+    proposal, named by status, the tournament playing on; and one the
+    results do not support, from the worker that reported every result,
+    is named, with its worker, by status and the audit."""
     path = write(os.path.join(tmp, "liar.tour"), c_bots() +
                  "name liar\nvariant classic2\nformat gauntlet\n"
                  "candidate r3\nbots r5 r9\nmatches 400\nconcurrency 2\n"
@@ -801,13 +806,13 @@ def test_sprt_liar(tmp):
                               "units: the results hold 0"), out
         st = cl.status("liar")
         assert st["tournament"][0].endswith("running"), st
-        # a few results, then a verdict they do not support
-        a = cl.start_worker("a")
+        # a few results, all m's, then a verdict they do not support
+        mw = cl.start_worker("m")
         end = time.time() + 120
         while int(cl.status("liar")["progress"][0].split("/")[0]) < 6:
             assert time.time() < end, "no progress"
             time.sleep(0.2)
-        a.stop()
+        mw.stop()
         st = cl.status("liar")
         assert st["tournament"][0].endswith("running"), st
         units = int(st["sprt"][0].split()[7])
@@ -821,18 +826,62 @@ def test_sprt_liar(tmp):
         assert out.startswith("refused: the SPRT cannot have read %d "
                               "units: the results hold %d" % (
                                   prefix + 1, prefix)), out
+        # the right count from a, whose results are none of them: a
+        # proposal, awaiting a second worker, and the tournament runs on
+        said = (lie % (units, units)).split("'")[1]
+        ok, out = cl.psql(lie % (units, units), "a")
+        assert out == "proposed: awaiting a second worker", out
+        st = cl.status("liar")
+        assert st["tournament"][0].endswith("running"), st
+        assert st["proposal"] == ["a " + said], st
+        # m reported every result: its word is taken, and named
         ok, out = cl.psql(lie % (units, units), "m")
         assert out == "ok", out
         st = cl.status("liar")
         assert st["decided_by"] == ["m"], st
         assert st["decision"][0].startswith("unsupported: worker m ended "
                                             "it, the results say"), st
-        p = refctl("cluster", "audit", cl.ci, "liar", a.db, check=False)
+        p = refctl("cluster", "audit", cl.ci, "liar", mw.db, check=False)
         assert p.returncode == 1 and re.search(
             r"tournament liar FAILED: worker m ended it with \"SPRT: H1 "
             r"accepted.*the results say", p.stdout), p.stdout
         assert cl.psql("SELECT count(*) FROM refd.refused WHERE why LIKE "
                        "'decision of worker m refused: %'")[1] == "2"
+    finally:
+        cl.stop()
+
+
+def test_lease_beside_decision(tmp):
+    """A lease asked while a decision is being committed waits for it,
+    and takes nothing of the tournament it ends: no lease outlives the
+    end, and no result comes in after it (as OpenBench's fixed-game
+    tests ran past their cap).  The decision is held open by a
+    transaction of the test's, as refd.decide() holds the row."""
+    cl = Cluster(os.path.join(tmp, "decision"))
+    try:
+        cl.add_worker("a")
+        refctl("cluster", "submit", cl.ci, small(tmp, "decision", 8,
+               "duplicate no\n"), "--lease-ms", "5000")
+        idents = cl.idents(1)
+        held = subprocess.Popen(
+            ["psql", cl.ci, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c",
+             "BEGIN; SELECT 1 FROM refd.tournaments WHERE id = 1 FOR "
+             "UPDATE; UPDATE refd.tournaments SET state = 'done', reason "
+             "= 'decided', ended = clock_timestamp() WHERE id = 1; "
+             "SELECT pg_sleep(2); COMMIT;"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True)
+        time.sleep(0.8)         # the row is held
+        t0 = time.time()
+        ok, out = cl.psql("SELECT * FROM refd.lease(1, '%s', 4)" % idents,
+                          "a")
+        waited = time.time() - t0
+        assert held.wait(30) == 0, held.stderr.read()
+        assert out == "", "leased in an ended tournament: %s" % out
+        assert waited > 0.5, "the lease did not wait for the decision"
+        assert cl.psql("SELECT count(*) FROM refd.leases WHERE state = "
+                       "'active'")[1] == "0"
+        assert cl.psql("SELECT count(*) FROM refd.slots WHERE lease IS "
+                       "NOT NULL")[1] == "0"
     finally:
         cl.stop()
 
@@ -853,7 +902,8 @@ def test_refctl_light(tmp):
         in p.stderr and ".s.PGSQL.1" in p.stderr, p
 
 
-TESTS = [test_refctl_light, test_roles, test_fencing, test_reclaim_race, test_identity,
+TESTS = [test_refctl_light, test_roles, test_fencing,
+         test_lease_beside_decision, test_reclaim_race, test_identity,
          test_same_standings, test_proxy_faults, test_sigstop,
          test_pg_restarts, test_sprt, test_sprt_liar]
 
