@@ -665,34 +665,35 @@ PERF_CALLS = ("write", "writev", "read", "readv", "recvmsg", "sendmsg",
               "ioctl")
 
 
-def perf_syscalls(build, workdir, matches, target):
-    """System calls per play at full speed: perf's tracepoints counted
-    while refd runs the matches, with no tracer slowing it (strace does
-    about 5 times, and then a commit window holds fewer plays).  None
-    when perf or its tracepoints are not there."""
+def perf_events():
+    """The tracepoints perf counts system calls by, or None when perf or
+    they are not there."""
     if shutil.which("perf") is None:
         return None
-    out = os.path.join(workdir, "perf.txt")
     events = ["raw_syscalls:sys_enter"] + ["syscalls:sys_enter_" + c
                                            for c in PERF_CALLS]
     probe = subprocess.run(["perf", "stat", "-x,", "-e", ",".join(events),
                             "true"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        return None
+    return events if probe.returncode == 0 else None
 
-    def attach(pid):
-        p = subprocess.Popen(["perf", "stat", "-x,", "-o", out, "-e",
-                              ",".join(events), "-p", str(pid)],
-                             stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-        time.sleep(0.5)         # perf attached before the first play
 
-        def detach():
-            p.send_signal(signal.SIGINT)
-            p.wait(10)
-        return detach
-    r, plays, _, _ = sequential(build, workdir, matches, target,
-                                attach=attach)
+def perf_attach(pid, out, events):
+    """perf counting events in process pid (its threads too) into out;
+    returns what stops it."""
+    p = subprocess.Popen(["perf", "stat", "-x,", "-o", out, "-e",
+                          ",".join(events), "-p", str(pid)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)         # perf attached before the first play
+
+    def detach():
+        p.send_signal(signal.SIGINT)
+        p.wait(10)
+    return detach
+
+
+def perf_counts(out):
+    """perf stat's file: all system calls, and {syscall: calls} of those
+    counted by name."""
     total, calls = 0, {}
     for line in open(out):
         w = line.strip().split(",")
@@ -702,6 +703,22 @@ def perf_syscalls(build, workdir, matches, target):
             total = int(w[0])
         elif w[2].startswith("syscalls:sys_enter_") and int(w[0]) > 0:
             calls[w[2][len("syscalls:sys_enter_"):]] = int(w[0])
+    return total, calls
+
+
+def perf_syscalls(build, workdir, matches, target):
+    """System calls per play at full speed: perf's tracepoints counted
+    while refd runs the matches, with no tracer slowing it (strace does
+    about 5 times, and then a commit window holds fewer plays).  None
+    when perf or its tracepoints are not there."""
+    events = perf_events()
+    if events is None:
+        return None
+    out = os.path.join(workdir, "perf.txt")
+    r, plays, _, _ = sequential(build, workdir, matches, target,
+                                attach=lambda pid: perf_attach(pid, out,
+                                                               events))
+    total, calls = perf_counts(out)
     if total == 0:
         return None
     return syscalls_per_play("perf", plays, calls, total)

@@ -4,7 +4,7 @@
 matches play over tcp (section 4's set-up), from perf's tracepoints
 over SECS seconds, and refd's CPU a play in the same seconds.
 usage: syscalls.py TREE [K [SECS]]   (TREE: a build directory)"""
-import importlib.util, os, shutil, signal, subprocess, sys, tempfile, time
+import importlib.util, os, shutil, sys, tempfile, time
 
 tree = sys.argv[1]
 k = int(sys.argv[2]) if len(sys.argv) > 2 else 64
@@ -12,12 +12,9 @@ secs = float(sys.argv[3]) if len(sys.argv) > 3 else 4
 spec = importlib.util.spec_from_file_location("run", tree + "/bench/run.py")
 run = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(run)
-if shutil.which("perf") is None:
-    sys.exit("syscalls.py: no perf here")
-events = ["raw_syscalls:sys_enter"] + ["syscalls:sys_enter_" + c
-                                       for c in run.PERF_CALLS]
-events = [e for e in events if subprocess.run(
-    ["perf", "stat", "-e", e, "true"], capture_output=True).returncode == 0]
+events = run.perf_events()
+if events is None:
+    sys.exit("syscalls.py: no perf here, or not its tracepoints")
 wd = tempfile.mkdtemp(prefix="syscalls-")
 r = run.Refd(tree, wd, listen=True)
 lg = drv = None
@@ -29,21 +26,18 @@ try:
     time.sleep(run.WARMUP_S)
     out = os.path.join(wd, "perf.txt")
     d0, c0 = run.db_counts(r.db), run.proc_cpu_ns(r.pid)
-    p = subprocess.Popen(["perf", "stat", "-x,", "-o", out, "-e",
-                          ",".join(events), "-p", str(r.pid)])
+    detach = run.perf_attach(r.pid, out, events)
     time.sleep(secs)
-    p.send_signal(signal.SIGINT)
-    p.wait()
+    detach()
     d1, c1 = run.db_counts(r.db), run.proc_cpu_ns(r.pid)
     plays = max(d1["plays"] - d0["plays"], 1)
-    print("k %d: %d plays in %.0f s, %.1f a match, refd CPU %.1f us a play"
-          % (k, plays, secs, plays / max(d1["matches"] - d0["matches"], 1),
-             (c1 - c0) / 1e3 / plays))
-    for line in open(out):
-        w = line.strip().split(",")
-        if len(w) >= 3 and w[0].isdigit() and int(w[0]) > 0:
-            print("%-32s %7.3f a play" % (w[2].split(":")[1], int(w[0]) /
-                                          plays))
+    total, calls = run.perf_counts(out)
+    print("k %d: %d plays, %.1f a match, refd CPU %.1f us a play, %.3f "
+          "system calls a play" % (
+              k, plays, plays / max(d1["matches"] - d0["matches"], 1),
+              (c1 - c0) / 1e3 / plays, total / plays))
+    for name, n in sorted(calls.items(), key=lambda kv: -kv[1]):
+        print("%-20s %7.3f a play" % (name, n / plays))
 finally:
     if drv:
         drv.stop()
